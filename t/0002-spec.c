@@ -1,0 +1,53 @@
+/*
+ * 0002-spec.c - the spec vocabulary: barrier and store letters, repeat counts,
+ * ';'-separated instructions, register set-ups and the (t - bar) / n count.
+ */
+#include <string.h>
+
+#include "t/tap.h"
+#include "t32/spec.h"
+
+int main(void)
+{
+	struct t32_spec s = { 0 };
+	char err[256];
+	uint64_t v;
+	char *body1[] = { "1", "inc eax", "10", "add ebx, 1" };
+	char *body2[] = { "mov rax, [rax]; nop; nop" };
+	char *body3[] = { "10" };
+	char *body4[] = { "5", " ; " };
+
+	plan(24);
+	is_int(0, t32_spec_set_barrier(&s, "mx", err, sizeof(err)), "barrier mx accepted");
+	is_string("mx", s.barrier, "barrier letters kept in order");
+	is_int(-1, t32_spec_set_barrier(&s, "mq", err, sizeof(err)), "barrier with q refused");
+	ok(strstr(err, "'q'") != NULL, "the error names the bad letter: %s", err);
+	is_int(-1, t32_spec_set_barrier(&s, "", err, sizeof(err)), "empty barrier refused");
+	is_int(-1, t32_spec_set_barrier(&s, "lllllllll", err, sizeof(err)), "too long barrier refused");
+	is_int(0, t32_spec_set_store(&s, "r", err, sizeof(err)), "store r accepted");
+	is_int(-1, t32_spec_set_store(&s, "mm", err, sizeof(err)), "store mm refused");
+
+	is_int(0, t32_spec_parse_body(&s, 4, body1, err, sizeof(err)), "C1 n C2 parses");
+	is_int(2, (long long)s.nitems, "two items");
+	is_int(11, (long long)t32_spec_insns(&s), "n = 1 + 10");
+	t32_spec_free(&s);
+	is_int(0, t32_spec_parse_body(&s, 1, body2, err, sizeof(err)), "a count may be left out");
+	is_int(3, (long long)s.items[0].stmts, "';' separates three instructions");
+	is_int(3, (long long)t32_spec_insns(&s), "n counts each instruction");
+	t32_spec_free(&s);
+	is_int(-1, t32_spec_parse_body(&s, 1, body3, err, sizeof(err)), "a count with nothing after it");
+	t32_spec_free(&s);
+	is_int(-1, t32_spec_parse_body(&s, 2, body4, err, sizeof(err)), "an empty instruction");
+	t32_spec_free(&s);
+
+	is_int(0, t32_spec_parse_init(&s, "rdx=0, r15=0x10", err, sizeof(err)), "init list parses");
+	is_int(2, (long long)s.ninit, "two set-ups");
+	is_int(0x10, (long long)s.init[1].value, "hex value");
+	is_int(-1, t32_spec_parse_init(&s, "rsp=0", err, sizeof(err)), "rsp cannot be set");
+	is_int(-1, t32_spec_parse_init(&s, "rax=banana", err, sizeof(err)), "bad value refused");
+
+	is_int(-1, t32_parse_u64("-1", 0, 10, &v), "negative numbers refused");
+	is_int(-1, t32_parse_u64("11", 0, 10, &v), "out of range refused");
+	is_int(0, t32_parse_u64("0x0a", 0, 10, &v), "hex in range accepted");
+	return done_testing();
+}

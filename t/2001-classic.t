@@ -1,0 +1,28 @@
+#!/bin/sh
+# The classic form prints COUNT raw deltas, one a line; t32 time summarises.
+. "$(dirname "$0")/lib-tap.sh"
+plan 12
+
+run l m 1000 100 'inc eax'
+is 0 "$rc" "the classic form exits 0"
+is 1000 "$(wc -l <"$TMP/out" | tr -d ' ')" "COUNT lines for COUNT measurements"
+grep -Evc '^[0-9]+$' "$TMP/out" >"$TMP/bad"
+is 0 "$(cat "$TMP/bad")" "every line is a whole number of ticks"
+run mx r 5 1 'inc eax' 10 'add ebx, 1'
+is 5 "$(wc -l <"$TMP/out" | tr -d ' ')" "C1 n C2 with barrier mx and stack store"
+run x x 3 nop
+is 3 "$(wc -l <"$TMP/out" | tr -d ' ')" "barrier x with the MMX store"
+run n m 3 'mov rax, [rax]; nop; nop'
+is 0 "$rc" "a pointer chase through the arena runs (registers point to themselves)"
+run --init rdx=0 l m 3 'mov eax, 7; mov ecx, 3; div ecx'
+is 0 "$rc" "--init rdx=0 makes div safe"
+
+run time --format=tsv l m 2000 100 'inc eax'
+is 0 "$rc" "time --format=tsv exits 0"
+like "$TMP/out" '^# tool: t32' "tsv starts with provenance lines"
+like "$TMP/out" '^spec	n	runs	block_min_ticks	block_median_ticks	empty_min_ticks' "tsv header names units"
+awk -F'\t' '!/^#/ && NR>1 && $2 == 100 && $3 == 2000 {f=1} END {exit !f}' "$TMP/out"
+ok $? "the tsv row holds n and runs"
+run time l m 2000 100 'inc eax'
+like "$TMP/out" '^per insn' "the table shows the per-instruction cost"
+done_testing

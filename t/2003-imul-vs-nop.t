@@ -1,0 +1,19 @@
+#!/bin/sh
+# What holds on any x86-64 machine: a chain of 1000 imul costs more per
+# instruction than 1000 nops.
+. "$(dirname "$0")/lib-tap.sh"
+plan 4
+
+run time --format=tsv l m 20000 1000 'imul rax, rax'
+is 0 "$rc" "imul block measured"
+awk -F'\t' '!/^#/ && $1 != "spec" {print $8}' "$TMP/out" >"$TMP/imul"
+run time --format=tsv l m 20000 1000 nop
+is 0 "$rc" "nop block measured"
+awk -F'\t' '!/^#/ && $1 != "spec" {print $8}' "$TMP/out" >"$TMP/nop"
+imul=$(cat "$TMP/imul") nop=$(cat "$TMP/nop")
+diag "per instruction: imul $imul ticks, nop $nop ticks"
+awk -v a="$imul" -v b="$nop" 'BEGIN {exit !(a > b)}'
+ok $? "imul costs more per instruction than nop"
+awk -v a="$imul" 'BEGIN {exit !(a > 0.2)}'
+ok $? "a dependent imul costs a visible fraction of a tick or more"
+done_testing

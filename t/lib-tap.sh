@@ -1,0 +1,47 @@
+# lib-tap.sh - TAP for t32's shell tests.  Source it, call plan N, then ok/is/skip.
+# Never pipe the command under test: run it into files with `run`, then compare.
+
+T32=${T32:-$(cd "$(dirname "$0")/.." && pwd)/build/t32}
+T32_SRC=${T32_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t32-test.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+_tap_n=0
+_tap_failed=0
+
+plan() { echo "1..$1"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+diag() { printf '# %s\n' "$@"; }
+
+# ok COND-STATUS NAME: ok 0 "name" passes
+ok() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_tap_n - $2"
+	else
+		echo "not ok $_tap_n - $2"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+}
+
+# is EXPECTED SEEN NAME
+is() {
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "expected '$1', seen '$2'"; fi
+}
+
+# like FILE REGEX NAME: a line of FILE matches the extended regex
+like() {
+	if grep -Eq -- "$2" "$1"; then ok 0 "$3"; else ok 1 "$3"; diag "no line of $1 matches /$2/:"; sed 's/^/#   /' "$1" | head -5; fi
+}
+
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # skip $*"; }
+
+# run ARGS...: run t32 with stdout in $TMP/out, stderr in $TMP/err, status in $rc
+run() {
+	"$T32" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+
+done_testing() {
+	[ "$_tap_failed" -eq 0 ]
+	exit $?
+}

@@ -1,0 +1,167 @@
+/*
+ * block.c - shared set-up of the measuring subcommands.
+ */
+#include "t32/block.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/gen.h"
+
+void t32_block_opts_init(struct t32_block_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->run.cpu = -1;
+	o->run.timeout = 10;
+	o->dither = 1;
+	o->warmup = 1000;
+	o->format = T32_FMT_TABLE;
+}
+
+int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s)
+{
+	uint64_t v;
+	char err[256];
+
+	switch (opt) {
+	case 0x100:
+		if (t32_parse_u64(arg, 0, 4095, &v)) {
+			t32_error("bad cpu number '%s'", arg);
+			return -1;
+		}
+		o->run.cpu = (int)v;
+		return 0;
+	case 0x101: {
+		char *end;
+		double t = strtod(arg, &end);
+
+		if (end == arg || *end || !(t > 0 && t <= 86400)) {
+			t32_error("bad time limit '%s' (seconds, up to 86400)", arg);
+			return -1;
+		}
+		o->run.timeout = t;
+		return 0;
+	}
+	case 0x102:
+		if (t32_spec_parse_init(s, arg, err, sizeof(err))) {
+			t32_error("%s", err);
+			return -1;
+		}
+		return 0;
+	case 0x103:
+		o->dither = 0;
+		return 0;
+	case 0x104:
+		if (t32_parse_u64(arg, 0, UINT64_C(100000000), &v)) {
+			t32_error("bad warm-up count '%s'", arg);
+			return -1;
+		}
+		o->warmup = v;
+		return 0;
+	case 0x105:
+		if (t32_parse_format(arg, &o->format)) {
+			t32_error("unknown format '%s' (table, tsv, json)", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+int t32_block_parse_head(struct t32_spec *s, const char *barrier, const char *store)
+{
+	char err[256];
+
+	if (t32_spec_set_barrier(s, barrier, err, sizeof(err)) ||
+	    t32_spec_set_store(s, store, err, sizeof(err))) {
+		t32_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int t32_block_parse_count(const char *arg, uint64_t *count)
+{
+	if (t32_parse_u64(arg, 1, UINT32_MAX, count)) {
+		t32_error("bad count '%s' (1 to 4294967295 measurements)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s)
+{
+	char msg[1024];
+
+	t32_fault_describe(f, s, msg, sizeof(msg));
+	t32_error("%s", msg);
+	return f->kind == T32_FAIL_UNSUPPORTED ? T32_EXIT_UNSUPPORTED : T32_EXIT_ERROR;
+}
+
+/* Generate and assemble one spec into a blob; exit code. */
+static int build(const struct t32_spec *s, const struct t32_block_opts *o, struct t32_blob *b)
+{
+	struct t32_gen_opts go = { .shape = T32_GEN_TIMED, .dither = o->dither, .unroll = 1 };
+	struct t32_gen g;
+	struct t32_fault f;
+	int rc;
+
+	if (t32_generate(s, &go, &g)) {
+		t32_error("cannot generate the block '%s'", "out of memory");
+		return T32_EXIT_ERROR;
+	}
+	rc = t32_assemble(g.text, &g, b, &f);
+	t32_gen_free(&g);
+	return rc ? t32_report_fault(&f, s) : 0;
+}
+
+int t32_session_open(struct t32_session *ss, const struct t32_spec *s,
+		     const struct t32_block_opts *o)
+{
+	const struct t32_blob *blobs[2];
+	struct t32_fault f;
+	uint64_t *scratch;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->spec = s;
+	ss->opts = *o;
+	t32_spec_empty(s, &ss->empty);
+	if ((rc = build(s, o, &ss->blob[0])) || (rc = build(&ss->empty, o, &ss->blob[1])))
+		return rc;
+	blobs[0] = &ss->blob[0];
+	blobs[1] = &ss->blob[1];
+	ss->runner = t32_runner_start(blobs, 2, &o->run, &f);
+	if (!ss->runner)
+		return t32_report_fault(&f, s);
+	if (o->warmup) {
+		scratch = malloc(o->warmup * sizeof(uint64_t));
+		if (!scratch) {
+			t32_error("out of memory '%s'", "warm-up");
+			return T32_EXIT_ERROR;
+		}
+		rc = t32_session_run(ss, 0, o->warmup, scratch);
+		if (!rc)
+			rc = t32_session_run(ss, 1, o->warmup, scratch);
+		free(scratch);
+	}
+	return rc;
+}
+
+int t32_session_run(struct t32_session *ss, int which, uint64_t count, uint64_t *out)
+{
+	struct t32_fault f;
+
+	if (t32_runner_timed(ss->runner, (size_t)which, count, out, &f))
+		return t32_report_fault(&f, which ? &ss->empty : ss->spec);
+	return 0;
+}
+
+void t32_session_close(struct t32_session *ss)
+{
+	t32_runner_stop(ss->runner);
+	ss->runner = NULL;
+	t32_blob_free(&ss->blob[0]);
+	t32_blob_free(&ss->blob[1]);
+}

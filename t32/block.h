@@ -1,0 +1,68 @@
+/*
+ * block.h - the steps every measuring subcommand shares: the common options, the
+ * spec from the command line, the block and its empty twin generated, assembled
+ * and loaded into one warm runner, and a fault turned into a message and exit code.
+ */
+#ifndef T32_BLOCK_H
+#define T32_BLOCK_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "t32/run.h"
+#include "t32/spec.h"
+#include "t32/util.h"
+
+struct t32_block_opts {
+	struct t32_run_opts run;
+	int dither;		/* randomise the TSC phase before each run (default on) */
+	uint64_t warmup;	/* runs thrown away before measuring */
+	enum t32_format format;
+};
+
+/* Long options every block command takes; end the command's own list with these. */
+#define T32_BLOCK_LONGOPTS \
+	{ "cpu", required_argument, NULL, 0x100 }, \
+	{ "timeout", required_argument, NULL, 0x101 }, \
+	{ "init", required_argument, NULL, 0x102 }, \
+	{ "no-dither", no_argument, NULL, 0x103 }, \
+	{ "warmup", required_argument, NULL, 0x104 }, \
+	{ "format", required_argument, NULL, 0x105 }
+
+#define T32_BLOCK_OPTHELP \
+	"  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" \
+	"  --timeout S      give up on a block after S seconds (default 10)\n" \
+	"  --init R=V,...   start register R with V instead of an arena pointer\n" \
+	"  --no-dither      do not randomise the TSC phase before each run\n" \
+	"  --warmup N       runs to throw away first (default 1000)\n" \
+	"  --format F       table, tsv or json\n"
+
+void t32_block_opts_init(struct t32_block_opts *o);
+/* Handle one of T32_BLOCK_LONGOPTS: 0 handled, -1 bad value (message printed), 1 not ours. */
+int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s);
+
+/* BARRIER STORE from argv into s; -1 with the message printed. */
+int t32_block_parse_head(struct t32_spec *s, const char *barrier, const char *store);
+/* COUNT: 1 to 2^32-1. */
+int t32_block_parse_count(const char *arg, uint64_t *count);
+
+/* A spec made ready to run: block (0) and empty block (1) in one runner. */
+struct t32_session {
+	const struct t32_spec *spec;
+	struct t32_spec empty;
+	struct t32_blob blob[2];
+	struct t32_runner *runner;
+	struct t32_block_opts opts;
+};
+
+/* Generate, assemble, start, warm up.  Returns an exit code; messages printed. */
+int t32_session_open(struct t32_session *ss, const struct t32_spec *s,
+		     const struct t32_block_opts *o);
+/* Run block `which` count times into out; exit code, message printed on failure. */
+int t32_session_run(struct t32_session *ss, int which, uint64_t count, uint64_t *out);
+void t32_session_close(struct t32_session *ss);
+
+/* Print a fault as `t32: ...` and return its exit code. */
+int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * cmd-classic.c - the study's form: `t32 BARRIER STORE COUNT [N] INSN...` prints
+ * COUNT raw deltas (TSC ticks), one a line, as the original tool did.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t32/block.h"
+#include "t32/cmd.h"
+
+static const char classic_usage[] =
+	"t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+int cmd_classic(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		T32_BLOCK_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct t32_block_opts o;
+	struct t32_spec s = { 0 };
+	struct t32_session ss;
+	uint64_t count, *buf;
+	char err[512];
+	int opt, rc;
+	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	t32_block_opts_init(&o);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			printf("usage: %s\n\n%s", classic_usage, T32_BLOCK_OPTHELP);
+			return t32_close_stdout();
+		}
+		rc = t32_block_option(opt, optarg, &o, &s);
+		if (rc < 0)
+			return T32_EXIT_USAGE;
+		if (rc > 0)
+			return t32_usage(classic_usage);
+	}
+	if (argc - optind < 4)
+		return t32_usage(classic_usage);
+	if (t32_block_parse_head(&s, argv[optind], argv[optind + 1]) ||
+	    t32_block_parse_count(argv[optind + 2], &count))
+		return T32_EXIT_USAGE;
+	if (t32_spec_parse_body(&s, argc - optind - 3, argv + optind + 3, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_USAGE;
+	}
+	rc = t32_session_open(&ss, &s, &o);
+	if (rc)
+		goto out;
+	buf = malloc((1u << 16) * sizeof(uint64_t));
+	if (!buf) {
+		rc = T32_EXIT_ERROR;
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (count && !interrupted) {
+		uint64_t k = count < (1u << 16) ? count : (1u << 16);
+
+		rc = t32_session_run(&ss, 0, k, buf);
+		if (rc)
+			break;
+		for (uint64_t i = 0; i < k; i++)
+			printf("%llu\n", (unsigned long long)buf[i]);
+		if (ferror(stdout))
+			break;
+		count -= k;
+	}
+	free(buf);
+	if (!rc && interrupted)
+		rc = T32_EXIT_INTERRUPTED;
+out:
+	t32_session_close(&ss);
+	t32_spec_free(&s);
+	if (t32_close_stdout() && !rc)
+		rc = T32_EXIT_ERROR;
+	return rc;
+}

@@ -1,0 +1,14 @@
+/*
+ * cmd.h - the subcommands: one file each (t32/cmd-NAME.c), one row each in main.c.
+ */
+#ifndef T32_CMD_H
+#define T32_CMD_H
+
+int cmd_classic(int argc, char **argv);
+int cmd_time(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * main.c - the t32 command: a table from subcommand names to cmd_NAME(), and the
+ * study's classic form (`t32 BARRIER STORE COUNT [N] INSN...`) when the first word
+ * is not a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "t32/cmd.h"
+#include "t32/util.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "time", cmd_time, "time one block: minimum, median, barrier cost, per-instruction cost" },
+	{ "gen", cmd_gen, "print the NASM that would run" },
+	{ NULL, NULL, NULL }
+};
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...\n"
+		   "       t32 COMMAND [ARGS]...\n\n"
+		   "The classic form prints COUNT raw TSC deltas, one a line.\n"
+		   "  BARRIER  letters run in order: m mfence, x cpuid, l lfence, n none (mx = mfence, cpuid)\n"
+		   "  STORE    where the first reading waits: m memory, r stack, x MMX register\n"
+		   "  COUNT    measurements, 1 to 4294967295\n"
+		   "  [N] INSN NASM text repeated N times; ';' separates instructions\n\n"
+		   "Commands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\n`t32 COMMAND --help` tells more.  Exit codes: 0 ok, 1 error, 2 usage,\n"
+		   "3 facility unavailable, 4 not supported by this CPU, 7 result not trustworthy.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		help(stderr);
+		return T32_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		help(stdout);
+		return t32_close_stdout();
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("t32 %s\n", T32_VERSION);
+		return t32_close_stdout();
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(argv[1], c->name) == 0)
+			return c->fn(argc - 1, argv + 1);
+	return cmd_classic(argc, argv);
+}

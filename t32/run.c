@@ -1,0 +1,712 @@
+/*
+ * run.c - from NASM text to deltas: assemble with nasm (argv, never a shell),
+ * load the image W^X, and run it in a forked child pinned to one CPU.  The child
+ * reports faults through a shared page before it dies, so the parent can name the
+ * instruction and the signal.
+ */
+#include "t32/run.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "t32/util.h"
+
+#define CHUNK (1u << 18)	/* deltas one request returns at most */
+
+/* ---- assembling ---- */
+
+/* Read a whole file into memory. */
+static int slurp(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -1;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return -1;
+	}
+	*buf = malloc((size_t)n + 1);
+	if (!*buf || fread(*buf, 1, (size_t)n, f) != (size_t)n) {
+		free(*buf);
+		*buf = NULL;
+		fclose(f);
+		return -1;
+	}
+	(*buf)[n] = 0;
+	*len = (size_t)n;
+	fclose(f);
+	return 0;
+}
+
+/* Which body item does source line `line` belong to?  -1 if none. */
+static long item_of_line(const struct t32_gen *g, unsigned line)
+{
+	for (size_t i = 0; g && i < g->nitems; i++)
+		if (line >= g->item_line[i] && line < g->item_line[i] + g->item_lines[i])
+			return (long)i;
+	return -1;
+}
+
+/* nasm's first error: "file:LINE: error: MESSAGE" -> line and message. */
+static void first_nasm_error(const char *out, unsigned *line, char *msg, size_t len)
+{
+	const char *p = strstr(out, ": error: ");
+	const char *end, *num;
+
+	*line = 0;
+	snprintf(msg, len, "%s", *out ? out : "no output");
+	if (!p)
+		p = strstr(out, ": fatal: ");
+	if (!p)
+		goto trim;
+	/* walk back over the line number */
+	num = p;
+	while (num > out && num[-1] >= '0' && num[-1] <= '9')
+		num--;
+	*line = (unsigned)strtoul(num, NULL, 10);
+	p = strchr(p + 2, ':') + 2;
+	end = strchr(p, '\n');
+	snprintf(msg, len, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+trim:
+	msg[strcspn(msg, "\n")] = 0;
+}
+
+/* Decode and check the blob header nasm produced from our own layout. */
+static int parse_header(struct t32_blob *b)
+{
+	struct t32_blob_header *h = &b->hdr;
+
+	if (b->size < sizeof(*h))
+		return -1;
+	memcpy(h, b->image, sizeof(*h));
+	if (memcmp(h->magic, T32_BLOB_MAGIC, 8) || h->end != b->size || h->data > h->end ||
+	    h->data % 4096 || h->entry >= h->data || h->body > h->body_end ||
+	    h->body_end > h->data || h->nitems > 1000000 ||
+	    sizeof(*h) + (h->nitems + 1) * 8 > h->entry)
+		return -1;
+	b->item_off = malloc((h->nitems + 1) * sizeof(uint64_t));
+	if (!b->item_off)
+		return -1;
+	memcpy(b->item_off, b->image + sizeof(*h), (h->nitems + 1) * sizeof(uint64_t));
+	return 0;
+}
+
+int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
+		 struct t32_fault *f)
+{
+	char dir[] = "/tmp/t32-XXXXXX", asmpath[64], binpath[64];
+	const char *nasm = getenv("T32_NASM");
+	char *argv[8];
+	struct t32_child_output res;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	if (!mkdtemp(dir)) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot make a temporary directory '%s' (%s)",
+			 dir, strerror(errno));
+		return -1;
+	}
+	snprintf(asmpath, sizeof(asmpath), "%s/block.asm", dir);
+	snprintf(binpath, sizeof(binpath), "%s/block.bin", dir);
+	if (t32_write_file(asmpath, src, strlen(src))) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot write '%s' (%s)", asmpath, strerror(errno));
+		goto out;
+	}
+	argv[0] = (char *)(nasm && *nasm ? nasm : "nasm");
+	argv[1] = "-f";
+	argv[2] = "bin";
+	argv[3] = "-w+error=label-orphan";	/* a misspelt mnemonic alone is no label */
+	argv[4] = "-o";
+	argv[5] = binpath;
+	argv[6] = asmpath;
+	argv[7] = NULL;
+	if (t32_run_program(argv, &res)) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res.error);
+		t32_child_output_free(&res);
+		goto out;
+	}
+	if (res.status != 0) {
+		unsigned line;
+		char msg[300];
+
+		first_nasm_error(res.text ? res.text : "", &line, msg, sizeof(msg));
+		f->kind = T32_FAIL_ASSEMBLE;
+		f->item = item_of_line(g, line);
+		snprintf(f->msg, sizeof(f->msg), "nasm: %s", msg);
+		t32_child_output_free(&res);
+		goto out;
+	}
+	t32_child_output_free(&res);
+	if (slurp(binpath, &out->image, &out->size) || parse_header(out)) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "nasm wrote an image t32 cannot load '%s'", binpath);
+		t32_blob_free(out);
+		goto out;
+	}
+	rc = 0;
+out:
+	unlink(asmpath);
+	unlink(binpath);
+	rmdir(dir);
+	return rc;
+}
+
+void t32_blob_free(struct t32_blob *b)
+{
+	free(b->image);
+	free(b->item_off);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- loading ---- */
+
+/* Map the image: write it, then make the code read+exec and the state page read+write. */
+static void *load_image(const struct t32_blob *b)
+{
+	void *base = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED)
+		return NULL;
+	memcpy(base, b->image, b->size);
+	if (mprotect(base, b->hdr.data, PROT_READ | PROT_EXEC)) {
+		munmap(base, b->size);
+		return NULL;
+	}
+	return base;
+}
+
+void *t32_arena_new(void)
+{
+	uint64_t *a = mmap(NULL, T32_ARENA_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (a == MAP_FAILED)
+		return NULL;
+	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
+		a[i] = (uint64_t)(uintptr_t)&a[i];
+	return a;
+}
+
+int t32_default_cpu(void)
+{
+	cpu_set_t set;
+	int last = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			last = c;
+	return last;
+}
+
+/* ---- the child ---- */
+
+/* What the child's fault handler leaves for the parent, in shared memory. */
+struct shared {
+	volatile int signo;
+	volatile int code;
+	volatile uint64_t addr;
+	volatile uint64_t rip;
+	volatile uint64_t bases[8];	/* where each image was loaded in the child */
+	volatile uint64_t nbases;
+};
+
+static struct shared *child_shared;
+
+/* Record where the child died, then die of the same signal. */
+static void fault_handler(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+
+	if (child_shared) {
+		child_shared->rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		child_shared->addr = (uint64_t)(uintptr_t)si->si_addr;
+		child_shared->code = si->si_code;
+		child_shared->signo = sig;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const int fault_signals[] = { SIGSEGV, SIGILL, SIGFPE, SIGBUS, SIGTRAP, SIGALRM, SIGSYS };
+
+/* In the child: pin, die with the parent, and handle faults on their own stack. */
+static int child_setup(int cpu, struct shared *sh)
+{
+	static char altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa;
+	cpu_set_t set;
+
+	child_shared = sh;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fault_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++)
+		sigaction(fault_signals[i], &sa, NULL);
+	return 0;
+}
+
+/* Privileged mnemonics: #GP in user mode. */
+static const char *const privileged[] = {
+	"hlt", "cli", "sti", "rdmsr", "wrmsr", "in", "out", "insb", "insw", "insd", "outsb",
+	"outsw", "outsd", "lgdt", "lidt", "lldt", "ltr", "lmsw", "invlpg", "invd", "wbinvd",
+	"clts", "swapgs", "sysret", "sysexit", "rdpmc", "invpcid", "xsetbv", "wrpkru", NULL
+};
+
+/* Disassemble the instruction at image offset off: text into f->insn, 1 if privileged. */
+static int describe_insn(const struct t32_blob *b, int64_t off, struct t32_fault *f)
+{
+	csh h;
+	cs_insn *insn;
+	size_t n;
+	int priv = 0;
+
+	f->insn[0] = 0;
+	if (off < 0 || (uint64_t)off >= b->hdr.data)
+		return 0;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return 0;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(h, b->image + off, b->hdr.data - (uint64_t)off, (uint64_t)off, 1, &insn);
+	if (n == 1) {
+		snprintf(f->insn, sizeof(f->insn), "%s%s%s", insn->mnemonic,
+			 *insn->op_str ? " " : "", insn->op_str);
+		for (int i = 0; privileged[i]; i++)
+			if (strcmp(insn->mnemonic, privileged[i]) == 0)
+				priv = 1;
+		if (cs_insn_group(h, insn, X86_GRP_PRIVILEGE))
+			priv = 1;
+		if (strcmp(insn->mnemonic, "mov") == 0 &&
+		    (strstr(insn->op_str, "cr") || strstr(insn->op_str, "dr")))
+			priv = 1;
+		cs_free(insn, n);
+	}
+	cs_close(&h);
+	return priv;
+}
+
+/* Is the instruction at off one of the deliberate invalid opcodes (ud0, ud1, ud2)? */
+static int is_ud(const struct t32_blob *b, int64_t off)
+{
+	const unsigned char *p = b->image + off;
+
+	if ((uint64_t)off + 2 > b->hdr.data)
+		return 0;
+	return p[0] == 0x0f && (p[1] == 0x0b || p[1] == 0xb9 || p[1] == 0xff);
+}
+
+/* Turn what the child left into a classified fault. */
+static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct shared *sh,
+		     int status, int timed_out, double timeout, struct t32_fault *f)
+{
+	const struct t32_blob *b = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	f->signo = sh->signo ? sh->signo : (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	f->code = sh->code;
+	f->addr = sh->addr;
+	for (size_t i = 0; i < nblobs && i < sh->nbases; i++)
+		if (sh->rip >= sh->bases[i] && sh->rip < sh->bases[i] + blobs[i]->hdr.data) {
+			b = blobs[i];
+			f->rip_off = (int64_t)(sh->rip - sh->bases[i]);
+		}
+	if (b && f->rip_off >= 0) {
+		int priv = describe_insn(b, f->rip_off, f);
+
+		for (uint64_t i = 0; i < b->hdr.nitems; i++)
+			if ((uint64_t)f->rip_off >= b->item_off[i] &&
+			    (uint64_t)f->rip_off < b->item_off[i + 1])
+				f->item = (long)i;
+		if (f->signo == SIGSEGV && f->code == SI_KERNEL && priv) {
+			f->kind = T32_FAIL_PRIVILEGED;
+			return;
+		}
+		if (f->signo == SIGILL && !is_ud(b, f->rip_off)) {
+			f->kind = T32_FAIL_UNSUPPORTED;
+			return;
+		}
+	}
+	if (timed_out) {
+		f->kind = T32_FAIL_TIMEOUT;
+		snprintf(f->msg, sizeof(f->msg), "%g s", timeout);
+		return;
+	}
+	if (f->signo) {
+		f->kind = T32_FAIL_SIGNAL;
+		return;
+	}
+	f->kind = T32_FAIL_SYSTEM;
+	if (WIFEXITED(status))
+		snprintf(f->msg, sizeof(f->msg), "the measuring process exited with status %d",
+			 WEXITSTATUS(status));
+	else
+		snprintf(f->msg, sizeof(f->msg), "the measuring process ended unexpectedly");
+}
+
+/*
+ * Wait for fd to become readable within timeout seconds.  Returns 1 readable, 0 on
+ * time-out.  poll restarts after EINTR with the time left.
+ */
+static int wait_readable(int fd, double timeout)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double end = t32_now() + timeout;
+
+	for (;;) {
+		double left = end - t32_now();
+		int rc;
+
+		if (left <= 0)
+			return 0;
+		rc = poll(&p, 1, left > 1e6 ? -1 : (int)(left * 1000) + 1);
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return 1;
+	}
+}
+
+/* Stop a child that ran past its time: first ask where it is (SIGALRM), then kill. */
+static int reap(pid_t pid, int timed_out)
+{
+	int status = 0;
+
+	if (timed_out) {
+		kill(pid, SIGALRM);
+		for (int i = 0; i < 50; i++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				return status;
+			usleep(10000);
+		}
+		kill(pid, SIGKILL);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static void fail_system(struct t32_fault *f, const char *what)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = T32_FAIL_SYSTEM;
+	f->item = -1;
+	f->rip_off = -1;
+	snprintf(f->msg, sizeof(f->msg), "%s (%s)", what, strerror(errno));
+}
+
+/* ---- the persistent runner ---- */
+
+struct request {
+	uint64_t which;
+	uint64_t count;
+};
+
+struct t32_runner {
+	pid_t pid;
+	int to_child, from_child;
+	struct shared *sh;
+	uint64_t *out;		/* CHUNK deltas, shared */
+	const struct t32_blob *const *blobs;
+	size_t nblobs;
+	struct t32_run_opts opts;
+};
+
+typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
+
+/* The child's loop: load the images, then answer requests until the pipe closes. */
+static void runner_child(struct t32_runner *r, int in, int out)
+{
+	void *arena = t32_arena_new();
+	void *base[8];
+	struct request q;
+
+	if (!arena)
+		_exit(120);
+	for (size_t i = 0; i < r->nblobs; i++) {
+		base[i] = load_image(r->blobs[i]);
+		if (!base[i])
+			_exit(121);
+		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
+	}
+	r->sh->nbases = r->nblobs;
+	while (read(in, &q, sizeof(q)) == (ssize_t)sizeof(q)) {
+		block_fn fn;
+		char ok = 1;
+
+		if (q.which >= r->nblobs || q.count > CHUNK)
+			_exit(122);
+		fn = (block_fn)(void (*)(void))((char *)base[q.which] + r->blobs[q.which]->hdr.entry);
+		fn(r->out, q.count, arena);
+		if (write(out, &ok, 1) != 1)
+			_exit(123);
+	}
+	_exit(0);
+}
+
+struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
+				    const struct t32_run_opts *o, struct t32_fault *f)
+{
+	struct t32_runner *r = calloc(1, sizeof(*r));
+	int down[2] = { -1, -1 }, up[2] = { -1, -1 };
+	void *mem;
+
+	if (!r || nblobs > 8) {
+		fail_system(f, "cannot start the measuring process");
+		free(r);
+		return NULL;
+	}
+	r->blobs = blobs;
+	r->nblobs = nblobs;
+	r->opts = *o;
+	if (r->opts.cpu < 0)
+		r->opts.cpu = t32_default_cpu();
+	mem = mmap(NULL, 4096 + CHUNK * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC)) {
+		fail_system(f, "cannot set up the measuring process");
+		goto fail;
+	}
+	r->sh = mem;
+	r->out = (uint64_t *)((char *)mem + 4096);
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		fail_system(f, "cannot fork");
+		goto fail;
+	}
+	if (r->pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		if (child_setup(r->opts.cpu, r->sh))
+			_exit(124);
+		runner_child(r, down[0], up[1]);
+	}
+	close(down[0]);
+	close(up[1]);
+	r->to_child = down[1];
+	r->from_child = up[0];
+	return r;
+fail:
+	if (mem != MAP_FAILED)
+		munmap(mem, 4096 + CHUNK * sizeof(uint64_t));
+	for (int i = 0; i < 2; i++) {
+		if (down[i] >= 0)
+			close(down[i]);
+		if (up[i] >= 0)
+			close(up[i]);
+	}
+	free(r);
+	return NULL;
+}
+
+/* The child is gone or stuck: classify why, and leave the runner unusable. */
+static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
+{
+	int status = reap(r->pid, timed_out);
+
+	r->pid = -1;
+	classify(r->blobs, r->nblobs, r->sh, status, timed_out, r->opts.timeout, f);
+	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 124)
+		snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", r->opts.cpu);
+	return -1;
+}
+
+int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
+		     struct t32_fault *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (r->pid <= 0) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
+		return -1;
+	}
+	while (count) {
+		struct request q = { which, count < CHUNK ? count : CHUNK };
+		char ok;
+
+		if (write(r->to_child, &q, sizeof(q)) != (ssize_t)sizeof(q))
+			return runner_died(r, 0, f);
+		if (!wait_readable(r->from_child, r->opts.timeout))
+			return runner_died(r, 1, f);
+		if (read(r->from_child, &ok, 1) != 1)
+			return runner_died(r, 0, f);
+		memcpy(out, r->out, q.count * sizeof(uint64_t));
+		out += q.count;
+		count -= q.count;
+	}
+	return 0;
+}
+
+void t32_runner_stop(struct t32_runner *r)
+{
+	if (!r)
+		return;
+	close(r->to_child);
+	close(r->from_child);
+	if (r->pid > 0)
+		reap(r->pid, 0);
+	munmap(r->sh, 4096 + CHUNK * sizeof(uint64_t));
+	free(r);
+}
+
+/* ---- one call in a child ---- */
+
+int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
+		 const struct t32_run_opts *o, struct t32_fault *f)
+{
+	struct shared *sh;
+	int up[2], status, cpu = o->cpu < 0 ? t32_default_cpu() : o->cpu;
+	pid_t pid;
+	const struct t32_blob *blobs[1] = { blob };
+
+	memset(f, 0, sizeof(*f));
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe2(up, O_CLOEXEC)) {
+		fail_system(f, "cannot set up the measuring process");
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fail_system(f, "cannot fork");
+		return -1;
+	}
+	if (pid == 0) {
+		void *code = NULL;
+
+		close(up[0]);
+		if (child_setup(cpu, sh))
+			_exit(124);
+		if (blob) {
+			code = load_image(blob);
+			if (!code)
+				_exit(121);
+			sh->bases[0] = (uint64_t)(uintptr_t)code;
+			sh->nbases = 1;
+		}
+		_exit(fn(code, arg) & 0xff);
+	}
+	close(up[1]);
+	{
+		int done = wait_readable(up[0], o->timeout);
+
+		status = reap(pid, !done);
+		close(up[0]);
+		if (done && WIFEXITED(status) && WEXITSTATUS(status) != 124) {
+			munmap(sh, 4096);
+			return WEXITSTATUS(status);
+		}
+		classify(blobs, blob ? 1 : 0, sh, status, !done, o->timeout, f);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 124)
+			snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", cpu);
+	}
+	munmap(sh, 4096);
+	return -1;
+}
+
+/* ---- messages ---- */
+
+static const char *signal_words(int signo, int code)
+{
+	switch (signo) {
+	case SIGSEGV:
+		return code == SI_KERNEL ? "general protection fault" : "invalid memory access";
+	case SIGILL:
+		return "illegal instruction";
+	case SIGFPE:
+		return code == FPE_INTDIV ? "integer divide by zero" :
+		       code == FPE_INTOVF ? "integer overflow" : "arithmetic exception";
+	case SIGBUS:
+		return "bus error";
+	case SIGTRAP:
+		return "trap";
+	case SIGALRM:
+		return "the time limit";
+	default:
+		return "killed";
+	}
+}
+
+void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, char *buf,
+			size_t len)
+{
+	char subject[256], sig[128], at[220] = "";
+
+	if (f->item >= 0 && s && (size_t)f->item < s->nitems)
+		snprintf(subject, sizeof(subject), "%s", s->items[f->item].text);
+	else if (f->insn[0])
+		snprintf(subject, sizeof(subject), "%s", f->insn);
+	else
+		snprintf(subject, sizeof(subject), "%s", "block");
+	if (f->signo)
+		snprintf(sig, sizeof(sig), "SIG%s: %s",
+			 sigabbrev_np(f->signo) ? sigabbrev_np(f->signo) : "?",
+			 signal_words(f->signo, f->code));
+	else
+		snprintf(sig, sizeof(sig), "no signal");
+	/* Name the faulting instruction too when the item holds several. */
+	if (f->insn[0] && f->item >= 0 && s && (size_t)f->item < s->nitems &&
+	    s->items[f->item].stmts > 1)
+		snprintf(at, sizeof(at), ", at %s", f->insn);
+	switch (f->kind) {
+	case T32_FAIL_ASSEMBLE:
+		snprintf(buf, len, "cannot assemble '%s' (%s)", subject, f->msg);
+		break;
+	case T32_FAIL_PRIVILEGED:
+		snprintf(buf, len, "privileged instruction '%s' (%s%s)", subject, sig, at);
+		break;
+	case T32_FAIL_UNSUPPORTED:
+		snprintf(buf, len, "not supported by this cpu '%s' (%s%s)", subject, sig, at);
+		break;
+	case T32_FAIL_TIMEOUT:
+		if (f->rip_off >= 0)
+			snprintf(buf, len, "block did not finish within %s '%s' (stopped there "
+				 "by %s%s)", f->msg, subject, sig, at);
+		else
+			snprintf(buf, len, "block did not finish within %s '%s' (killed)", f->msg,
+				 subject);
+		break;
+	case T32_FAIL_SIGNAL:
+		if (f->signo == SIGSEGV && f->code != SI_KERNEL)
+			snprintf(buf, len, "instruction faulted '%s' (%s at 0x%llx%s)", subject,
+				 sig, (unsigned long long)f->addr, at);
+		else
+			snprintf(buf, len, "instruction faulted '%s' (%s%s)", subject, sig, at);
+		break;
+	default:
+		snprintf(buf, len, "%s", f->msg[0] ? f->msg : "measurement failed");
+		break;
+	}
+}

@@ -1,0 +1,86 @@
+/*
+ * run.h - assemble generated NASM, load it W^X, and run it in a forked child
+ * pinned to one CPU, so a fault, a privileged instruction or an endless loop is an
+ * error message for that block, never a dead process.
+ */
+#ifndef T32_RUN_H
+#define T32_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen/gen.h"
+
+/* A flat binary as nasm wrote it, with its header decoded. */
+struct t32_blob {
+	unsigned char *image;	/* malloc'd copy of the binary */
+	size_t size;
+	struct t32_blob_header hdr;
+	uint64_t *item_off;	/* nitems + 1 offsets */
+};
+
+/* What went wrong, for a message: fills in as much as is known. */
+enum t32_fail {
+	T32_OK = 0,
+	T32_FAIL_ASSEMBLE,	/* nasm refused: item = the item, msg = nasm's words */
+	T32_FAIL_SIGNAL,	/* the child died by a signal while running the block */
+	T32_FAIL_PRIVILEGED,	/* #GP on a privileged instruction */
+	T32_FAIL_UNSUPPORTED,	/* #UD on an instruction this CPU lacks (exit 4) */
+	T32_FAIL_TIMEOUT,	/* no answer within the time limit */
+	T32_FAIL_SYSTEM,	/* fork, mmap, pipe... msg says which */
+};
+struct t32_fault {
+	enum t32_fail kind;
+	int signo;		/* signal that ended the child */
+	int code;		/* its si_code */
+	uint64_t addr;		/* si_addr */
+	int64_t rip_off;	/* offset of the faulting instruction in the image, -1 unknown */
+	long item;		/* body item it belongs to, -1 outside the body */
+	char insn[192];		/* disassembly of the faulting instruction (capstone) */
+	char msg[512];
+};
+
+struct t32_run_opts {
+	int cpu;		/* CPU to pin to; -1 = default (last CPU allowed) */
+	double timeout;		/* seconds a single request may take */
+};
+
+int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
+		 struct t32_fault *f);
+void t32_blob_free(struct t32_blob *b);
+
+/* Default CPU: the last one in our affinity mask. */
+int t32_default_cpu(void);
+
+/*
+ * A runner is a forked child holding loaded blocks, answering run requests.  The
+ * child stays warm (and pinned) between requests, so adaptive stopping can ask for
+ * batch after batch.
+ */
+struct t32_runner;
+struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
+				    const struct t32_run_opts *o, struct t32_fault *f);
+/* Run blob `which` (TIMED shape) count times; deltas (ticks) into out[0..count). */
+int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
+		     struct t32_fault *f);
+void t32_runner_stop(struct t32_runner *r);
+
+/*
+ * Run fn(arg) once in a forked, pinned child under the same fault handling.  arg
+ * should point into MAP_SHARED memory if the parent needs results.  Returns fn's
+ * value (0..255) or -1 with f filled in.  The image of `blob` (if not NULL) is
+ * loaded in the child first and its base passed as fn's `code`.
+ */
+int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
+		 const struct t32_run_opts *o, struct t32_fault *f);
+
+/* The arena the registers point into: T32_ARENA_SIZE bytes whose qwords point to themselves. */
+#define T32_ARENA_SIZE (1u << 20)
+void *t32_arena_new(void);
+
+/* Describe f as the one-line error text (without the "t32: " prefix). */
+void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, char *buf,
+			size_t len);
+
+#endif
