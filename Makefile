@@ -69,7 +69,7 @@ demo:
 		$(B)/t32 time l m 100000 1000 "$$insn" || exit $$?; echo; done
 
 bench: all
-	@sh t/bench.sh '$(abspath $(B)/t32)'
+	$(B)/t32 bench
 
 report: all
 	@sh t/report.sh '$(abspath $(B)/t32)' '$(PROFILE)'
@@ -107,3 +107,4 @@ uninstall:
 
 clean:
 	rm -rf $(B) t32/t32
+.SECONDARY:

@@ -181,11 +181,20 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 	emit(e, "\tmov [rel out_ptr], rdi\n\tmov [rel left], rsi\n\ttest rsi, rsi\n\tjz run_done\n");
 	emit(e, "\talign 64\nrun_next:\n");
 	if (o->dither) {
-		emit(e, "\t; dither: spin 1..64 rounds so the TSC's phase differs each run\n");
+		/*
+		 * Spin for the sum of four uniform counts in [0, 128): wrapped onto the TSC's
+		 * step, a sum of uniforms is flat to a part in 10^4 (its Fourier coefficient
+		 * falls as sinc^4), where one uniform count would favour some phases.
+		 */
+		emit(e, "\t; dither: spin a random while so each run starts at a random TSC phase\n");
 		emit(e, "\tmov rax, [rel rng]\n\tmov rcx, rax\n\tshl rcx, 13\n\txor rax, rcx\n"
 			"\tmov rcx, rax\n\tshr rcx, 7\n\txor rax, rcx\n\tmov rcx, rax\n"
 			"\tshl rcx, 17\n\txor rax, rcx\n\tmov [rel rng], rax\n"
-			"\tand eax, 63\n\tlea ecx, [rax + 1]\ndither_spin:\n\tdec ecx\n\tjnz dither_spin\n");
+			"\tmov ecx, eax\n\tand ecx, 127\n"
+			"\tmov edx, eax\n\tshr edx, 8\n\tand edx, 127\n\tadd ecx, edx\n"
+			"\tmov edx, eax\n\tshr edx, 16\n\tand edx, 127\n\tadd ecx, edx\n"
+			"\tshr eax, 24\n\tand eax, 127\n\tadd ecx, eax\n\tinc ecx\n"
+			"dither_spin:\n\tdec ecx\n\tjnz dither_spin\n");
 	}
 	emit(e, "\tLOAD_REGS\n\tBARRIER\n\trdtsc\n\tKEEP_%c\n", store - 32);
 	emit(e, "\tmov rax, [rel regs + 0]\n\tmov rdx, [rel regs + 24]\n");

@@ -20,9 +20,8 @@ is 0 "$rc" "--init rdx=0 makes div safe"
 run time --format=tsv l m 2000 100 'inc eax'
 is 0 "$rc" "time --format=tsv exits 0"
 like "$TMP/out" '^# tool: t32' "tsv starts with provenance lines"
-like "$TMP/out" '^spec	n	runs	block_min_ticks	block_median_ticks	empty_min_ticks' "tsv header names units"
-awk -F'\t' '!/^#/ && NR>1 && $2 == 100 && $3 == 2000 {f=1} END {exit !f}' "$TMP/out"
-ok $? "the tsv row holds n and runs"
+like "$TMP/out" '^spec	n	unit	per_insn	ci_lo	ci_hi	min_per_insn	runs	.*block_min_ticks' "tsv header names units"
+is "100 2000" "$(col n "$TMP/out") $(col runs "$TMP/out")" "the tsv row holds n and runs"
 run time l m 2000 100 'inc eax'
 like "$TMP/out" '^per insn' "the table shows the per-instruction cost"
 done_testing

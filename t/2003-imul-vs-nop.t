@@ -4,13 +4,12 @@
 . "$(dirname "$0")/lib-tap.sh"
 plan 4
 
-run time --format=tsv l m 20000 1000 'imul rax, rax'
+run time --format=tsv --unit ticks l m 20000 1000 'imul rax, rax'
 is 0 "$rc" "imul block measured"
-awk -F'\t' '!/^#/ && $1 != "spec" {print $8}' "$TMP/out" >"$TMP/imul"
-run time --format=tsv l m 20000 1000 nop
+imul=$(col per_insn "$TMP/out")
+run time --format=tsv --unit ticks l m 20000 1000 nop
 is 0 "$rc" "nop block measured"
-awk -F'\t' '!/^#/ && $1 != "spec" {print $8}' "$TMP/out" >"$TMP/nop"
-imul=$(cat "$TMP/imul") nop=$(cat "$TMP/nop")
+nop=$(col per_insn "$TMP/out")
 diag "per instruction: imul $imul ticks, nop $nop ticks"
 awk -v a="$imul" -v b="$nop" 'BEGIN {exit !(a > b)}'
 ok $? "imul costs more per instruction than nop"

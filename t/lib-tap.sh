@@ -41,6 +41,11 @@ run() {
 	rc=$?
 }
 
+# col NAME FILE: the value of column NAME in the first data row of a tsv
+col() {
+	awk -F'\t' -v c="$1" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k; exit}' "$2"
+}
+
 done_testing() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?

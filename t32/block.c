@@ -116,45 +116,48 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 	return rc ? t32_report_fault(&f, s) : 0;
 }
 
-int t32_session_open(struct t32_session *ss, const struct t32_spec *s,
+int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
 {
-	const struct t32_blob *blobs[2];
+	const struct t32_blob *blobs[T32_SESSION_MAX];
 	struct t32_fault f;
 	uint64_t *scratch;
-	int rc;
+	int rc = 0;
 
 	memset(ss, 0, sizeof(*ss));
-	ss->spec = s;
 	ss->opts = *o;
-	t32_spec_empty(s, &ss->empty);
-	if ((rc = build(s, o, &ss->blob[0])) || (rc = build(&ss->empty, o, &ss->blob[1])))
-		return rc;
-	blobs[0] = &ss->blob[0];
-	blobs[1] = &ss->blob[1];
-	ss->runner = t32_runner_start(blobs, 2, &o->run, &f);
+	if (n > T32_SESSION_MAX)
+		n = T32_SESSION_MAX;
+	for (size_t i = 0; i < n; i++) {
+		ss->specs[i] = specs[i];
+		rc = build(specs[i], o, &ss->blob[i]);
+		ss->n = i + 1;
+		if (rc)
+			return rc;
+		blobs[i] = &ss->blob[i];
+	}
+	ss->runner = t32_runner_start(blobs, n, &o->run, &f);
 	if (!ss->runner)
-		return t32_report_fault(&f, s);
+		return t32_report_fault(&f, specs[0]);
 	if (o->warmup) {
 		scratch = malloc(o->warmup * sizeof(uint64_t));
 		if (!scratch) {
 			t32_error("out of memory '%s'", "warm-up");
 			return T32_EXIT_ERROR;
 		}
-		rc = t32_session_run(ss, 0, o->warmup, scratch);
-		if (!rc)
-			rc = t32_session_run(ss, 1, o->warmup, scratch);
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = t32_session_run(ss, i, o->warmup, scratch);
 		free(scratch);
 	}
 	return rc;
 }
 
-int t32_session_run(struct t32_session *ss, int which, uint64_t count, uint64_t *out)
+int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)
 {
 	struct t32_fault f;
 
-	if (t32_runner_timed(ss->runner, (size_t)which, count, out, &f))
-		return t32_report_fault(&f, which ? &ss->empty : ss->spec);
+	if (t32_runner_timed(ss->runner, which, count, out, &f))
+		return t32_report_fault(&f, ss->specs[which]);
 	return 0;
 }
 
@@ -162,6 +165,7 @@ void t32_session_close(struct t32_session *ss)
 {
 	t32_runner_stop(ss->runner);
 	ss->runner = NULL;
-	t32_blob_free(&ss->blob[0]);
-	t32_blob_free(&ss->blob[1]);
+	for (size_t i = 0; i < ss->n; i++)
+		t32_blob_free(&ss->blob[i]);
+	ss->n = 0;
 }

@@ -46,20 +46,24 @@ int t32_block_parse_head(struct t32_spec *s, const char *barrier, const char *st
 /* COUNT: 1 to 2^32-1. */
 int t32_block_parse_count(const char *arg, uint64_t *count);
 
-/* A spec made ready to run: block (0) and empty block (1) in one runner. */
+/* Specs made ready to run: their blocks loaded in one warm runner. */
+#define T32_SESSION_MAX 8
 struct t32_session {
-	const struct t32_spec *spec;
-	struct t32_spec empty;
-	struct t32_blob blob[2];
+	const struct t32_spec *specs[T32_SESSION_MAX];
+	struct t32_blob blob[T32_SESSION_MAX];
+	size_t n;
 	struct t32_runner *runner;
 	struct t32_block_opts opts;
 };
 
-/* Generate, assemble, start, warm up.  Returns an exit code; messages printed. */
-int t32_session_open(struct t32_session *ss, const struct t32_spec *s,
+/*
+ * Generate, assemble, start and warm up specs[0..n) (at most T32_SESSION_MAX).
+ * Returns an exit code; messages printed.  The specs must outlive the session.
+ */
+int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o);
 /* Run block `which` count times into out; exit code, message printed on failure. */
-int t32_session_run(struct t32_session *ss, int which, uint64_t count, uint64_t *out);
+int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out);
 void t32_session_close(struct t32_session *ss);
 
 /* Print a fault as `t32: ...` and return its exit code. */

@@ -58,7 +58,11 @@ int cmd_classic(int argc, char **argv)
 		t32_error("%s", err);
 		return T32_EXIT_USAGE;
 	}
-	rc = t32_session_open(&ss, &s, &o);
+	{
+		const struct t32_spec *specs[1] = { &s };
+
+		rc = t32_session_open(&ss, specs, 1, &o);
+	}
 	if (rc)
 		goto out;
 	buf = malloc((1u << 16) * sizeof(uint64_t));

@@ -7,6 +7,8 @@
 int cmd_classic(int argc, char **argv);
 int cmd_time(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_model(int argc, char **argv);

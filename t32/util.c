@@ -211,6 +211,8 @@ void t32_cpu_identify(struct t32_cpu *c)
 		memcpy(c->hv_vendor, &b, 4);
 		memcpy(c->hv_vendor + 4, &cx, 4);
 		memcpy(c->hv_vendor + 8, &d, 4);
+		for (size_t n = strlen(c->hv_vendor); n && c->hv_vendor[n - 1] == ' '; n--)
+			c->hv_vendor[n - 1] = 0;
 	}
 	__cpuid(0x80000000, max, b, cx, d);
 	if (max >= 0x80000004) {

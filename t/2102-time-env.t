@@ -1,0 +1,33 @@
+#!/bin/sh
+# t32 time in its units and formats, exit 7 for untrustworthy results, and t32 env.
+. "$(dirname "$0")/lib-tap.sh"
+plan 14
+
+run time --format=tsv l m auto 1000 'add eax, 1'
+is 0 "$rc" "time auto exits 0"
+is cycles "$(col unit "$TMP/out")" "cycles are the default unit"
+like "$TMP/out" '^# calibration: [0-9.]+ \+- [0-9.]+ core cycles per tick' "provenance carries the calibration"
+like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the TSC frequency and step"
+run time --format=tsv --unit ticks l m 5000 100 'add eax, 1'
+is ticks "$(col unit "$TMP/out")" "--unit ticks"
+run time --format=tsv --unit ns l m 5000 100 'add eax, 1'
+is ns "$(col unit "$TMP/out")" "--unit ns"
+run time --unit furlongs l m 10 nop
+is 2 "$rc" "an unknown unit is a usage error"
+run time --format=json l m 3000 100 nop
+like "$TMP/out" '^\{"spec": "l m 100 .nop.", "n": 100, "unit": "cycles"' "json output"
+run time --precision 0.000000001 --budget 0.2 l m 100000000 100 'add eax, 1'
+is 7 "$rc" "an interval that never narrows exits 7"
+like "$TMP/err" "^t32: result not trustworthy 'l m 100 'add eax, 1'' \(the interval never narrowed" "and says why"
+run time --raw "$TMP/raw.tsv" l m 500 10 nop
+like "$TMP/raw.tsv" '^0	block	[0-9]+$' "--raw keeps every delta"
+
+run env --format=json
+is 0 "$rc" "env exits 0"
+for key in '"tsc"' '"cycles_per_tick"' '"barriers"' '"perf_event"' '"rdpmc"' '"ibs"' '"pebs"' '"pinned_cpu"' '"smt_siblings"' '"hypervisor"'; do
+	grep -q "$key" "$TMP/out" || { echo "# missing $key"; missing=1; }
+done
+is "" "${missing:-}" "env json names every facility"
+run env
+like "$TMP/out" '^barriers ' "env table lists barrier costs"
+done_testing

@@ -1,0 +1,301 @@
+/*
+ * cmd-env.c - `t32 env`: what this machine offers and what it costs: the CPU, the
+ * TSC (frequency, step), the core/TSC ratio, each barrier's cost, the pinned CPU
+ * and its SMT sibling, perf_event, rdpmc and precise sampling.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "t32/block.h"
+#include "t32/cmd.h"
+#include "t32/measure.h"
+
+static const char env_usage[] = "t32 env [--cpu N] [--format=table|json]";
+
+struct barrier_cost {
+	const char *letters;
+	double ticks;		/* sub-quantum estimate of the empty block */
+	double cycles;
+	int ok;
+};
+
+struct env {
+	struct t32_cpu cpu;
+	int invariant_tsc;
+	double tsc_ghz;
+	uint64_t q;
+	double ratio, ratio_hw;	/* core cycles per tick */
+	double core_ghz;
+	struct barrier_cost barrier[5];
+	int pinned;
+	char sibling[64];
+	int paranoid;
+	int perf_sw;		/* task-clock sampling opens */
+	char perf_sw_err[64];
+	int perf_hw;		/* hardware cycles count */
+	char perf_hw_err[64];
+	int rdpmc;
+	int ibs;		/* AMD IBS op PMU present */
+	int pebs;		/* precise cycles opened */
+};
+
+static long perf_open(struct perf_event_attr *a)
+{
+	return syscall(SYS_perf_event_open, a, 0, -1, -1, 0);
+}
+
+/* Can this process open a perf event of this type and config? 1 yes, 0 no (err says why). */
+static int probe_perf(uint32_t type, uint64_t config, int precise, char *err, size_t len)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if (precise) {
+		a.precise_ip = 2;
+		a.sample_period = 100003;
+		a.sample_type = PERF_SAMPLE_IP;
+	}
+	fd = perf_open(&a);
+	if (fd < 0) {
+		snprintf(err, len, "%s", strerror(errno));
+		return 0;
+	}
+	close((int)fd);
+	return 1;
+}
+
+static int try_rdpmc(void *code, void *arg)
+{
+	(void)code;
+	(void)arg;
+	return (int)(__rdpmc(0) & 0);
+}
+
+static int read_int_file(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Measure the empty block of a barrier kind, in ticks. */
+static int barrier_cost(const char *letters, uint64_t runs, const struct t32_block_opts *bo,
+			struct barrier_cost *c, double ratio)
+{
+	struct t32_spec s = { 0 };
+	struct t32_session ss;
+	const struct t32_spec *specs[1] = { &s };
+	uint64_t *d = malloc(runs * sizeof(uint64_t));
+	struct t32_estimate e;
+	char err[128];
+	int rc;
+
+	c->letters = letters;
+	if (!d)
+		return -1;
+	t32_spec_set_barrier(&s, letters, err, sizeof(err));
+	s.store = 'm';
+	rc = t32_session_open(&ss, specs, 1, bo);
+	if (!rc)
+		rc = t32_session_run(&ss, 0, runs, d);
+	t32_session_close(&ss);
+	if (!rc && !t32_estimate(d, runs, 0, &e)) {
+		c->ticks = e.value;
+		c->cycles = e.value * ratio;
+		c->ok = 1;
+	}
+	free(d);
+	return rc;
+}
+
+static void gather(struct env *v, const struct t32_block_opts *bo)
+{
+	unsigned a, b, c, d;
+	char path[128];
+	FILE *f;
+	struct t32_run_opts ro = bo->run;
+	struct t32_fault fault;
+	struct stat st;
+	static const char *const kinds[] = { "n", "l", "m", "x", "mx" };
+
+	memset(v, 0, sizeof(*v));
+	t32_cpu_identify(&v->cpu);
+	__cpuid(0x80000000, a, b, c, d);
+	if (a >= 0x80000007) {
+		__cpuid(0x80000007, a, b, c, d);
+		v->invariant_tsc = (d >> 8) & 1;
+	}
+	v->pinned = bo->run.cpu;
+
+	/* the clock: calibration chain through the measuring engine */
+	{
+		struct t32_spec s = { 0 };
+		struct t32_measure_opts mo;
+		struct t32_measurement m;
+		char err[64];
+
+		t32_spec_set_barrier(&s, "l", err, sizeof(err));
+		s.store = 'm';
+		t32_spec_add_item(&s, 1000, "add eax, 1");
+		t32_measure_opts_init(&mo);
+		mo.precision = 0.002;
+		mo.budget = 1;
+		mo.max_runs = 2000000;
+		if (t32_measure(&s, bo, &mo, NULL, &m) == 0) {
+			v->tsc_ghz = m.tsc_ghz;
+			v->q = m.q;
+			v->ratio = m.ratio;
+			v->ratio_hw = m.ratio_hw;
+			v->core_ghz = m.ratio * m.tsc_ghz;
+		}
+		t32_spec_free(&s);
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		barrier_cost(kinds[i], strchr(kinds[i], 'x') ? 2000 : 50000, bo, &v->barrier[i],
+			     v->ratio);
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 v->pinned);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(v->sibling, sizeof(v->sibling), f))
+			v->sibling[strcspn(v->sibling, "\n")] = 0;
+		fclose(f);
+	}
+	if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &v->paranoid))
+		v->paranoid = -100;
+	v->perf_sw = probe_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, v->perf_sw_err,
+				sizeof(v->perf_sw_err));
+	v->perf_hw = probe_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, v->perf_hw_err,
+				sizeof(v->perf_hw_err));
+	ro.timeout = 2;
+	v->rdpmc = t32_isolated(NULL, try_rdpmc, NULL, &ro, &fault) == 0;
+	v->ibs = stat("/sys/bus/event_source/devices/ibs_op", &st) == 0;
+	{
+		char err[64];
+
+		v->pebs = strcmp(v->cpu.vendor, "GenuineIntel") == 0 && v->perf_hw &&
+			  probe_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, err, sizeof(err));
+	}
+}
+
+static const char *yes(int v)
+{
+	return v ? "yes" : "no";
+}
+
+static void print_table(const struct env *v)
+{
+	printf("cpu            %s\n", v->cpu.brand);
+	printf("               %s family %#x model %#x stepping %u\n", v->cpu.vendor, v->cpu.family,
+	       v->cpu.model, v->cpu.stepping);
+	printf("hypervisor     %s%s%s\n", yes(v->cpu.hypervisor), v->cpu.hypervisor ? ", " : "",
+	       v->cpu.hv_vendor);
+	printf("tsc            %.4f GHz, step %llu ticks%s%s\n", v->tsc_ghz,
+	       (unsigned long long)v->q, v->invariant_tsc ? ", invariant" : ", NOT invariant",
+	       v->q > 1 ? " (single runs cannot resolve below one step)" : "");
+	printf("core/tsc       %.4f +- %.4f core cycles per tick (core about %.2f GHz; one step = %.1f cycles)\n",
+	       v->ratio, v->ratio_hw, v->core_ghz, v->ratio * (double)v->q);
+	printf("barriers       empty block, sub-quantum estimate:\n");
+	for (int i = 0; i < 5; i++)
+		if (v->barrier[i].ok)
+			printf("  %-4s         %10.1f ticks  %10.1f cycles\n", v->barrier[i].letters,
+			       v->barrier[i].ticks, v->barrier[i].cycles);
+	if (v->barrier[3].ok && v->barrier[3].ticks > 2000)
+		printf("  warning: cpuid costs %.0f ticks here%s; barrier l is the cheap serialising choice\n",
+		       v->barrier[3].ticks, v->cpu.hypervisor ? " (it traps to the hypervisor)" : "");
+	printf("pinned cpu     %d (SMT siblings: %s)\n", v->pinned, v->sibling[0] ? v->sibling : "unknown");
+	printf("perf_event     paranoid %d; task-clock sampling %s", v->paranoid, yes(v->perf_sw));
+	if (!v->perf_sw)
+		printf(" (%s)", v->perf_sw_err);
+	printf("; hardware cycles %s", yes(v->perf_hw));
+	if (!v->perf_hw)
+		printf(" (%s)", v->perf_hw_err);
+	printf("\n");
+	printf("rdpmc          %s\n", yes(v->rdpmc));
+	printf("precise        IBS %s, PEBS %s\n", yes(v->ibs), yes(v->pebs));
+}
+
+static void print_json(const struct env *v)
+{
+	printf("{\"cpu\": {\"brand\": \"%s\", \"vendor\": \"%s\", \"family\": %u, \"model\": %u, "
+	       "\"stepping\": %u, \"hypervisor\": %s, \"hypervisor_vendor\": \"%s\"},\n",
+	       v->cpu.brand, v->cpu.vendor, v->cpu.family, v->cpu.model, v->cpu.stepping,
+	       v->cpu.hypervisor ? "true" : "false", v->cpu.hv_vendor);
+	printf(" \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"invariant\": %s},\n", v->tsc_ghz,
+	       (unsigned long long)v->q, v->invariant_tsc ? "true" : "false");
+	printf(" \"cycles_per_tick\": %.5f, \"cycles_per_tick_hw\": %.5f, \"core_ghz\": %.4f,\n",
+	       v->ratio, v->ratio_hw, v->core_ghz);
+	printf(" \"barriers\": {");
+	for (int i = 0, first = 1; i < 5; i++)
+		if (v->barrier[i].ok) {
+			printf("%s\"%s\": {\"ticks\": %.2f, \"cycles\": %.2f}", first ? "" : ", ",
+			       v->barrier[i].letters, v->barrier[i].ticks, v->barrier[i].cycles);
+			first = 0;
+		}
+	printf("},\n \"cpuid_traps\": %s,\n",
+	       v->barrier[3].ok && v->barrier[3].ticks > 2000 && v->cpu.hypervisor ? "true" : "false");
+	printf(" \"pinned_cpu\": %d, \"smt_siblings\": \"%s\",\n", v->pinned, v->sibling);
+	printf(" \"perf_event\": {\"paranoid\": %d, \"task_clock\": %s, \"hw_cycles\": %s},\n",
+	       v->paranoid, v->perf_sw ? "true" : "false", v->perf_hw ? "true" : "false");
+	printf(" \"rdpmc\": %s, \"ibs\": %s, \"pebs\": %s}\n", v->rdpmc ? "true" : "false",
+	       v->ibs ? "true" : "false", v->pebs ? "true" : "false");
+}
+
+int cmd_env(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		T32_BLOCK_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct t32_block_opts o;
+	struct t32_spec unused = { 0 };
+	struct env v;
+	int opt, rc;
+
+	t32_block_opts_init(&o);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			printf("usage: %s\n", env_usage);
+			return t32_close_stdout();
+		}
+		rc = t32_block_option(opt, optarg, &o, &unused);
+		if (rc < 0)
+			return T32_EXIT_USAGE;
+		if (rc > 0)
+			return t32_usage(env_usage);
+	}
+	if (optind != argc)
+		return t32_usage(env_usage);
+	if (o.run.cpu < 0)
+		o.run.cpu = t32_default_cpu();
+	gather(&v, &o);
+	if (o.format == T32_FMT_JSON)
+		print_json(&v);
+	else
+		print_table(&v);
+	return t32_close_stdout();
+}

@@ -1,0 +1,68 @@
+/*
+ * measure.h - one block measured to a precision: the block, its empty twin and a
+ * calibration chain of 1-cycle adds run round by round in one warm runner, the
+ * deltas pooled into histograms for the sub-quantum estimate, the interval taken
+ * from the spread of per-round estimates (so clock drift widens it honestly), and
+ * runs added until the interval is narrow enough or the time budget is spent.
+ */
+#ifndef T32_MEASURE_H
+#define T32_MEASURE_H
+
+#include <stdint.h>
+
+#include "analysis/stats.h"
+#include "t32/block.h"
+
+enum t32_unit { T32_UNIT_CYCLES, T32_UNIT_TICKS, T32_UNIT_NS };
+extern const char *const t32_unit_names[];	/* "cycles", "ticks", "ns" */
+int t32_parse_unit(const char *arg, enum t32_unit *u);
+
+struct t32_measure_opts {
+	enum t32_unit unit;
+	double precision;	/* wanted 95% half-width, unit per instruction; <= 0: run max_runs */
+	double budget;		/* seconds of measuring at most */
+	uint64_t min_runs;	/* per block */
+	uint64_t max_runs;	/* per block */
+	uint64_t batch;		/* runs per block per round */
+	uint64_t cal_len;	/* adds in the calibration chain */
+	double drift_limit;	/* relative change of the clock ratio that makes a result untrustworthy */
+	const char *raw_path;	/* write every delta here (tsv), or NULL */
+	const struct t32_spec *base;	/* compare with this block instead of the empty one */
+};
+void t32_measure_opts_init(struct t32_measure_opts *o);
+
+/* What a measurement found.  Ticks are TSC ticks; "unit" is opts.unit. */
+struct t32_measurement {
+	uint64_t insns;		/* n of (t - bar) / n */
+	uint64_t runs;		/* per block */
+	unsigned rounds;
+	double seconds;		/* wall time measuring */
+	uint64_t q;		/* ticks: the TSC step seen */
+	struct t32_estimate block, empty;	/* sub-quantum estimates, ticks */
+	struct t32_summary sblock, sempty;	/* min, median, MAD, trimmed mean, ticks */
+	double ratio;		/* core cycles per tick (calibration), 0 if not calibrated */
+	double ratio_hw;	/* its 95% half-width */
+	double ratio_first, ratio_last;	/* from the first and last third of the rounds */
+	double tsc_ghz;		/* TSC frequency */
+	double value;		/* per instruction, unit */
+	double halfwidth;	/* 95%, unit per instruction */
+	double min_value;	/* the study's (min - min) / n, unit per instruction */
+	double block_value, empty_value;	/* whole blocks, unit */
+	unsigned flags;		/* T32_EST_* of the estimates */
+	int stopped_precise;	/* the interval reached the precision target */
+	int drifted;		/* the clock ratio moved more than drift_limit (compensated) */
+	char untrusted[256];	/* why the result is not trustworthy, or "" */
+};
+
+/*
+ * Measure spec against its empty twin (and the calibration chain when the unit is
+ * cycles or ns... cycles only).  Returns an exit code; messages printed.  On Ctrl-C
+ * (the caller sets *stop) it finishes the round and reports what it has.
+ */
+int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
+		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m);
+
+/* TSC frequency in Hz, measured against CLOCK_MONOTONIC_RAW over about `seconds`. */
+double t32_tsc_hz(double seconds);
+
+#endif
