@@ -387,15 +387,16 @@ int t32_estimate_hist(const struct t32_hist *h, uint64_t q, struct t32_estimate 
 	 * clean majority.
 	 */
 	const struct t32_level *first = NULL, *l = NULL;
-	for (size_t i = 0; i < h->nlv; i++, l = NULL) {
-		l = &h->lv[i];
-		if (l->ticks % q != offset)
+	for (size_t i = 0; i < h->nlv && !l; i++) {
+		const struct t32_level *c = &h->lv[i];
+		if (c->ticks % q != offset)
 			continue;
 		if (!first)
-			first = l;
-		if (hist_count(h, l->ticks + q) || l->count >= T32_EST_ISOLATED * h->n)
-			break;
-		e->below += l->count;
+			first = c;
+		if (hist_count(h, c->ticks + q) || c->count >= T32_EST_ISOLATED * h->n)
+			l = c;
+		else
+			e->below += c->count;
 	}
 	if (!l) {
 		/* All isolated: no bottom stands out, keep the lowest. */

@@ -14,8 +14,9 @@
  *	L      with probability 1 - f
  *	L + q  with probability f,	L = c + q * floor(D / q),  f = frac(D / q)
  *
- * where c is an offset all readings share (c = L mod q).  Hence D = L + q * f and
- * f is estimated by k1 / (k0 + k1), the counts of the two lowest populated levels.
+ * where c is an offset all readings share (c = L mod q, the residue of the most
+ * frequent value).  Hence c + D = L + q * f, and f is estimated by k1 / (k0 + k1),
+ * the counts of the two lowest populated levels (c cancels in block - empty).
  * Assumptions, and what happens when they fail:
  *  - the start phase is uniform over the step and independent of D: true when the
  *    loop around the block is not itself locked to the TSC's step;
@@ -32,6 +33,8 @@
  *  - readings not on the lattice c + k q (a TSC step, a migration) are ignored,
  *    and so are isolated levels below the bottom (nothing one step above them,
  *    under 1% of the samples: a reordered or glitched reading).
+ * The interval covers the sampling of the phase only: when T32_EST_LEVELS is set,
+ * D itself varies and the interval understates the uncertainty.
  * Without a step (q == 1) there is nothing below a tick to recover: the estimate
  * is the minimum, with the +-0.5 tick of an integer reading as its interval.
  */

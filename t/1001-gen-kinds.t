@@ -3,7 +3,7 @@
 # and holds what it must.
 . "$(dirname "$0")/lib-tap.sh"
 command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
-plan 37
+plan 38
 
 for b in m x l n mx lm; do
 	run gen "$b" m 3 'inc eax'
@@ -31,7 +31,8 @@ for s in m r x; do
 done
 run gen l m 7 'add ebx, 1' 2 'mov rax, [rax]; nop'
 like "$TMP/out" "^; t32 block: l m 7 'add ebx, 1' 2 'mov rax, \[rax\]; nop'" "the header names the spec"
-like "$TMP/out" '^%rep 7$' "a repeat count becomes %rep"
+like "$TMP/out" '^	times 7 add ebx, 1$' "a repeat count of one instruction becomes times"
+like "$TMP/out" '^%rep 2$' "a repeat count of several becomes %rep"
 like "$TMP/out" '^	nop$' "';' separates instructions onto lines"
 like "$TMP/out" '^	rdtsc$' "the block reads the TSC"
 run gen --empty l m
@@ -45,5 +46,5 @@ ok $? "the loop shape assembles"
 like "$TMP/out" '^t32_loop:' "the loop shape defines t32_loop"
 run gen --init 'rdx=0,rcx=0x10' l m nop
 like "$TMP/out" 'mov rax, 0x10		; rcx \(--init\)' "--init sets a register's start value"
-like "$TMP/out" 'lea rax, \[rdx \+ 0x80000\]	; rax' "other registers point into the arena"
+like "$TMP/out" 'lea rax, \[rdx \+ 0x81040\]	; rbx' "other registers point into the arena, a page and a line apart"
 done_testing

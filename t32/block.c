@@ -99,6 +99,47 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s)
 	return f->kind == T32_FAIL_UNSUPPORTED ? T32_EXIT_UNSUPPORTED : T32_EXIT_ERROR;
 }
 
+/*
+ * Blobs already assembled in this process, by source text: a sweep's empty and
+ * calibration blocks are the same for every row, and nasm is the slow part.
+ */
+struct cached {
+	char *text;
+	struct t32_blob blob;
+};
+static struct cached cache[16];
+static size_t cache_next;
+
+static int blob_copy(const struct t32_blob *from, struct t32_blob *to)
+{
+	*to = *from;
+	to->image = malloc(from->size);
+	to->item_off = malloc((from->hdr.nitems + 1) * sizeof(uint64_t));
+	if (!to->image || !to->item_off) {
+		t32_blob_free(to);
+		return -1;
+	}
+	memcpy(to->image, from->image, from->size);
+	memcpy(to->item_off, from->item_off, (from->hdr.nitems + 1) * sizeof(uint64_t));
+	return 0;
+}
+
+/* Remember a small block's blob (large bodies are rarely assembled twice). */
+static void cache_put(const char *text, const struct t32_blob *b)
+{
+	struct cached *c = &cache[cache_next++ % (sizeof(cache) / sizeof(cache[0]))];
+
+	if (strlen(text) > 64 * 1024)
+		return;
+	free(c->text);
+	t32_blob_free(&c->blob);
+	c->text = strdup(text);
+	if (!c->text || blob_copy(b, &c->blob)) {
+		free(c->text);
+		c->text = NULL;
+	}
+}
+
 /* Generate and assemble one spec into a blob; exit code. */
 static int build(const struct t32_spec *s, const struct t32_block_opts *o, struct t32_blob *b)
 {
@@ -111,7 +152,15 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 		t32_error("cannot generate the block '%s'", "out of memory");
 		return T32_EXIT_ERROR;
 	}
+	for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
+		if (cache[i].text && strcmp(cache[i].text, g.text) == 0 &&
+		    blob_copy(&cache[i].blob, b) == 0) {
+			t32_gen_free(&g);
+			return 0;
+		}
 	rc = t32_assemble(g.text, &g, b, &f);
+	if (!rc)
+		cache_put(g.text, b);
 	t32_gen_free(&g);
 	return rc ? t32_report_fault(&f, s) : 0;
 }
@@ -145,8 +194,22 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 			t32_error("out of memory '%s'", "warm-up");
 			return T32_EXIT_ERROR;
 		}
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = t32_session_run(ss, i, o->warmup, scratch);
+		/* o->warmup runs of each block, or about 20 ms of them if that is less */
+		for (size_t i = 0; i < n && !rc; i++) {
+			uint64_t runs = o->warmup < 16 ? o->warmup : 16;
+			double t0 = t32_now(), per;
+
+			rc = t32_session_run(ss, i, runs, scratch);
+			per = (t32_now() - t0) / (double)runs;
+			if (!rc && o->warmup > runs) {
+				uint64_t more = per > 0 ? (uint64_t)(0.02 / per) : o->warmup;
+
+				if (more > o->warmup - runs)
+					more = o->warmup - runs;
+				if (more)
+					rc = t32_session_run(ss, i, more, scratch);
+			}
+		}
 		free(scratch);
 	}
 	return rc;

@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
 	{ "time", cmd_time, "time one block: minimum, median, barrier cost, per-instruction cost" },
 	{ "gen", cmd_gen, "print the NASM that would run" },
+	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
+	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "bench", cmd_bench, "the measured claims beside their targets (make bench)" },
 	{ "env", cmd_env, "what this machine offers and costs: TSC, clock ratio, barriers, PMU" },
 	{ NULL, NULL, NULL }

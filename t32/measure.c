@@ -255,11 +255,14 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			break;
 		if (m->seconds >= mo->budget)
 			break;
-		if (mo->precision > 0 && m->rounds >= T32_MIN_ROUNDS && m->runs >= mo->min_runs) {
+		if ((mo->precision > 0 || mo->block_precision > 0) && m->rounds >= T32_MIN_ROUNDS &&
+		    m->runs >= mo->min_runs) {
 			double mean, hw;
 
 			batch_means(cost, m->rounds, &mean, &hw);
-			if (hw <= mo->precision) {
+			if ((mo->precision > 0 && hw <= mo->precision) ||
+			    (mo->block_precision > 0 &&
+			     hw * (double)(m->insns ? m->insns : 1) <= mo->block_precision)) {
 				m->stopped_precise = 1;
 				break;
 			}
@@ -316,10 +319,12 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			snprintf(m->untrusted, sizeof(m->untrusted),
 				 "the core clock drifted %.2f%% during the run",
 				 100 * drift / m->ratio);
-		if (!m->untrusted[0] && mo->precision > 0 && !m->stopped_precise && !(stop && *stop))
+		if (!m->untrusted[0] && (mo->precision > 0 || mo->block_precision > 0) &&
+		    !m->stopped_precise && !(stop && *stop))
 			snprintf(m->untrusted, sizeof(m->untrusted),
 				 "the interval never narrowed to +-%g %s (it is +-%.3g after %llu runs)",
-				 mo->precision, t32_unit_names[mo->unit], m->halfwidth,
+				 mo->precision > 0 ? mo->precision : mo->block_precision,
+				 t32_unit_names[mo->unit], m->halfwidth,
 				 (unsigned long long)m->runs);
 	}
 out:

@@ -20,6 +20,7 @@ int t32_parse_unit(const char *arg, enum t32_unit *u);
 struct t32_measure_opts {
 	enum t32_unit unit;
 	double precision;	/* wanted 95% half-width, unit per instruction; <= 0: run max_runs */
+	double block_precision;	/* or this half-width on the whole block, unit; <= 0: none */
 	double budget;		/* seconds of measuring at most */
 	uint64_t min_runs;	/* per block */
 	uint64_t max_runs;	/* per block */

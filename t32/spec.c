@@ -4,6 +4,7 @@
 #include "t32/spec.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,4 +259,97 @@ void t32_spec_free(struct t32_spec *s)
 	free(s->items);
 	s->items = NULL;
 	s->nitems = 0;
+}
+
+/* A number of n: an integer or a float in e-notation (1e5), within [0, 1e8]. */
+static int parse_n(const char *text, uint64_t *out)
+{
+	char *end;
+	double d;
+
+	if (t32_parse_u64(text, 0, UINT64_C(100000000), out) == 0)
+		return 0;
+	errno = 0;
+	d = strtod(text, &end);
+	if (errno || end == text || *end || !(d >= 0 && d <= 1e8) || d != floor(d))
+		return -1;
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static int push_n(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*a)[i] == v)
+			return 0;
+	if (*n == *cap) {
+		uint64_t *t = realloc(*a, (*cap = *cap ? *cap * 2 : 16) * sizeof(uint64_t));
+
+		if (!t)
+			return -1;
+		*a = t;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
+int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, size_t errlen)
+{
+	char *copy = strdup(arg), *save = NULL, *part;
+	uint64_t *a = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!copy)
+		return -1;
+	for (part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+		char *dots = strstr(part, ".."), *slash;
+		uint64_t lo, hi, points = 0;
+
+		if (!dots) {
+			if (parse_n(part, &lo) || push_n(&a, &n, &cap, lo))
+				goto bad;
+			continue;
+		}
+		*dots = 0;
+		slash = strchr(dots + 2, '/');
+		if (slash) {
+			*slash = 0;
+			if (strncmp(slash + 1, "log:", 4) ||
+			    t32_parse_u64(slash + 5, 2, 10000, &points))
+				goto bad;
+		}
+		if (parse_n(part, &lo) || parse_n(dots + 2, &hi) || hi < lo)
+			goto bad;
+		if (points) {
+			if (lo == 0)
+				goto bad;
+			for (uint64_t i = 0; i < points; i++) {
+				double v = exp(log((double)lo) + (log((double)hi) - log((double)lo)) *
+							       (double)i / (double)(points - 1));
+
+				if (push_n(&a, &n, &cap, (uint64_t)llround(v)))
+					goto bad;
+			}
+		} else {
+			if (hi - lo > 1000000)
+				goto bad;
+			for (uint64_t v = lo; v <= hi; v++)
+				if (push_n(&a, &n, &cap, v))
+					goto bad;
+		}
+	}
+	free(copy);
+	if (!n) {
+		snprintf(err, errlen, "no n in '%s'", arg);
+		free(a);
+		return -1;
+	}
+	*out = a;
+	*count = n;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad n list '%s' (e.g. 100,1000 or 0..100 or 1..1e5/log:20)", arg);
+	free(copy);
+	free(a);
+	return -1;
 }

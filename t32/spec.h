@@ -66,6 +66,12 @@ void t32_spec_empty(const struct t32_spec *s, struct t32_spec *empty);
 /* Human form: `l m 10 'inc eax' 1 'nop'`, written to buf. */
 void t32_spec_format(const struct t32_spec *s, char *buf, size_t len);
 void t32_spec_free(struct t32_spec *s);
+/*
+ * Parse a list of n: `100,1000`, `0..100`, `1..1e5/log:20` (20 points spread
+ * evenly on a log scale, rounded, duplicates dropped), joined by commas.  Returns
+ * 0 with a malloc'd array, or -1 with a message in err.
+ */
+int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, size_t errlen);
 /* Parse an unsigned integer in [lo, hi]; 0 on success (no atoi). */
 int t32_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 

@@ -15,16 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
+char t32_last_error[512];
+
 void t32_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("t32: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(t32_last_error, sizeof(t32_last_error), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fflush(stdout);
+	fprintf(stderr, "t32: %s\n", t32_last_error);
 }
 
 int t32_usage(const char *line)

@@ -19,8 +19,9 @@ enum {
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };
 
-/* `t32: <what>` on stderr. */
+/* `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error. */
 void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char t32_last_error[512];
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
 int t32_usage(const char *line);
 

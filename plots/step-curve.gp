@@ -1,0 +1,81 @@
+# step-curve.gp - cost of a block against n, the number of instructions in it, with
+# the fitted line and the detected steps (the study's step-shaped curves).
+#
+#   gnuplot -c plots/step-curve.gp IN.tsv OUT.svg|OUT.png [TITLE [STEPS.tsv]]
+#
+# IN.tsv: '#' provenance lines, a header row, then rows with columns
+#   n                   instructions in the block
+#   cycles | estimate   cost of the block: core cycles, or the estimate in TSC ticks
+#   fit       (optional) the fitted line at n
+#   step      (optional) 1 on rows where a step was detected, else 0
+# STEPS.tsv (optional): a header row and a column `n`, one row per detected step.
+# TITLE is usually the machine name ("" to leave it out when giving STEPS.tsv).
+
+if (ARGC < 2) {
+	print "usage: gnuplot -c plots/step-curve.gp IN.tsv OUT.svg|OUT.png [TITLE [STEPS.tsv]]"
+	exit status 2
+}
+in = ARG1
+out = ARG2
+machine = (ARGC >= 3) ? ARG3 : ""
+steps = (ARGC >= 4) ? ARG4 : ""
+ext = (strlen(out) > 4) ? out[strlen(out)-3:] : ""
+if (ext eq ".svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,12"
+} else {
+	if (ext eq ".png") {
+		if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+			set terminal pngcairo size 960,600 noenhanced font "sans,11"
+		} else {
+			set terminal png size 960,600 noenhanced
+		}
+	} else {
+		print sprintf("t32: unknown figure type '%s' (use .svg or .png)", out)
+		exit status 2
+	}
+}
+set datafile separator tab
+set datafile columnheaders
+
+# Which optional columns the header names (columnhead() of a missing column is "").
+set table $header
+plot in every ::0::0 using (header = "", sum [c = 1:64] (header = header . "\t" . columnhead(c), 0)):(0) with table
+unset table
+has(name) = strstrt(header . "\t", "\t" . name . "\t") > 0
+
+if (has("cycles")) {
+	y = "cycles"
+	set ylabel "core cycles per block"
+} else {
+	if (has("estimate")) {
+		y = "estimate"
+		set ylabel "estimate per block, TSC ticks"
+	} else {
+		print sprintf("t32: no 'cycles' or 'estimate' column in '%s'", in)
+		exit status 1
+	}
+}
+stats in using y nooutput
+ylo = STATS_min
+yhi = STATS_max
+
+set title ((machine eq "") ? "Cost against n" : "Cost against n - " . machine)
+set xlabel "n (instructions in the block)"
+set grid
+set key top left opaque
+
+# Each optional layer is added only when its data is there.
+cmd = "plot in using \"n\":y with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"#3465a4\" title \"measured\""
+if (has("fit")) {
+	cmd = cmd . ", in using \"n\":\"fit\" with lines lw 2 dt 2 lc rgb \"#cc0000\" title \"fit\""
+}
+if (has("step")) {
+	cmd = cmd . ", in using \"n\":(column(\"step\") == 1 ? column(y) : NaN) with points pt 6 ps 2 lw 2 lc rgb \"#4e9a06\" title \"detected step\""
+}
+if (steps ne "") {
+	cmd = cmd . ", steps using \"n\":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" title \"detected step\""
+}
+set autoscale xfix
+set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
+set output out
+eval cmd

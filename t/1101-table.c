@@ -1,0 +1,391 @@
+/*
+ * 1101-table.c - instruction tables: the .tbl parser (good lines, bad lines with
+ * their line numbers, comments and header lines), throughput templates, and the
+ * shipped data/coursework.tbl and data/common.tbl (they parse, and every form and
+ * template assembles with nasm when nasm is here).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "t/tap.h"
+#include "t32/table.h"
+
+/* Parse text and return the error message ("" when it parsed). */
+static const char *parse_error(const char *text)
+{
+	static char err[512];
+	struct t32_table t;
+
+	err[0] = 0;
+	if (t32_table_parse(text, "mem.tbl", &t, err, sizeof(err)) == 0) {
+		t32_table_free(&t);
+		err[0] = 0;
+	} else if (!err[0]) {
+		strcpy(err, "(failed without a message)");
+	}
+	return err;
+}
+
+/* The repository root: $T32_SRC, or "." when run by hand from the root. */
+static const char *src_dir(void)
+{
+	const char *s = getenv("T32_SRC");
+
+	return s && *s ? s : ".";
+}
+
+/* Is nasm on PATH? */
+static int have_nasm(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		if (devnull >= 0) {
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		}
+		execlp("nasm", "nasm", "-v", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Write each statement of text (';'-separated) on its own line. */
+static void put_statements(FILE *f, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, ";");
+
+		fprintf(f, "\t%.*s\n", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+/*
+ * Assemble every form of a table, and the first copies of its throughput
+ * template, as one BITS 64 file with nasm -f bin.  Returns nasm's exit status
+ * (0 = all assembled), or -1 when the test itself could not run nasm.
+ */
+static int assemble_table(const struct t32_table *t)
+{
+	char src[] = "/tmp/t32-1101-XXXXXX";
+	char out[sizeof(src) + 4];
+	int fd = mkstemp(src), status = -1;
+	FILE *f;
+	pid_t pid;
+
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(src);
+		return -1;
+	}
+	fprintf(f, "BITS 64\ndefault rel\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct t32_form *fm = &t->forms[i];
+
+		fprintf(f, "; %s (line %u)\n", fm->name, fm->line);
+		put_statements(f, fm->insn);
+		for (unsigned long k = 0; fm->tp && k < fm->tp_period + 1; k++) {
+			char buf[256];
+
+			if (t32_form_tp_expand(fm, k, buf, sizeof(buf)) == 0)
+				put_statements(f, buf);
+		}
+	}
+	if (fclose(f)) {
+		unlink(src);
+		return -1;
+	}
+	snprintf(out, sizeof(out), "%s.bin", src);
+	pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		execlp("nasm", "nasm", "-f", "bin", "-o", out, src, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		status = WEXITSTATUS(status);
+	else
+		status = -1;
+	unlink(src);
+	unlink(out);
+	return status;
+}
+
+static const char good[] =
+	"# a table for the test\n"
+	"# source: somebody's tables, page 7\n"
+	"#   and the page after\n"
+	"# applies to: a test CPU\n"
+	"\n"
+	"   \t\n"
+	"imul64 | imul rax, rax | tp=imul {r}, {r} | lat=3 rtp=1\n"
+	"div64\t|\tdiv rcx\t|\tinit=rdx=0,rcx=7   # trailing comment\n"
+	"nop|nop\r\n"
+	"chain | mov [rax], rax ; mov rax, [rax] | lat=4.5\n"
+	"load | add rax, [rbx] | tp=add {r}, [rbx]\n"
+	"vec | vfmadd231ps ymm0, ymm1, ymm2 | rtp=0.5 | tp=vfmadd231ps {y}, {y}, ymm3";
+
+/* The good table: every field lands where it should. */
+static void test_good(void)
+{
+	struct t32_table t;
+	char err[512] = "";
+	const struct t32_form *f;
+
+	ok(t32_table_parse(good, "mem.tbl", &t, err, sizeof(err)) == 0, "good table parses %s", err);
+	is_int(6, (long long)t.n, "six forms; blank and comment lines skipped");
+	is_int(1, (long long)t.nsource, "one source line");
+	is_string("somebody's tables, page 7 and the page after", t.nsource ? t.source[0] : "",
+		  "source text, continuation joined");
+	is_int(1, (long long)t.napplies, "one applies-to line");
+	is_string("a test CPU", t.napplies ? t.applies[0] : "", "applies-to text");
+	if (t.n < 6) {
+		t32_table_free(&t);
+		return;
+	}
+	f = &t.forms[0];
+	is_string("imul64", f->name, "name");
+	is_string("imul rax, rax", f->insn, "instruction");
+	is_string("imul {r}, {r}", f->tp ? f->tp : "", "tp template");
+	ok(f->init == NULL, "no init");
+	is_double(3, f->lat, 0, "lat");
+	is_double(1, f->rtp, 0, "rtp");
+	is_int(7, f->line, "line number counts comments and blanks");
+	is_int(15, f->tp_period, "{r} rotates over 15 registers");
+
+	f = &t.forms[1];
+	is_string("div rcx", f->insn, "tab-separated fields are trimmed");
+	is_string("rdx=0,rcx=7", f->init ? f->init : "", "init kept as written");
+	ok(isnan(f->lat) && isnan(f->rtp), "absent lat and rtp are NaN");
+	ok(f->tp == NULL && f->tp_period == 0, "no tp, period 0");
+
+	f = &t.forms[2];
+	is_string("nop", f->insn, "no spaces around '|', CRLF line end");
+	is_int(9, f->line, "line 9");
+
+	f = &t.forms[3];
+	is_string("mov [rax], rax ; mov rax, [rax]", f->insn, "';' between statements is kept");
+	is_double(4.5, f->lat, 1e-12, "fractional lat");
+
+	f = &t.forms[5];
+	is_double(0.5, f->rtp, 1e-12, "rtp in a field before tp=");
+	is_int(15, f->tp_period, "literal ymm3 is left out of the rotation");
+	ok(t32_table_find(&t, "load") == &t.forms[4], "find by name");
+	ok(t32_table_find(&t, "nothing") == NULL, "find: unknown name is NULL");
+	t32_table_free(&t);
+	ok(t.n == 0 && t.forms == NULL, "free leaves the table empty");
+}
+
+/* Throughput templates: rotation, registers named literally, errors. */
+static void test_templates(void)
+{
+	struct t32_table t;
+	char err[512] = "", buf[64];
+	const struct t32_form *f;
+
+	if (t32_table_parse(good, "mem.tbl", &t, err, sizeof(err))) {
+		ok(0, "template table parses %s", err);
+		return;
+	}
+	f = t32_table_find(&t, "imul64");
+	ok(f && t32_form_tp_expand(f, 0, buf, sizeof(buf)) == 0, "expand copy 0");
+	is_string("imul rax, rax", buf, "copy 0 uses the first register");
+	ok(f && t32_form_tp_expand(f, 7, buf, sizeof(buf)) == 0, "expand copy 7");
+	is_string("imul r8, r8", buf, "copy 7 is r8 (rsp is never used)");
+	ok(f && t32_form_tp_expand(f, 15, buf, sizeof(buf)) == 0, "expand copy 15");
+	is_string("imul rax, rax", buf, "the rotation wraps after tp_period copies");
+
+	f = t32_table_find(&t, "load");
+	is_int(14, f ? f->tp_period : 0, "[rbx] keeps rbx out of the rotation");
+	ok(f && t32_form_tp_expand(f, 1, buf, sizeof(buf)) == 0, "expand load copy 1");
+	is_string("add rcx, [rbx]", buf, "rbx is skipped");
+
+	f = t32_table_find(&t, "vec");
+	ok(f && t32_form_tp_expand(f, 3, buf, sizeof(buf)) == 0, "expand vec copy 3");
+	is_string("vfmadd231ps ymm4, ymm4, ymm3", buf, "ymm3 is skipped");
+
+	f = t32_table_find(&t, "imul64");
+	is_int(-1, f ? t32_form_tp_expand(f, 0, buf, 8) : 0, "too small a buffer is an error");
+	f = t32_table_find(&t, "div64");
+	is_int(-1, f ? t32_form_tp_expand(f, 0, buf, sizeof(buf)) : 0, "no template is an error");
+	t32_table_free(&t);
+}
+
+/* Bad lines: each error names the file and the line. */
+static void test_bad(void)
+{
+	static const struct {
+		const char *text;
+		const char *error;
+	} bad[] = {
+		{ "# c\n\nx | nop | lat2=3\n", "bad line 3 in 'mem.tbl' (unknown key 'lat2')" },
+		{ "x | nop\ny\n", "bad line 2 in 'mem.tbl' (no instruction (name | insn | key=value...))" },
+		{ "x |  | lat=1\n", "bad line 1 in 'mem.tbl' (no instruction (name | insn | key=value...))" },
+		{ "a b | nop\n", "bad line 1 in 'mem.tbl' (bad form name 'a b' (letters, digits, - _ . +))" },
+		{ "x | nop | lat=fast\n", "bad line 1 in 'mem.tbl' (bad latency 'fast' (cycles, 0 to 1e+06))" },
+		{ "x | nop | lat=-1\n", "bad line 1 in 'mem.tbl' (bad latency '-1' (cycles, 0 to 1e+06))" },
+		{ "x | nop | rtp=inf\n", "bad line 1 in 'mem.tbl' (bad reciprocal throughput 'inf' (cycles, 0 to 1e+06))" },
+		{ "x | nop | rtp=1x\n", "bad line 1 in 'mem.tbl' (bad reciprocal throughput '1x' (cycles, 0 to 1e+06))" },
+		{ "x | nop | lat=1 lat=2\n", "bad line 1 in 'mem.tbl' (key 'lat' given twice)" },
+		{ "x | nop | lat=1 | lat=2\n", "bad line 1 in 'mem.tbl' (key 'lat' given twice)" },
+		{ "x | nop | fast\n", "bad line 1 in 'mem.tbl' (expected key=value, not 'fast')" },
+		{ "x | nop | lat=1 |\n", "bad line 1 in 'mem.tbl' (empty field 4)" },
+		{ "x | nop\nx | nop\n", "bad line 2 in 'mem.tbl' (form 'x' already defined on line 1)" },
+		{ "x | div rcx | init=rsp=0\n", "bad line 1 in 'mem.tbl' (unknown register 'rsp' (rax..r15, not rsp))" },
+		{ "x | div rcx | init=rdx\n", "bad line 1 in 'mem.tbl' (bad register set-up 'rdx' (REG=VALUE))" },
+		{ "x | div rcx | init=rdx=zero\n", "bad line 1 in 'mem.tbl' (bad value for rdx 'zero')" },
+		{ "x | add rax, 1 | tp=add {q}, 1\n", "bad line 1 in 'mem.tbl' (unknown placeholder '{q}' (one of {r} {e} {w} {b} {x} {y}))" },
+		{ "x | add rax, 1 | tp=add {r, 1\n", "bad line 1 in 'mem.tbl' (bad placeholder '{r, ' (one of {r} {e} {w} {b} {x} {y}))" },
+		{ "x | add rax, 1 | tp=add r}, 1\n", "bad line 1 in 'mem.tbl' ('}' without '{' in tp template)" },
+		{ "x | add {r}, 1\n", "bad line 1 in 'mem.tbl' (placeholder in instruction 'add {r}, 1' (they belong in tp=))" },
+		{ "x | add rax, 1 | tp=add {r}, 1 lat=1\n", "bad line 1 in 'mem.tbl' (tp= takes the rest of its field; put 'lat=' in a field of its own)" },
+		{ "x | add rax, 1 | tp=\n", "bad line 1 in 'mem.tbl' (empty tp template)" },
+		{ "x | paddd xmm0, xmm1 | tp=paddd {x}, xmm0 ; xmm1 ; xmm2 ; xmm3 ; xmm4 ; xmm5 ; xmm6 ; xmm7 ; xmm8 ; xmm9 ; xmm10 ; xmm11 ; xmm12 ; xmm13 ; xmm14 ; xmm15\n",
+		  "bad line 1 in 'mem.tbl' (tp template leaves no xmm register for '{x}')" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		is_string(bad[i].error, parse_error(bad[i].text), "error for %.*s", 
+			  (int)strcspn(bad[i].text, "\n"), bad[i].text);
+	is_string("", parse_error(""), "an empty table is not an error");
+	is_string("", parse_error("# only comments\n\n#\n"), "comments only is not an error");
+}
+
+/* File loading: a missing file and a binary file say so. */
+static void test_files(void)
+{
+	struct t32_table t;
+	char err[512] = "", path[] = "/tmp/t32-1101-bin-XXXXXX";
+	int fd;
+
+	is_int(-1, t32_table_load("/nonexistent/x.tbl", &t, err, sizeof(err)), "missing file fails");
+	is_string("cannot open table '/nonexistent/x.tbl' (No such file or directory)", err,
+		  "missing file message");
+	fd = mkstemp(path);
+	ok(fd >= 0 && write(fd, "x | nop\n\0\1\2", 11) == 11, "binary file written");
+	if (fd >= 0)
+		close(fd);
+	is_int(-1, t32_table_load(path, &t, err, sizeof(err)), "binary file fails");
+	ok(strncmp(err, "not a text file '", 17) == 0, "binary file message: %s", err);
+	unlink(path);
+}
+
+/* The 24 forms of the study, in the order of its results table. */
+static void test_coursework(int nasm)
+{
+	static const char *const names[24] = {
+		"add-ax-1", "add-bx-1", "add-eax-1", "add-ebx-1", "dec-ax", "dec-bx", "dec-eax",
+		"dec-ebx", "inc-ax", "inc-bx", "inc-eax", "inc-ebx", "mov-ax-0", "mov-bx-0",
+		"mov-eax-0", "mov-ebx-0", "nop", "sub-ax-1", "sub-bx-1", "sub-eax-1", "sub-ebx-1",
+		"xor-ax-ax", "xor-bx-bx", "xor-eax-eax",
+	};
+	struct t32_table t;
+	char path[4096], err[512] = "";
+	int same = 1;
+
+	snprintf(path, sizeof(path), "%s/data/coursework.tbl", src_dir());
+	if (t32_table_load(path, &t, err, sizeof(err))) {
+		ok(0, "data/coursework.tbl parses (%s)", err);
+		return;
+	}
+	ok(1, "data/coursework.tbl parses");
+	is_int(24, (long long)t.n, "24 forms");
+	for (size_t i = 0; i < 24 && i < t.n; i++)
+		if (strcmp(names[i], t.forms[i].name)) {
+			diag("form %zu is '%s', expected '%s'", i, t.forms[i].name, names[i]);
+			same = 0;
+		}
+	ok(same && t.n == 24, "the study's forms in its order");
+	ok(t.nsource >= 1 && t.napplies >= 1, "has source and applies-to lines");
+	is_string("inc eax", t32_table_find(&t, "inc-eax") ? t32_table_find(&t, "inc-eax")->insn : "",
+		  "inc-eax is the study's mnemonic 43");
+	if (nasm)
+		is_int(0, assemble_table(&t), "every coursework form and template assembles");
+	else
+		skip("nasm is not installed");
+	t32_table_free(&t);
+}
+
+/* The common table: parses, names its sources, every form assembles. */
+static void test_common(int nasm)
+{
+	struct t32_table t;
+	char path[4096], err[512] = "";
+	size_t with_values = 0, with_tp = 0;
+
+	snprintf(path, sizeof(path), "%s/data/common.tbl", src_dir());
+	if (t32_table_load(path, &t, err, sizeof(err))) {
+		ok(0, "data/common.tbl parses (%s)", err);
+		return;
+	}
+	ok(1, "data/common.tbl parses");
+	ok(t.n >= 50, "about 60 forms (%zu)", t.n);
+	ok(t.nsource >= 1 && t.napplies >= 1, "has source and applies-to lines");
+	for (size_t i = 0; i < t.n; i++) {
+		with_values += !isnan(t.forms[i].lat) || !isnan(t.forms[i].rtp);
+		with_tp += t.forms[i].tp != NULL;
+	}
+	ok(with_values > 0 && with_values < t.n, "expected values on some forms only (%zu)",
+	   with_values);
+	ok(with_tp > t.n / 2, "most forms have a throughput template (%zu)", with_tp);
+	ok(t32_table_find(&t, "div-r64") && t32_table_find(&t, "div-r64")->init,
+	   "div-r64 sets up its registers");
+	if (nasm)
+		is_int(0, assemble_table(&t), "every common form and template assembles");
+	else
+		skip("nasm is not installed");
+	t32_table_free(&t);
+}
+
+/* The assembly check can fail: a form nasm refuses is caught. */
+static void test_assemble_check(int nasm)
+{
+	struct t32_table t;
+	char err[512] = "";
+
+	if (!nasm) {
+		skip("nasm is not installed");
+		return;
+	}
+	if (t32_table_parse("bad | addps xmm0, rax\n", "mem.tbl", &t, err, sizeof(err))) {
+		ok(0, "table with a bad operand list parses (%s)", err);
+		return;
+	}
+	ok(assemble_table(&t) > 0, "a form nasm refuses fails the assembly check");
+	t32_table_free(&t);
+}
+
+int main(void)
+{
+	int nasm = have_nasm();
+
+	plan(84);
+	test_good();
+	test_templates();
+	test_bad();
+	test_files();
+	test_assemble_check(nasm);
+	test_coursework(nasm);
+	test_common(nasm);
+	return done_testing();
+}

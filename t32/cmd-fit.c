@@ -1,0 +1,627 @@
+/*
+ * cmd-fit.c - `t32 fit`: the line and the steps of a sweep, per instruction form.
+ *
+ * Reads a TSV (# comment lines, a header row of column names), groups its rows
+ * by a column (form, when there is one), fits y = a + b x robustly and finds the
+ * steps of y against x in each group, and prints a table or TSV.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/fit.h"
+#include "t32/cmd.h"
+#include "t32/util.h"
+
+#define FIT_USAGE \
+	"t32 fit [--format=table|tsv|json] [--x COL] [--y COL] [--by COL] [--min-jump Y] FILE.tsv"
+
+/* The rows of one group, and what was found in them. */
+struct fit_group {
+	char *name;
+	double *x, *y;		/* x and y units are the input columns' */
+	size_t n, cap;
+	size_t skipped;		/* rows with an empty, "-" or "nan" x or y */
+	struct t32_linfit fit;
+	int fitted;		/* 1 when fit holds a line */
+	struct t32_steps steps;
+	int stepped;		/* 1 when steps holds a result */
+};
+
+struct fit_input {
+	struct fit_group *g;
+	size_t ng, cap;
+	char **comments;	/* the input's own # lines, without the '#' */
+	size_t ncomments;
+};
+
+/* A system error about a subject in the house form, lowercase. */
+static void fit_syserr(const char *what, const char *subject, int err)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "%s", strerror(err));
+	msg[0] = (char)tolower((unsigned char)msg[0]);
+	t32_error("%s '%s' (%s)", what, subject, msg);
+}
+
+/* Split line (modified in place) at tabs into at most max fields; returns the count. */
+static size_t fit_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	for (char *p = line;;) {
+		char *tab = strchr(p, '\t');
+		if (n < max)
+			f[n] = p;
+		n++;
+		if (!tab)
+			break;
+		*tab = '\0';
+		p = tab + 1;
+	}
+	return n;
+}
+
+/* Index of column name in the header, or -1. */
+static long fit_column(char **head, size_t nhead, const char *name)
+{
+	for (size_t i = 0; i < nhead; i++)
+		if (strcmp(head[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* A cell that stands for a missing value: the row is skipped, not an error. */
+static int fit_missing(const char *s)
+{
+	static const char *const missing[] = { "", "-", "nan", "NaN", "NA" };
+
+	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
+		if (strcmp(s, missing[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Parse a finite number; 0, or -1 when s is not one. */
+static int fit_number(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
+/* The group called name, created at the end when new; NULL when out of memory. */
+static struct fit_group *fit_group(struct fit_input *in, const char *name)
+{
+	for (size_t i = 0; i < in->ng; i++)
+		if (strcmp(in->g[i].name, name) == 0)
+			return &in->g[i];
+	if (in->ng == in->cap) {
+		size_t cap = in->cap ? 2 * in->cap : 8;
+		struct fit_group *g = realloc(in->g, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		in->g = g;
+		in->cap = cap;
+	}
+	struct fit_group *g = &in->g[in->ng];
+	memset(g, 0, sizeof(*g));
+	g->name = strdup(name);
+	if (!g->name)
+		return NULL;
+	in->ng++;
+	return g;
+}
+
+/* Append a point to a group; -1 when out of memory. */
+static int fit_push(struct fit_group *g, double x, double y)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		double *nx = realloc(g->x, cap * sizeof(*nx));
+		if (!nx)
+			return -1;
+		g->x = nx;
+		double *ny = realloc(g->y, cap * sizeof(*ny));
+		if (!ny)
+			return -1;
+		g->y = ny;
+		g->cap = cap;
+	}
+	g->x[g->n] = x;
+	g->y[g->n] = y;
+	g->n++;
+	return 0;
+}
+
+/* Release the groups and the kept comment lines. */
+static void fit_input_free(struct fit_input *in)
+{
+	for (size_t i = 0; i < in->ng; i++) {
+		free(in->g[i].name);
+		free(in->g[i].x);
+		free(in->g[i].y);
+		t32_steps_free(&in->g[i].steps);
+	}
+	free(in->g);
+	for (size_t i = 0; i < in->ncomments; i++)
+		free(in->comments[i]);
+	free(in->comments);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Which columns to read, by name; by may be NULL (one group), by_auto: only if present. */
+struct fit_cols {
+	const char *x, *y, *by;
+	int by_auto;
+};
+
+/*
+ * Read path ("-": stdin) into groups.  Returns 0, or 1 after an error message.
+ * *by_used is set to whether rows were grouped.
+ */
+static int fit_read(const char *path, const struct fit_cols *c, struct fit_input *in, int *by_used)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char *line = NULL, *head_line = NULL, **head = NULL, **f = NULL;
+	size_t cap = 0, nhead = 0, lineno = 0;
+	long xi = -1, yi = -1, bi = -1;
+	int ret = T32_EXIT_ERROR;
+	ssize_t len;
+
+	if (!fp) {
+		fit_syserr("cannot read", path, errno);
+		return T32_EXIT_ERROR;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		if (line[0] == '#') {
+			char **nc = realloc(in->comments, (in->ncomments + 1) * sizeof(*nc));
+			if (!nc)
+				goto nomem;
+			in->comments = nc;
+			line[strcspn(line, "\r\n")] = '\0';
+			if (!(in->comments[in->ncomments] = strdup(line + 1)))
+				goto nomem;
+			in->ncomments++;
+			continue;
+		}
+		if (line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		if (!head) {
+			if (!(head_line = strdup(line)))
+				goto nomem;
+			size_t want = fit_split(head_line, NULL, 0);
+			head = malloc(want * sizeof(*head));
+			f = malloc(want * sizeof(*f));
+			if (!head || !f)
+				goto nomem;
+			strcpy(head_line, line);
+			nhead = fit_split(head_line, head, want);
+			xi = fit_column(head, nhead, c->x);
+			yi = fit_column(head, nhead, c->y);
+			if (c->by)
+				bi = fit_column(head, nhead, c->by);
+			const char *lack = xi < 0 ? c->x : yi < 0 ? c->y : NULL;
+			if (!lack && c->by && bi < 0 && !c->by_auto)
+				lack = c->by;
+			if (lack) {
+				t32_error("no column '%s' in '%s'", lack, path);
+				goto out;
+			}
+			continue;
+		}
+		size_t nf = fit_split(line, f, nhead);
+		long need = xi > yi ? xi : yi;
+		if (bi > need)
+			need = bi;
+		if ((long)nf <= need) {
+			t32_error("too few columns in '%s' (line %zu)", path, lineno);
+			goto out;
+		}
+		struct fit_group *g = fit_group(in, bi >= 0 ? f[bi] : "all");
+		if (!g)
+			goto nomem;
+		double x, y;
+		if (fit_missing(f[xi]) || fit_missing(f[yi])) {
+			g->skipped++;
+			continue;
+		}
+		if (fit_number(f[xi], &x) < 0 || fit_number(f[yi], &y) < 0) {
+			t32_error("not a number '%s' in '%s' (line %zu)",
+				  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, lineno);
+			goto out;
+		}
+		if (fit_push(g, x, y) < 0)
+			goto nomem;
+	}
+	if (ferror(fp)) {
+		fit_syserr("cannot read", path, errno);
+		goto out;
+	}
+	if (!head) {
+		t32_error("no header row in '%s'", path);
+		goto out;
+	}
+	if (in->ng == 0) {
+		t32_error("no data rows in '%s'", path);
+		goto out;
+	}
+	*by_used = bi >= 0;
+	ret = 0;
+	goto out;
+nomem:
+	t32_error("out of memory reading '%s'", path);
+out:
+	free(line);
+	free(head_line);
+	free(head);
+	free(f);
+	if (fp != stdin)
+		fclose(fp);
+	return ret;
+}
+
+/* Fit the line and find the steps of every group. */
+static void fit_groups(struct fit_input *in, const struct t32_steps_opts *o)
+{
+	for (size_t i = 0; i < in->ng; i++) {
+		struct fit_group *g = &in->g[i];
+		g->fitted = t32_linfit(g->x, g->y, g->n, NULL, &g->fit) == 0;
+		g->stepped = g->n && t32_steps_find(g->x, g->y, g->n, o, &g->steps) == 0;
+	}
+}
+
+/* The # lines on top of TSV output: what made it, from what, and the input's own. */
+static void fit_provenance(int argc, char **argv, const char *path, const struct fit_cols *c,
+			   const struct fit_input *in, int by_used)
+{
+	t32_provenance(stdout, argc, argv);
+	printf("# input: %s\n", path);
+	printf("# fit: y = intercept + slope * x, x = '%s', y = '%s', grouped by %s%s%s\n", c->x,
+	       c->y, by_used ? "'" : "", by_used ? c->by : "nothing", by_used ? "'" : "");
+	printf("# units: intercept, rms, noise, step heights in y's unit; slope in y's unit per x's unit;"
+	       " period, step x in x's unit\n");
+	for (size_t i = 0; i < in->ncomments; i++)
+		printf("# >%s\n", in->comments[i]);
+}
+
+/* A number for TSV, "-" when there is none. */
+static void fit_tsv_num(double v)
+{
+	if (isfinite(v))
+		printf("\t%.6g", v);
+	else
+		printf("\t-");
+}
+
+/* One TSV row per group: fit, steps and rhythm, "-" where there is none. */
+static void fit_print_tsv(const struct fit_input *in, const char *by)
+{
+	printf("%s\tpoints\tskipped\tintercept\tintercept_se\tslope\tslope_se\tr2\trms\tfit\trejected"
+	       "\tplateaus\tsteps\tstep_x\tstep_height\tperiod\tperiod_rms\tregular\tperiodic"
+	       "\theight_mean\theight_sd\tnoise\n", by);
+	for (size_t i = 0; i < in->ng; i++) {
+		const struct fit_group *g = &in->g[i];
+		const struct t32_linfit *f = &g->fit;
+		const struct t32_steps *s = &g->steps;
+		printf("%s\t%zu\t%zu", g->name, g->n, g->skipped);
+		if (g->fitted) {
+			fit_tsv_num(f->a);
+			fit_tsv_num(f->se_a);
+			fit_tsv_num(f->b);
+			fit_tsv_num(f->se_b);
+			fit_tsv_num(f->r2);
+			fit_tsv_num(f->rms);
+			printf("\t%s\t%zu", f->robust ? "robust" : "ols", f->rejected);
+		} else {
+			printf("\t-\t-\t-\t-\t-\t-\t-\t-");
+		}
+		if (!g->stepped) {
+			printf("\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
+			continue;
+		}
+		printf("\t%zu\t%zu\t", s->nplateaus, s->nsteps);
+		for (size_t j = 0; j < s->nsteps; j++)
+			printf("%s%.6g", j ? "," : "", s->steps[j].x);
+		printf("%s\t", s->nsteps ? "" : "-");
+		for (size_t j = 0; j < s->nsteps; j++)
+			printf("%s%.6g", j ? "," : "", s->steps[j].height);
+		printf("%s", s->nsteps ? "" : "-");
+		if (s->nsteps >= 2) {
+			fit_tsv_num(s->period);
+			fit_tsv_num(s->period_rms);
+			fit_tsv_num(s->regular);
+		} else {
+			printf("\t-\t-\t-");
+		}
+		printf("\t%d", s->periodic);
+		if (s->nsteps) {
+			fit_tsv_num(s->height_mean);
+			fit_tsv_num(s->height_sd);
+		} else {
+			printf("\t-\t-");
+		}
+		fit_tsv_num(s->noise);
+		printf("\n");
+	}
+}
+
+/* value±se into buf, or "-". */
+static const char *fit_pm(char *buf, size_t len, int have, double v, double se)
+{
+	if (!have || !isfinite(v))
+		snprintf(buf, len, "-");
+	else if (isfinite(se))
+		snprintf(buf, len, "%.4g±%.2g", v, se);
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+/* A table for people: one line per group, then the steps of each. */
+static void fit_print_table(const struct fit_input *in, const struct fit_cols *c, const char *by)
+{
+	int w = (int)strlen(by);
+	char a[64], b[64], per[32], h[32];
+
+	for (size_t i = 0; i < in->ng; i++)
+		if ((int)strlen(in->g[i].name) > w)
+			w = (int)strlen(in->g[i].name);
+	printf("%s = intercept + slope * %s\n\n", c->y, c->x);
+	printf("%-*s  %6s  %-18s  %-18s  %6s  %8s  %-6s  %5s  %8s  %7s  %8s\n", w, by, "points",
+	       "intercept", "slope", "r2", "rms", "fit", "steps", "period", "regular", "height");
+	for (size_t i = 0; i < in->ng; i++) {
+		const struct fit_group *g = &in->g[i];
+		const struct t32_steps *s = &g->steps;
+		snprintf(per, sizeof(per), "-");
+		snprintf(h, sizeof(h), "-");
+		if (g->stepped && s->nsteps >= 2)
+			snprintf(per, sizeof(per), "%.4g", s->period);
+		if (g->stepped && s->nsteps)
+			snprintf(h, sizeof(h), "%.4g", s->height_mean);
+		/* ± is two bytes but one column: widen by one to keep columns straight. */
+		fit_pm(a, sizeof(a), g->fitted, g->fit.a, g->fit.se_a);
+		fit_pm(b, sizeof(b), g->fitted, g->fit.b, g->fit.se_b);
+		printf("%-*s  %6zu  %-*s  %-*s  ", w, g->name, g->n,
+		       strstr(a, "±") ? 19 : 18, a, strstr(b, "±") ? 19 : 18, b);
+		if (g->fitted)
+			printf("%6.4f  %8.4g  %-6s", g->fit.r2, g->fit.rms, g->fit.robust ? "robust" : "ols");
+		else
+			printf("%6s  %8s  %-6s", "-", "-", "-");
+		if (g->stepped && s->nsteps >= 2)
+			printf("  %5zu  %8s  %7.2f  %8s\n", s->nsteps, per, s->regular, h);
+		else
+			printf("  %5zu  %8s  %7s  %8s\n", g->stepped ? s->nsteps : 0, per, "-", h);
+	}
+	for (size_t i = 0; i < in->ng; i++) {
+		const struct fit_group *g = &in->g[i];
+		const struct t32_steps *s = &g->steps;
+		if (!g->stepped || s->nsteps == 0)
+			continue;
+		printf("\n%s: steps at %s =", g->name, c->x);
+		for (size_t j = 0; j < s->nsteps; j++)
+			printf("%s %.6g (%+.4g)", j ? "," : "", s->steps[j].x, s->steps[j].height);
+		if (s->periodic)
+			printf("; periodic, every %.4g %s", s->period, c->x);
+		printf("\n");
+	}
+	for (size_t i = 0; i < in->ng; i++)
+		if (in->g[i].skipped)
+			printf("\n%s: %zu rows without a value skipped\n", in->g[i].name, in->g[i].skipped);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void fit_json_str(const char *v)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+/* A JSON number, null when there is none. */
+static void fit_json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.10g", v);
+	else
+		printf("null");
+}
+
+/* JSON for programs: the same fields as the TSV, steps and plateaus as arrays. */
+static void fit_print_json(const struct fit_input *in, const char *path, const struct fit_cols *c,
+			   int by_used)
+{
+	printf("{\"input\": ");
+	fit_json_str(path);
+	printf(", \"x\": ");
+	fit_json_str(c->x);
+	printf(", \"y\": ");
+	fit_json_str(c->y);
+	printf(", \"by\": ");
+	if (by_used)
+		fit_json_str(c->by);
+	else
+		printf("null");
+	printf(", \"groups\": [");
+	for (size_t i = 0; i < in->ng; i++) {
+		const struct fit_group *g = &in->g[i];
+		const struct t32_linfit *f = &g->fit;
+		const struct t32_steps *s = &g->steps;
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		fit_json_str(g->name);
+		printf(", \"points\": %zu, \"skipped\": %zu, \"fit\": ", g->n, g->skipped);
+		if (g->fitted) {
+			printf("{\"intercept\": ");
+			fit_json_num(f->a);
+			printf(", \"intercept_se\": ");
+			fit_json_num(f->se_a);
+			printf(", \"slope\": ");
+			fit_json_num(f->b);
+			printf(", \"slope_se\": ");
+			fit_json_num(f->se_b);
+			printf(", \"r2\": ");
+			fit_json_num(f->r2);
+			printf(", \"rms\": ");
+			fit_json_num(f->rms);
+			printf(", \"robust\": %s, \"rejected\": %zu}", f->robust ? "true" : "false",
+			       f->rejected);
+		} else {
+			printf("null");
+		}
+		printf(", \"steps\": ");
+		if (!g->stepped) {
+			printf("null}");
+			continue;
+		}
+		printf("{\"noise\": ");
+		fit_json_num(s->noise);
+		printf(", \"threshold\": ");
+		fit_json_num(s->threshold);
+		printf(", \"period\": ");
+		fit_json_num(s->nsteps >= 2 ? s->period : NAN);
+		printf(", \"period_rms\": ");
+		fit_json_num(s->nsteps >= 2 ? s->period_rms : NAN);
+		printf(", \"regular\": ");
+		fit_json_num(s->nsteps >= 2 ? s->regular : NAN);
+		printf(", \"periodic\": %s, \"height_mean\": ", s->periodic ? "true" : "false");
+		fit_json_num(s->nsteps ? s->height_mean : NAN);
+		printf(", \"height_sd\": ");
+		fit_json_num(s->nsteps ? s->height_sd : NAN);
+		printf(", \"at\": [");
+		for (size_t j = 0; j < s->nsteps; j++) {
+			printf("%s{\"x\": ", j ? ", " : "");
+			fit_json_num(s->steps[j].x);
+			printf(", \"x_before\": ");
+			fit_json_num(s->steps[j].x_before);
+			printf(", \"height\": ");
+			fit_json_num(s->steps[j].height);
+			printf("}");
+		}
+		printf("], \"plateaus\": [");
+		for (size_t j = 0; j < s->nplateaus; j++) {
+			printf("%s{\"x0\": ", j ? ", " : "");
+			fit_json_num(s->plateaus[j].x0);
+			printf(", \"x1\": ");
+			fit_json_num(s->plateaus[j].x1);
+			printf(", \"points\": %zu, \"level\": ", s->plateaus[j].points);
+			fit_json_num(s->plateaus[j].level);
+			printf("}");
+		}
+		printf("]}}");
+	}
+	printf("\n]}\n");
+}
+
+/* `t32 fit --help`: usage and options on stdout. */
+static void fit_help(void)
+{
+	printf("usage: %s\n\n", FIT_USAGE);
+	printf("Fit a line y = intercept + slope * x to a sweep and find its steps, per group.\n\n"
+	       "  --format=FMT        table for people (default), tsv with # provenance lines, json\n"
+	       "  --x COL             the x column (default n)\n"
+	       "  --y COL             the y column (default estimate)\n"
+	       "  --by COL            group rows by this column (default form, when present)\n"
+	       "  --min-jump Y        the smallest jump of y counted as a step (default: from the noise)\n"
+	       "  --help              this text\n\n"
+	       "FILE.tsv has # comment lines, then a header row of column names, then rows;\n"
+	       "'-' reads standard input.  Rows with an empty, '-' or 'nan' value are skipped.\n");
+}
+
+/* `t32 fit`: see the top of this file.  Exit 0 ok, 1 error, 2 usage. */
+int cmd_fit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "x", required_argument, NULL, 'x' },
+		{ "y", required_argument, NULL, 'y' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "min-jump", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fit_cols c = { "n", "estimate", "form", 1 };
+	struct t32_steps_opts so = { 0 };
+	enum t32_format fmt = T32_FMT_TABLE;
+	int opt;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (t32_parse_format(optarg, &fmt) < 0)
+				goto usage;
+			break;
+		case 'x':
+			c.x = optarg;
+			break;
+		case 'y':
+			c.y = optarg;
+			break;
+		case 'b':
+			c.by = optarg;
+			c.by_auto = 0;
+			break;
+		case 'j': {
+			char *end;
+			errno = 0;
+			so.min_jump = strtod(optarg, &end);
+			if (end == optarg || *end || errno == ERANGE || !(so.min_jump > 0) ||
+			    !isfinite(so.min_jump))
+				goto usage;
+			break;
+		}
+		case 'h':
+			fit_help();
+			return t32_close_stdout();
+		default:
+			goto usage;
+		}
+	}
+	if (argc - optind != 1)
+		goto usage;
+
+	const char *path = argv[optind];
+	struct fit_input in = { 0 };
+	int by_used = 0;
+	if (fit_read(path, &c, &in, &by_used) != 0) {
+		fit_input_free(&in);
+		return T32_EXIT_ERROR;
+	}
+	fit_groups(&in, &so);
+	const char *by = by_used ? c.by : "group";
+	switch (fmt) {
+	case T32_FMT_TSV:
+		fit_provenance(argc, argv, path, &c, &in, by_used);
+		fit_print_tsv(&in, by);
+		break;
+	case T32_FMT_JSON:
+		fit_print_json(&in, path, &c, by_used);
+		break;
+	case T32_FMT_TABLE:
+		fit_print_table(&in, &c, by);
+		break;
+	}
+	fit_input_free(&in);
+	return t32_close_stdout();
+usage:
+	return t32_usage(FIT_USAGE);
+}

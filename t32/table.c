@@ -1,0 +1,711 @@
+/*
+ * table.c - read instruction tables (the .tbl files in data/) and expand throughput templates.
+ *
+ * A line is `name | insn | key=value ... | key=value ...`; '#' starts a comment,
+ * `# source:` and `# applies to:` comments are kept.  The extras are a table of
+ * keys with one parser each, so a new key is one row.
+ */
+#include "t32/table.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "t32/spec.h"
+
+#define MAX_REGS 16		/* registers in one placeholder class */
+#define MAX_CYCLES 1e6		/* largest expected latency or rtp we accept, cycles */
+
+/* A placeholder class: `{key}` in a template, and the registers it rotates over. */
+struct reg_class {
+	char key;
+	const char *summary;
+	const char *names[MAX_REGS];	/* rotation order; NULL-terminated if short */
+};
+
+/*
+ * General-purpose classes share one numbering (t32_gprs order, rsp left out), so a
+ * literal `al` in a template keeps {r} off rax; vector classes share xmmN/ymmN.
+ */
+static const struct reg_class reg_classes[] = {
+	{ 'r', "64-bit general-purpose", { "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" } },
+	{ 'e', "32-bit general-purpose", { "eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
+		"r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d" } },
+	{ 'w', "16-bit general-purpose", { "ax", "bx", "cx", "dx", "si", "di", "bp",
+		"r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w" } },
+	{ 'b', "8-bit general-purpose", { "al", "bl", "cl", "dl", "sil", "dil", "bpl",
+		"r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b" } },
+	{ 'x', "xmm", { "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+		"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" } },
+	{ 'y', "ymm", { "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7",
+		"ymm8", "ymm9", "ymm10", "ymm11", "ymm12", "ymm13", "ymm14", "ymm15" } },
+};
+#define NCLASSES (sizeof(reg_classes) / sizeof(reg_classes[0]))
+
+/* Does class c rotate over vector registers (else general-purpose)? */
+static int class_is_vector(const struct reg_class *c)
+{
+	return c->key == 'x' || c->key == 'y';
+}
+
+/* The class behind placeholder `{key}`, or NULL. */
+static const struct reg_class *find_class(char key)
+{
+	for (size_t i = 0; i < NCLASSES; i++)
+		if (reg_classes[i].key == key)
+			return &reg_classes[i];
+	return NULL;
+}
+
+/* Other spellings of general-purpose registers that block a rotation slot. */
+static const struct {
+	const char *name;
+	unsigned slot;
+} gpr_aliases[] = {
+	{ "ah", 0 }, { "bh", 1 }, { "ch", 2 }, { "dh", 3 },
+};
+
+/*
+ * Registers a template names literally, as bit masks over rotation slots (one for
+ * general-purpose, one for vector), so the rotation leaves them alone: a template
+ * `add {r}, [rbx]` must never turn rbx into something that is not a pointer.
+ */
+static void literal_regs(const char *tpl, unsigned *gpr_mask, unsigned *vec_mask)
+{
+	const char *p = tpl;
+
+	*gpr_mask = *vec_mask = 0;
+	while (*p) {
+		char word[16];
+		size_t len = 0;
+
+		if (*p == '{') {
+			const char *close = strchr(p, '}');
+
+			p = close ? close + 1 : p + 1;
+			continue;
+		}
+		if (!isalpha((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		while (isalnum((unsigned char)p[len]) || p[len] == '_')
+			len++;
+		if (len < sizeof(word)) {
+			memcpy(word, p, len);
+			word[len] = 0;
+			for (size_t c = 0; c < NCLASSES; c++)
+				for (unsigned s = 0; s < MAX_REGS && reg_classes[c].names[s]; s++)
+					if (strcasecmp(word, reg_classes[c].names[s]) == 0) {
+						if (class_is_vector(&reg_classes[c]))
+							*vec_mask |= 1u << s;
+						else
+							*gpr_mask |= 1u << s;
+					}
+			if (strncasecmp(word, "zmm", 3) == 0) {
+				char *end;
+				long v = strtol(word + 3, &end, 10);
+
+				if (end != word + 3 && !*end && v >= 0 && v < MAX_REGS)
+					*vec_mask |= 1u << v;
+			}
+			for (size_t a = 0; a < sizeof(gpr_aliases) / sizeof(gpr_aliases[0]); a++)
+				if (strcasecmp(word, gpr_aliases[a].name) == 0)
+					*gpr_mask |= 1u << gpr_aliases[a].slot;
+		}
+		p += len;
+	}
+}
+
+/* Register k of class c in rotation, skipping slots in mask; NULL if none is left. */
+static const char *rotate(const struct reg_class *c, unsigned mask, unsigned long k,
+			  unsigned *period)
+{
+	unsigned free_slots[MAX_REGS], nfree = 0;
+
+	for (unsigned s = 0; s < MAX_REGS && c->names[s]; s++)
+		if (!(mask & (1u << s)))
+			free_slots[nfree++] = s;
+	if (period)
+		*period = nfree;
+	if (!nfree)
+		return NULL;
+	return c->names[free_slots[k % nfree]];
+}
+
+/*
+ * Check a template's placeholders and work out its period: the fewest free
+ * registers among the classes it uses (1 when it uses none).  0, or -1 with why.
+ */
+static int check_template(const char *tpl, unsigned *period, char *why, size_t len)
+{
+	unsigned gpr_mask, vec_mask, best = 0;
+
+	literal_regs(tpl, &gpr_mask, &vec_mask);
+	for (const char *p = tpl; *p; p++) {
+		const struct reg_class *c;
+		unsigned n;
+
+		if (*p == '}') {
+			snprintf(why, len, "'}' without '{' in tp template");
+			return -1;
+		}
+		if (*p != '{')
+			continue;
+		if (p[1] == 0 || p[2] != '}') {
+			snprintf(why, len, "bad placeholder '%.4s' (one of {r} {e} {w} {b} {x} {y})", p);
+			return -1;
+		}
+		c = find_class(p[1]);
+		if (!c) {
+			snprintf(why, len, "unknown placeholder '%.3s' (one of {r} {e} {w} {b} {x} {y})", p);
+			return -1;
+		}
+		rotate(c, class_is_vector(c) ? vec_mask : gpr_mask, 0, &n);
+		if (!n) {
+			snprintf(why, len, "tp template leaves no %s register for '{%c}'",
+				 c->summary, c->key);
+			return -1;
+		}
+		if (!best || n < best)
+			best = n;
+		p += 2;
+	}
+	*period = best ? best : 1;
+	return 0;
+}
+
+/* Substitute placeholders left to right; all of one copy use the same rotation index k. */
+int t32_form_tp_expand(const struct t32_form *f, unsigned long k, char *buf, size_t len)
+{
+	unsigned gpr_mask, vec_mask;
+	size_t used = 0;
+
+	if (!f->tp || !len)
+		return -1;
+	literal_regs(f->tp, &gpr_mask, &vec_mask);
+	for (const char *p = f->tp; *p; p++) {
+		const char *piece = NULL;
+		size_t plen;
+		char one[2] = { *p, 0 };
+
+		if (p[0] == '{' && p[1] && p[2] == '}') {
+			const struct reg_class *c = find_class(p[1]);
+
+			if (c)
+				piece = rotate(c, class_is_vector(c) ? vec_mask : gpr_mask, k, NULL);
+			if (!piece)
+				return -1;
+			p += 2;
+		} else {
+			piece = one;
+		}
+		plen = strlen(piece);
+		if (used + plen >= len)
+			return -1;
+		memcpy(buf + used, piece, plen);
+		used += plen;
+	}
+	buf[used] = 0;
+	return 0;
+}
+
+/* Trim white space at both ends of s in place; returns the new start. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = 0;
+	return s;
+}
+
+/* Parse a cycle count for lat= or rtp=: a finite number in [0, MAX_CYCLES]. */
+static int parse_cycles(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*text)
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < 0 || v > MAX_CYCLES)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A key a line may carry; `rest` keys take the rest of their field as value. */
+struct table_key {
+	const char *key;
+	int rest;
+	int (*parse)(struct t32_form *f, const char *value, char *why, size_t len);
+	const char *summary;
+};
+
+/* lat=CYCLES */
+static int key_lat(struct t32_form *f, const char *value, char *why, size_t len)
+{
+	if (parse_cycles(value, &f->lat) == 0)
+		return 0;
+	snprintf(why, len, "bad latency '%s' (cycles, 0 to %g)", value, MAX_CYCLES);
+	return -1;
+}
+
+/* rtp=CYCLES */
+static int key_rtp(struct t32_form *f, const char *value, char *why, size_t len)
+{
+	if (parse_cycles(value, &f->rtp) == 0)
+		return 0;
+	snprintf(why, len, "bad reciprocal throughput '%s' (cycles, 0 to %g)", value, MAX_CYCLES);
+	return -1;
+}
+
+/* init= is checked with the spec's own parser, so a table can only say what --init can. */
+static int key_init(struct t32_form *f, const char *value, char *why, size_t len)
+{
+	struct t32_spec scratch;
+
+	memset(&scratch, 0, sizeof(scratch));
+	if (!*value) {
+		snprintf(why, len, "empty init (REG=VALUE[,REG=VALUE]...)");
+		return -1;
+	}
+	if (t32_spec_parse_init(&scratch, value, why, len))
+		return -1;
+	f->init = strdup(value);
+	if (!f->init) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct table_key *key_at(const char *p);
+
+/*
+ * tp=TEMPLATE takes the rest of its field, so `tp=add {r}, 1 lat=1` would swallow
+ * the lat=; say so instead of handing nasm a broken line later.
+ */
+static int key_tp(struct t32_form *f, const char *value, char *why, size_t len)
+{
+	if (!*value) {
+		snprintf(why, len, "empty tp template");
+		return -1;
+	}
+	for (const char *p = value + 1; *p; p++) {
+		const struct table_key *k;
+
+		if (!isspace((unsigned char)p[-1]) || !(k = key_at(p)))
+			continue;
+		snprintf(why, len, "tp= takes the rest of its field; put '%s=' in a field of its own",
+			 k->key);
+		return -1;
+	}
+	if (check_template(value, &f->tp_period, why, len))
+		return -1;
+	f->tp = strdup(value);
+	if (!f->tp) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct table_key table_keys[] = {
+	{ "lat", 0, key_lat, "expected latency, core cycles" },
+	{ "rtp", 0, key_rtp, "expected reciprocal throughput, core cycles" },
+	{ "init", 0, key_init, "register start values, REG=VALUE[,REG=VALUE]..." },
+	{ "tp", 1, key_tp, "throughput template with register placeholders" },
+};
+#define NKEYS (sizeof(table_keys) / sizeof(table_keys[0]))
+
+/* The key whose `key=` starts at p, or NULL. */
+static const struct table_key *key_at(const char *p)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		size_t n = strlen(table_keys[i].key);
+
+		if (strncmp(p, table_keys[i].key, n) == 0 && p[n] == '=')
+			return &table_keys[i];
+	}
+	return NULL;
+}
+
+/* Parse one extras field (`lat=3 rtp=1`, `tp=imul {r}, {r}`) into f; seen marks keys. */
+static int parse_extras(struct t32_form *f, char *field, unsigned *seen, char *why, size_t len)
+{
+	char *p = field;
+
+	while (*p) {
+		const struct table_key *k = NULL;
+		char *key, *value, *eq;
+		size_t i;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		key = p;
+		while (*p && !isspace((unsigned char)*p) && *p != '=')
+			p++;
+		if (*p != '=') {
+			char *w = key;
+
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+			if (*p)
+				*p++ = 0;
+			snprintf(why, len, "expected key=value, not '%s'", w);
+			return -1;
+		}
+		eq = p;
+		*eq = 0;
+		for (i = 0; i < NKEYS; i++)
+			if (strcmp(key, table_keys[i].key) == 0)
+				k = &table_keys[i];
+		if (!k) {
+			snprintf(why, len, "unknown key '%s'", key);
+			return -1;
+		}
+		i = (size_t)(k - table_keys);
+		if (*seen & (1u << i)) {
+			snprintf(why, len, "key '%s' given twice", key);
+			return -1;
+		}
+		*seen |= 1u << i;
+		value = eq + 1;
+		if (k->rest) {
+			value = trim(value);
+			p = value + strlen(value);
+		} else {
+			p = value;
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+			if (*p)
+				*p++ = 0;
+		}
+		if (k->parse(f, value, why, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* Is s a valid form name: letters, digits and - _ . + only? */
+static int good_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("-_.+", *s))
+			return 0;
+	return 1;
+}
+
+/* Free what a form owns (not the form itself). */
+static void form_free(struct t32_form *f)
+{
+	free(f->name);
+	free(f->insn);
+	free(f->init);
+	free(f->tp);
+}
+
+/* Parse one form line (comment already cut off) into f.  0, or -1 with why. */
+static int parse_form(char *line, struct t32_form *f, char *why, size_t len)
+{
+	char *fields[16];
+	size_t nf = 0;
+	unsigned seen = 0;
+	char *p = line;
+
+	for (;;) {
+		char *bar = strchr(p, '|');
+
+		if (nf == sizeof(fields) / sizeof(fields[0])) {
+			snprintf(why, len, "too many '|' fields");
+			return -1;
+		}
+		if (bar)
+			*bar = 0;
+		fields[nf++] = trim(p);
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	if (nf < 2 || !*fields[1]) {
+		snprintf(why, len, "no instruction (name | insn | key=value...)");
+		return -1;
+	}
+	if (!good_name(fields[0])) {
+		snprintf(why, len, "bad form name '%s' (letters, digits, - _ . +)", fields[0]);
+		return -1;
+	}
+	if (strpbrk(fields[1], "{}")) {
+		snprintf(why, len, "placeholder in instruction '%s' (they belong in tp=)", fields[1]);
+		return -1;
+	}
+	f->name = strdup(fields[0]);
+	f->insn = strdup(fields[1]);
+	if (!f->name || !f->insn) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (size_t i = 2; i < nf; i++) {
+		if (!*fields[i]) {
+			snprintf(why, len, "empty field %zu", i + 1);
+			return -1;
+		}
+		if (parse_extras(f, fields[i], &seen, why, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* Append a copy of text to a string list; 0 or -1. */
+static int list_add(char ***list, size_t *n, const char *text)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!grown)
+		return -1;
+	*list = grown;
+	grown[*n] = strdup(text);
+	if (!grown[*n])
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* Append ' ' + text to the last entry of a string list (a continuation line). */
+static int list_extend(char **list, size_t n, const char *text)
+{
+	size_t old = strlen(list[n - 1]);
+	char *grown = realloc(list[n - 1], old + strlen(text) + 2);
+
+	if (!grown)
+		return -1;
+	grown[old] = ' ';
+	strcpy(grown + old + 1, text);
+	list[n - 1] = grown;
+	return 0;
+}
+
+/* The header comments we keep, as a table. */
+static const struct {
+	const char *prefix;	/* after '#' and spaces */
+	size_t list;		/* 0 = source, 1 = applies */
+} header_keys[] = {
+	{ "source:", 0 },
+	{ "applies to:", 1 },
+};
+
+/*
+ * Keep `# source:` / `# applies to:` comments.  A comment indented by two or more
+ * spaces (or a tab) right after one of them continues it.  *last is the list the
+ * previous line went to (-1: none).
+ */
+static int header_line(struct t32_table *t, const char *comment, int *last)
+{
+	char ***lists[2] = { &t->source, &t->applies };
+	size_t *counts[2] = { &t->nsource, &t->napplies };
+	const char *body = comment;
+	char *text;
+	int rc = 0;
+
+	while (*body == ' ' || *body == '\t')
+		body++;
+	for (size_t i = 0; i < sizeof(header_keys) / sizeof(header_keys[0]); i++) {
+		size_t plen = strlen(header_keys[i].prefix);
+
+		if (strncasecmp(body, header_keys[i].prefix, plen) == 0) {
+			size_t l = header_keys[i].list;
+
+			text = strdup(body + plen);
+			if (!text)
+				return -1;
+			rc = list_add(lists[l], counts[l], trim(text));
+			free(text);
+			*last = (int)l;
+			return rc;
+		}
+	}
+	if (*last >= 0 && *body && (comment[0] == '\t' || strncmp(comment, "  ", 2) == 0)) {
+		text = strdup(body);
+		if (!text)
+			return -1;
+		rc = list_extend(*lists[*last], *counts[*last], trim(text));
+		free(text);
+		return rc;
+	}
+	*last = -1;
+	return 0;
+}
+
+/* Parse a whole table held in memory (t32_table_load reads the file, then comes here). */
+int t32_table_parse(const char *text, const char *path, struct t32_table *t, char *err,
+		    size_t errlen)
+{
+	char *copy = strdup(text), *line, *next;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int last_header = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->path = strdup(path);
+	if (!copy || !t->path) {
+		free(copy);
+		snprintf(err, errlen, "out of memory reading '%s'", path);
+		t32_table_free(t);
+		return -1;
+	}
+	for (line = copy; line; line = next) {
+		char why[256] = "";
+		char *hash, *body;
+		struct t32_form f;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else if (!*line)
+			break;
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		body = trim(line);
+		if (!*body && hash) {
+			if (header_line(t, hash + 1, &last_header))
+				goto nomem;
+			continue;
+		}
+		last_header = -1;
+		if (!*body)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.lat = f.rtp = NAN;
+		f.line = lineno;
+		if (parse_form(body, &f, why, sizeof(why)) != 0) {
+			if (!*why)
+				snprintf(why, sizeof(why), "out of memory");
+		} else {
+			const struct t32_form *dup = t32_table_find(t, f.name);
+
+			if (dup)
+				snprintf(why, sizeof(why), "form '%s' already defined on line %u",
+					 f.name, dup->line);
+		}
+		if (*why) {
+			snprintf(err, errlen, "bad line %u in '%s' (%s)", lineno, path, why);
+			form_free(&f);
+			free(copy);
+			t32_table_free(t);
+			return -1;
+		}
+		if (t->n == cap) {
+			struct t32_form *grown;
+
+			cap = cap ? 2 * cap : 32;
+			grown = realloc(t->forms, cap * sizeof(*grown));
+			if (!grown) {
+				form_free(&f);
+				goto nomem;
+			}
+			t->forms = grown;
+		}
+		t->forms[t->n++] = f;
+	}
+	free(copy);
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory reading '%s'", path);
+	free(copy);
+	t32_table_free(t);
+	return -1;
+}
+
+/* Read the file whole (tables are small), refuse binary data, then parse the text. */
+int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!fp) {
+		snprintf(err, errlen, "cannot open table '%s' (%s)", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 4096) {
+			char *grown = realloc(text, cap + 65536);
+
+			if (!grown) {
+				free(text);
+				fclose(fp);
+				snprintf(err, errlen, "out of memory reading '%s'", path);
+				return -1;
+			}
+			text = grown;
+			cap += 65536;
+		}
+		got = fread(text + len, 1, cap - len - 1, fp);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "cannot read table '%s' (%s)", path, strerror(errno));
+		free(text);
+		fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	text[len] = 0;
+	if (memchr(text, 0, len)) {
+		snprintf(err, errlen, "not a text file '%s'", path);
+		free(text);
+		return -1;
+	}
+	rc = t32_table_parse(text, path, t, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* Free everything the table owns and leave it empty, safe to free again. */
+void t32_table_free(struct t32_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		form_free(&t->forms[i]);
+	for (size_t i = 0; i < t->nsource; i++)
+		free(t->source[i]);
+	for (size_t i = 0; i < t->napplies; i++)
+		free(t->applies[i]);
+	free(t->forms);
+	free(t->source);
+	free(t->applies);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Forms are few (tens), so a linear search is all a lookup needs. */
+const struct t32_form *t32_table_find(const struct t32_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->forms[i].name, name) == 0)
+			return &t->forms[i];
+	return NULL;
+}
