@@ -3,7 +3,7 @@
 #   make            build build/t32 (and the t32/t32 link to it)
 #   make check      install what is missing (Debian), build, run the TAP tests with prove
 #   make bench      measured figures beside their targets
-#   make report     the coursework study, written to report/
+#   make report     the coursework study, written to report/ (PROFILE=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # CFLAGS and LDFLAGS are yours; the flags t32 needs live in T32_CFLAGS / T32_LIBS.
@@ -29,7 +29,7 @@ TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 # Debian packages behind each requirement: what `make deps` installs.
 DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
 
-.PHONY: all check tests demo bench report install uninstall clean deps
+.PHONY: all check tests bench report install uninstall clean deps
 
 all: $(B)/t32 t32/t32
 
@@ -61,18 +61,15 @@ check:
 	T32='$(abspath $(B)/t32)' T32_SRC='$(abspath .)' T32_BUILD='$(abspath $(B))' \
 		$(PROVE) $(PROVE_FLAGS) $(sort $(TEST_BIN) $(wildcard t/*.t))
 
-# The quick start's main job until the report exists: a short demo measurement.
-demo:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all
-	@for insn in nop 'add eax, 1' 'imul rax, rax'; do \
-		$(B)/t32 time l m 100000 1000 "$$insn" || exit $$?; echo; done
-
 bench: all
 	$(B)/t32 bench
 
-report: all
-	@sh t/report.sh '$(abspath $(B)/t32)' '$(PROFILE)'
+# The quick start's main job: the coursework study, written to report/.
+PROFILE ?= quick
+report:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	$(B)/t32 study --profile $(PROFILE) -o report
 
 # Install what is missing with apt-get when we can; otherwise name it in one line.
 deps:

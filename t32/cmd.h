@@ -11,6 +11,7 @@ int cmd_env(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "gen", cmd_gen, "print the NASM that would run" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
+	{ "model", cmd_model, "retirement model: cycle chart and predicted samples" },
+	{ "study", cmd_study, "the coursework's experiments, written to a report directory" },
 	{ "bench", cmd_bench, "the measured claims beside their targets (make bench)" },
 	{ "env", cmd_env, "what this machine offers and costs: TSC, clock ratio, barriers, PMU" },
 	{ NULL, NULL, NULL }

@@ -1,0 +1,349 @@
+/*
+ * model.c - the retirement model: one pass in program order computes, for each
+ * instruction, when it allocates, becomes ready, completes and retires.
+ *
+ * Rules (the blog's, plus what its TODO list asks for):
+ *   alloc     in order, at most alloc_width a cycle, and not before the
+ *             instruction rob_size places earlier has retired
+ *   ready     alloc, and every input's producer complete; a load's address
+ *             registers first, then load latency, then its data inputs
+ *   complete  ready + latency
+ *   retire    in order, at most retire_width a cycle, not before complete +
+ *             the class's retire delay
+ * A load of the same address expression as an earlier store (same registers,
+ * unchanged since) takes its value store_forward_latency after the store's data.
+ * Execute-at-retire instructions start only when the one before them has retired;
+ * fences start when everything before them has completed and hold everything
+ * after them until they complete; a serialising instruction also keeps later
+ * ones from allocating until it retires.
+ */
+#include "analysis/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
+		       const struct t32_insn *in, size_t n, struct t32_model_insn *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct t32_lat_entry *e = tab ? t32_lattab_find(tab, in[i].form) : NULL;
+		unsigned cycles;
+
+		out[i].d = in[i];
+		out[i].cls = in[i].cls;
+		if (e && e->cls >= 0)
+			out[i].cls = (enum t32_class)e->cls;
+		out[i].from_table = 0;
+		if (e && t32_lattab_latency(e, u->name, &cycles) == 0) {
+			out[i].latency = cycles;
+			out[i].from_table = 1;
+		} else {
+			out[i].latency = u->latency[out[i].cls];
+		}
+	}
+}
+
+/* A store in flight, for forwarding to a later load of the same address expression. */
+struct fwd_store {
+	const struct t32_insn *d;	/* the store: its address expression */
+	unsigned base_ver, index_ver;	/* writes seen by its address registers so far */
+	long data;			/* cycle its data is ready */
+};
+#define FWD_STORES 32			/* stores remembered, newest first */
+
+/* Writes seen so far by an address register (-1: none, always 0). */
+static unsigned reg_version(const unsigned *ver, int res)
+{
+	return res < 0 ? 0 : ver[res];
+}
+
+/* The newest remembered store a load reads from: same expression, same register values. */
+static const struct fwd_store *forwarding_store(const struct fwd_store *st, size_t nst,
+						size_t next, const struct t32_insn *ld,
+						const unsigned *ver)
+{
+	for (size_t k = 1; k <= nst; k++) {
+		const struct fwd_store *f = &st[(next + FWD_STORES - k) % FWD_STORES];
+		const struct t32_insn *sd = f->d;
+
+		if (sd->mem_base == ld->mem_base && sd->mem_index == ld->mem_index &&
+		    sd->mem_scale == ld->mem_scale && sd->mem_disp == ld->mem_disp &&
+		    ld->mem_bytes <= sd->mem_bytes &&
+		    f->base_ver == reg_version(ver, ld->mem_base) &&
+		    f->index_ver == reg_version(ver, ld->mem_index))
+			return f;
+	}
+	return NULL;
+}
+
+/* Run total instructions (whole copies of the block) from an empty machine into rows. */
+static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		     size_t total, struct t32_model_row *rows)
+{
+	long res_time[T32_NRES] = { 0 };	/* cycle each resource's value is available */
+	unsigned char res_load[T32_NRES] = { 0 };	/* its producer was a pure load */
+	long alloc_cycle = 0, retire_cycle = 0;
+	unsigned alloc_count = 0, retire_count = 0;
+	long serial_block = 0;		/* later instructions allocate from this cycle */
+	long fence_done = 0;		/* later instructions start from this cycle */
+	long mem_block = 0;		/* later memory accesses start from this cycle */
+	long all_complete = 0;		/* latest completion so far */
+	unsigned res_ver[T32_NRES] = { 0 };	/* writes seen by each resource */
+	struct fwd_store stores[FWD_STORES];
+	size_t nstores = 0, next_store = 0;
+	unsigned walloc = u->alloc_width ? u->alloc_width : 1;
+	unsigned wretire = u->retire_width ? u->retire_width : 1;
+
+	for (size_t i = 0; i < total; i++) {
+		size_t k = i % n;
+		const struct t32_model_insn *m = &b[k];
+		const struct t32_insn *d = &m->d;
+		struct t32_model_row *row = &rows[i];
+		unsigned lat = m->latency;
+		int mem = (d->flags & (T32_INSN_LOAD | T32_INSN_STORE)) != 0;
+		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0;
+		long a = alloc_cycle, ra, rop, c, r;
+
+		/* allocate */
+		if (alloc_count >= walloc)
+			a++;
+		if (u->rob_size && i >= u->rob_size)
+			a = MAX(a, rows[i - u->rob_size].retire + 1);
+		a = MAX(a, serial_block);
+		if (a != alloc_cycle) {
+			alloc_cycle = a;
+			alloc_count = 0;
+		}
+		alloc_count++;
+
+		/* address inputs, and what holds this instruction back */
+		ra = MAX(a, fence_done);
+		for (unsigned j = 0; j < d->naddrs; j++)
+			ra = MAX(ra, res_time[d->addrs[j]]);
+		if (mem)
+			ra = MAX(ra, mem_block);
+		if (m->cls == T32_CLASS_ATRETIRE || m->cls == T32_CLASS_SERIAL)
+			ra = MAX(ra, retire_cycle);
+		if (m->cls == T32_CLASS_FENCE)
+			ra = MAX(ra, all_complete);
+
+		/* the load, then the data inputs */
+		rop = ra;
+		/* an execute-at-retire latency covers its whole locked access */
+		if ((d->flags & T32_INSN_LOAD) && m->cls != T32_CLASS_ATRETIRE) {
+			const struct fwd_store *f = (d->flags & T32_INSN_MEMKEY) ?
+				forwarding_store(stores, nstores, next_store, d, res_ver) : NULL;
+			unsigned l = u->load_latency;
+
+			if (u->load_latency_chase && (d->flags & T32_INSN_CHASEABLE) &&
+			    d->naddrs == 1 && res_load[d->addrs[0]])
+				l = u->load_latency_chase;
+			else if ((d->flags & T32_INSN_INDEXED) && d->mem_scale > 1)
+				l = u->load_latency_scaled;
+			if (f)	/* the value comes from the store, not the cache */
+				rop = MAX(rop, f->data + (long)u->store_forward_latency);
+			else
+				rop += l;
+		}
+		if (zero && !u->zero_idioms) {
+			/* not recognised: it reads what it writes, like any other instruction */
+			for (unsigned j = 0; j < d->nwrites; j++)
+				if (d->writes[j] < T32_RES_CF)
+					rop = MAX(rop, res_time[d->writes[j]]);
+		}
+		for (unsigned j = 0; j < d->nreads; j++)
+			rop = MAX(rop, res_time[d->reads[j]]);
+		if ((zero && u->zero_idioms) || ((d->flags & T32_INSN_MOVE) && u->move_elim))
+			lat = 0;
+		c = rop + (long)lat;
+
+		if ((d->flags & T32_INSN_STORE) && (d->flags & T32_INSN_MEMKEY)) {
+			struct fwd_store *f = &stores[next_store];
+
+			f->d = d;
+			f->base_ver = reg_version(res_ver, d->mem_base);
+			f->index_ver = reg_version(res_ver, d->mem_index);
+			/* a pure store's data is its input; a read-modify-write's its result */
+			f->data = m->cls == T32_CLASS_STORE ? rop : c;
+			next_store = (next_store + 1) % FWD_STORES;
+			if (nstores < FWD_STORES)
+				nstores++;
+		}
+		for (unsigned j = 0; j < d->nwrites; j++) {
+			res_time[d->writes[j]] = c;
+			res_load[d->writes[j]] = m->cls == T32_CLASS_LOAD;
+			res_ver[d->writes[j]]++;
+		}
+		all_complete = MAX(all_complete, c);
+		if (m->cls == T32_CLASS_FENCE)
+			fence_done = MAX(fence_done, c);
+		if (m->cls == T32_CLASS_ATRETIRE)
+			mem_block = MAX(mem_block, c);
+
+		/* retire */
+		r = MAX(c + (long)u->retire_delay[m->cls], retire_cycle);
+		if (r == retire_cycle && retire_count >= wretire)
+			r++;
+		row->weight = r - retire_cycle;
+		if (r != retire_cycle) {
+			retire_cycle = r;
+			retire_count = 0;
+		}
+		retire_count++;
+		if (m->cls == T32_CLASS_SERIAL)
+			serial_block = r + 1;
+
+		row->insn = k;
+		row->iter = i / n;
+		row->alloc = a;
+		row->ready = mem ? ra : rop;
+		row->complete = c;
+		row->retire = r;
+		row->share = 0;
+	}
+}
+
+int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		    size_t iters, struct t32_model_row *rows)
+{
+	if (!n || !iters)
+		return -1;
+	simulate(u, b, n, n * iters, rows);
+	return 0;
+}
+
+/* Do the last rows repeat every p iterations?  Sets *shift to the cycles per period. */
+static int repeats(const struct t32_model_row *rows, size_t total, size_t n, size_t p,
+		   size_t window, long *shift)
+{
+	size_t step = p * n;
+	long d;
+
+	if (window + step > total)
+		return 0;
+	d = rows[total - 1].retire - rows[total - 1 - step].retire;
+	for (size_t i = total - window; i < total; i++) {
+		const struct t32_model_row *x = &rows[i], *y = &rows[i - step];
+
+		if (x->retire - y->retire != d || x->alloc - y->alloc != d ||
+		    x->ready - y->ready != d || x->complete - y->complete != d)
+			return 0;
+	}
+	*shift = d;
+	return 1;
+}
+
+#define MAX_PERIOD 64			/* iterations */
+#define MAX_ROWS ((size_t)1 << 20)	/* instructions simulated, at most */
+
+int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		     int skid, struct t32_model_result *r)
+{
+	size_t iters, total = 0, p = 0, start, pmax = MAX_PERIOD, warm;
+	struct t32_model_row *rows = NULL;
+	long shift = 0, wsum = 0;
+	int found = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!n || skid < 0)
+		return -1;
+	/* warm up past a full ROB, then room to see pmax iterations repeat */
+	warm = 8 * (size_t)u->rob_size / n + 4;
+	while (pmax > 1 && n * (warm + 5 * pmax) > MAX_ROWS)
+		pmax /= 2;
+	iters = warm + 5 * pmax;
+	for (;;) {
+		struct t32_model_row *nr;
+
+		total = iters * n;
+		nr = realloc(rows, total * sizeof(*rows));
+		if (!nr) {
+			free(rows);
+			return -1;
+		}
+		rows = nr;
+		simulate(u, b, n, total, rows);
+		for (p = 1; p <= pmax && !found; p++) {
+			size_t window = MAX(4 * p * n, (size_t)2 * u->rob_size + 2 * n);
+
+			if (repeats(rows, total, n, p, window, &shift))
+				found = 1;
+		}
+		p--;
+		if (found || 2 * total > MAX_ROWS || 2 * total < total)
+			break;
+		iters *= 2;
+	}
+	if (!found) {
+		p = pmax;
+		shift = rows[total - 1].retire - rows[total - 1 - p * n].retire;
+	}
+
+	start = total - p * n;
+	r->period = p;
+	r->periodic = found;
+	r->nrows = p * n;
+	r->cycles_per_iter = (double)shift / (double)p;
+	r->rows = calloc(r->nrows, sizeof(*r->rows));
+	r->weight = calloc(n, sizeof(double));
+	r->share = calloc(n, sizeof(double));
+	if (!r->rows || !r->weight || !r->share) {
+		free(rows);
+		t32_model_result_free(r);
+		return -1;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct t32_model_row *x = &r->rows[i];
+		long base = rows[start - 1].retire;
+
+		*x = rows[start + i];
+		x->iter = i / n;
+		x->alloc -= base;
+		x->ready -= base;
+		x->complete -= base;
+		x->retire -= base;
+		wsum += x->weight;
+	}
+	for (size_t i = 0; i < r->nrows && wsum > 0; i++) {
+		size_t j = (i + (size_t)skid) % r->nrows;
+
+		r->rows[j].share += (double)r->rows[i].weight / (double)wsum;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		r->weight[r->rows[i].insn] += (double)r->rows[i].weight / (double)p;
+		r->share[r->rows[i].insn] += r->rows[i].share;
+	}
+	free(rows);
+	return 0;
+}
+
+void t32_model_result_free(struct t32_model_result *r)
+{
+	free(r->rows);
+	free(r->weight);
+	free(r->share);
+	memset(r, 0, sizeof(*r));
+}
+
+int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		    size_t kmax, double *cycles)
+{
+	struct t32_model_row *rows;
+
+	cycles[0] = 0;
+	if (!n)
+		return -1;
+	if (!kmax)
+		return 0;
+	rows = malloc(kmax * n * sizeof(*rows));
+	if (!rows)
+		return -1;
+	/* a run of k copies is a prefix of a run of kmax copies: one pass gives them all */
+	simulate(u, b, n, kmax * n, rows);
+	for (size_t k = 1; k <= kmax; k++)
+		cycles[k] = (double)(rows[k * n - 1].retire + 1);
+	free(rows);
+	return 0;
+}

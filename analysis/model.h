@@ -1,0 +1,81 @@
+/*
+ * model.h - the retirement model of "Where do interrupts happen?": instructions
+ * allocate in order (alloc_width a cycle, bounded by the ROB), execute when their
+ * inputs are ready, and retire in order (retire_width a cycle, not before they
+ * complete).  An interrupt selects the oldest unretired instruction, so the
+ * instructions where the retire cycle advances are the selected ones, weighted by
+ * the size of the advance; the sample lands on the next instruction (skid 1) or
+ * on the selected one itself (skid 0, precise sampling).
+ *
+ * Everything here is a pure function of the block and a struct t32_uarch, so a
+ * fit can vary the parameters (t32_uarch_set_value) and run the model again.
+ */
+#ifndef T32_MODEL_H
+#define T32_MODEL_H
+
+#include <stddef.h>
+
+#include "analysis/deps.h"
+#include "analysis/uarch.h"
+
+/* One instruction as the model runs it. */
+struct t32_model_insn {
+	struct t32_insn d;	/* dependencies, flags, decoded class */
+	enum t32_class cls;	/* class after the latency table */
+	unsigned latency;	/* cycles of execution, after the load for memory forms */
+	int from_table;		/* 1 if the latency came from the latency table */
+};
+
+/*
+ * Give each decoded instruction its class and latency: the latency table entry
+ * for the form (and u->name) if there is one, else the class default of u.  tab
+ * may be NULL.  out has n entries.
+ */
+void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
+		       const struct t32_insn *in, size_t n, struct t32_model_insn *out);
+
+/* One instruction in one iteration: the row of a cycle chart. */
+struct t32_model_row {
+	size_t insn;		/* index in the block */
+	size_t iter;		/* iteration the row belongs to */
+	long alloc;		/* cycle it is allocated (enters the ROB and scheduler) */
+	long ready;		/* cycle its inputs are ready and it starts executing */
+	long complete;		/* cycle its result is available */
+	long retire;		/* cycle it retires */
+	long weight;		/* cycles the retire cycle advanced here (> 0: selected) */
+	double share;		/* fraction of samples landing on this row (steady state) */
+};
+
+/*
+ * Run iters back-to-back copies of the block from an empty machine (all
+ * registers ready at cycle 0).  rows gets iters * n rows; weight of the first
+ * row counts from cycle 0.  Returns 0, or -1 for a bad argument (n == 0).
+ */
+int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		    size_t iters, struct t32_model_row *rows);
+
+/* The steady state of the block run as a loop. */
+struct t32_model_result {
+	double cycles_per_iter;	/* cycles, one iteration in the steady state */
+	size_t period;		/* iterations after which the pattern repeats */
+	int periodic;		/* 0: no period found, figures are a window average */
+	size_t nrows;		/* period * n */
+	struct t32_model_row *rows;	/* one period; cycles from the retirement just before it */
+	double *weight;		/* per instruction: cycles per iteration it is the oldest unretired */
+	double *share;		/* per instruction: fraction of samples landing on it */
+};
+
+/* Steady state with the given skid (0 or 1).  0, or -1 (bad argument, no memory). */
+int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		     int skid, struct t32_model_result *r);
+void t32_model_result_free(struct t32_model_result *r);
+
+/*
+ * Cycles of a barrier-wrapped block of k copies, k = 0..kmax, each started on an
+ * empty machine: cycles[k] = the retire cycle of the last instruction + 1
+ * (0 for k = 0), to lay over a measured step curve.  cycles has kmax + 1 slots.
+ */
+int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		    size_t kmax, double *cycles);
+
+#endif

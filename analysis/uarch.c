@@ -1,0 +1,487 @@
+/*
+ * uarch.c - micro-architecture parameter files and the latency table.
+ */
+#include "analysis/uarch.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIELD(f) offsetof(struct t32_uarch, f)
+#define CLASS_KEYS(c, n)							\
+	{ "latency." n, FIELD(latency[c]), 0, 100000, 1,			\
+	  "cycles, latency of a " n " instruction without a table entry" },	\
+	{ "retire_delay." n, FIELD(retire_delay[c]), 0, 100000, 0,		\
+	  "cycles from completing to the earliest retirement (" n ")" }
+
+static const struct t32_uarch_key keys[] = {
+	{ "alloc_width", FIELD(alloc_width), 1, 64, 1, "instructions allocated per cycle" },
+	{ "retire_width", FIELD(retire_width), 1, 64, 1, "instructions retired per cycle" },
+	{ "rob_size", FIELD(rob_size), 1, 100000, 1, "instructions in flight, at most" },
+	{ "load_latency", FIELD(load_latency), 0, 10000, 1, "cycles, L1 hit, [base + index + disp]" },
+	{ "load_latency_scaled", FIELD(load_latency_scaled), 0, 10000, 1,
+	  "cycles, L1 hit, index register scaled by 2, 4 or 8" },
+	{ "load_latency_chase", FIELD(load_latency_chase), 0, 10000, 1,
+	  "cycles, [base + 0..2047] whose base comes from a load (0: no fast path)" },
+	{ "store_forward_latency", FIELD(store_forward_latency), 0, 10000, 1,
+	  "cycles from a store's data to the result of a load of the same address" },
+	{ "move_elim", FIELD(move_elim), 0, 1, 1, "1: register moves are eliminated at rename" },
+	{ "zero_idioms", FIELD(zero_idioms), 0, 1, 1,
+	  "1: zero idioms break dependencies and need no execution" },
+	CLASS_KEYS(T32_CLASS_NOP, "nop"),
+	CLASS_KEYS(T32_CLASS_ALU, "alu"),
+	CLASS_KEYS(T32_CLASS_LOAD, "load"),
+	CLASS_KEYS(T32_CLASS_STORE, "store"),
+	CLASS_KEYS(T32_CLASS_MUL, "mul"),
+	CLASS_KEYS(T32_CLASS_DIV, "div"),
+	CLASS_KEYS(T32_CLASS_VECTOR, "vector"),
+	CLASS_KEYS(T32_CLASS_BRANCH, "branch"),
+	CLASS_KEYS(T32_CLASS_FENCE, "fence"),
+	CLASS_KEYS(T32_CLASS_ATRETIRE, "atretire"),
+	CLASS_KEYS(T32_CLASS_SERIAL, "serial"),
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+const struct t32_uarch_key *t32_uarch_keys = keys;
+
+/* Strip blanks at both ends, in place. */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+/* Parse an unsigned decimal in [lo, hi] with strtoul and an end pointer. */
+static int parse_unsigned(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const struct t32_uarch_key *find_key(const char *key)
+{
+	for (const struct t32_uarch_key *k = keys; k->key; k++)
+		if (strcmp(k->key, key) == 0)
+			return k;
+	return NULL;
+}
+
+int t32_uarch_set_value(struct t32_uarch *u, const char *key, unsigned long value)
+{
+	const struct t32_uarch_key *k = find_key(key);
+
+	if (!k || value < k->min || value > k->max)
+		return -1;
+	*(unsigned *)((char *)u + k->offset) = (unsigned)value;
+	return 0;
+}
+
+int t32_uarch_get(const struct t32_uarch *u, const char *key, unsigned long *value)
+{
+	const struct t32_uarch_key *k = find_key(key);
+
+	if (!k)
+		return -1;
+	*value = *(const unsigned *)((const char *)u + k->offset);
+	return 0;
+}
+
+/* Apply key and value text to u; err without a location. */
+static int set_text(struct t32_uarch *u, const char *key, const char *value, char *err,
+		    size_t errlen)
+{
+	const struct t32_uarch_key *k;
+	unsigned long v;
+
+	if (strcmp(key, "name") == 0) {
+		if (!*value || strlen(value) >= sizeof(u->name)) {
+			snprintf(err, errlen, "bad name '%s'", value);
+			return -1;
+		}
+		strcpy(u->name, value);
+		return 0;
+	}
+	k = find_key(key);
+	if (!k) {
+		snprintf(err, errlen, "unknown key '%s'", key);
+		return -1;
+	}
+	if (parse_unsigned(value, k->min, k->max, &v)) {
+		snprintf(err, errlen, "bad value for %s (%u to %u) '%s'", key, k->min, k->max, value);
+		return -1;
+	}
+	*(unsigned *)((char *)u + k->offset) = (unsigned)v;
+	return 0;
+}
+
+int t32_uarch_set(struct t32_uarch *u, const char *assignment, char *err, size_t errlen)
+{
+	char buf[256], *eq;
+
+	if (strlen(assignment) >= sizeof(buf) || !(eq = strchr(assignment, '='))) {
+		snprintf(err, errlen, "bad setting (key=value) '%s'", assignment);
+		return -1;
+	}
+	strcpy(buf, assignment);
+	eq = buf + (eq - assignment);
+	*eq = 0;
+	return set_text(u, trim(buf), trim(eq + 1), err, errlen);
+}
+
+int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, size_t errlen)
+{
+	char line[512], msg[300];
+	unsigned lineno = 0;
+	unsigned char seen[sizeof(keys) / sizeof(keys[0])] = { 0 };
+
+	memset(u, 0, sizeof(*u));
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *eq, *hash;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line too long '%.40s'", path, lineno, line);
+			return -1;
+		}
+		if ((hash = strchr(line, '#')))
+			*hash = 0;
+		p = trim(line);
+		if (!*p)
+			continue;
+		eq = strchr(p, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%u: expected key = value '%s'", path, lineno, p);
+			return -1;
+		}
+		*eq = 0;
+		if (set_text(u, trim(p), trim(eq + 1), msg, sizeof(msg))) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+			return -1;
+		}
+		for (size_t i = 0; keys[i].key; i++)
+			if (strcmp(keys[i].key, trim(p)) == 0)
+				seen[i] = 1;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s'", path);
+		return -1;
+	}
+	if (!u->name[0]) {
+		snprintf(err, errlen, "%s: missing key 'name'", path);
+		return -1;
+	}
+	for (size_t i = 0; keys[i].key; i++)
+		if (keys[i].required && !seen[i]) {
+			snprintf(err, errlen, "%s: missing key '%s'", path, keys[i].key);
+			return -1;
+		}
+	return 0;
+}
+
+int t32_uarch_load(struct t32_uarch *u, const char *name_or_path, const char *datadir,
+		   char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int rc;
+
+	if (strchr(name_or_path, '/')) {
+		snprintf(path, sizeof(path), "%s", name_or_path);
+	} else {
+		for (const char *p = name_or_path; *p; p++)
+			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') {
+				snprintf(err, errlen, "bad micro-architecture name '%s'", name_or_path);
+				return -1;
+			}
+		if (!datadir) {
+			snprintf(err, errlen, "no data directory to find micro-architecture '%s'",
+				 name_or_path);
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%.3800s/uarch/%.200s.uarch", datadir, name_or_path);
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open micro-architecture (%s) '%s'", strerror(errno), path);
+		return -1;
+	}
+	rc = t32_uarch_parse(u, f, path, err, errlen);
+	fclose(f);
+	return rc;
+}
+
+/* Does one operand of a table form match one operand of an instruction form? 2 exact, 1 by kind. */
+static int operand_match(const char *pat, const char *op)
+{
+	if (strcmp(pat, op) == 0)
+		return 2;
+	if (strcmp(pat, "r") == 0 && op[0] == 'r' && isdigit((unsigned char)op[1]))
+		return 1;
+	if (strcmp(pat, "m") == 0 && op[0] == 'm' && (op[1] == 0 || isdigit((unsigned char)op[1])))
+		return 1;
+	if (strcmp(pat, "v") == 0 && (strcmp(op, "xmm") == 0 || strcmp(op, "ymm") == 0 ||
+				      strcmp(op, "zmm") == 0))
+		return 1;
+	return 0;
+}
+
+/* Is the word (n bytes) an operand shape: r64, m32, i, xmm, or a kind r, m, v? */
+static int is_shape(const char *w, size_t n)
+{
+	static const char *const words[] = { "r", "m", "i", "v", "xmm", "ymm", "zmm", "k",
+					     "mm", "st", "sreg", "?" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && strncmp(w, words[i], n) == 0)
+			return 1;
+	if (n >= 2 && (w[0] == 'r' || w[0] == 'm')) {
+		for (size_t i = 1; i < n; i++)
+			if (!isdigit((unsigned char)w[i]))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Split "mnem a, b" into the mnemonic (may hold spaces: "lock add") and operands. */
+static int split_form(const char *form, char *mnem, size_t mlen, char ops[][16], int maxops)
+{
+	char buf[64], *p, *tok, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", form);
+	p = trim(buf);
+	/* the operands start after the last word before the first ',' (or the end) */
+	{
+		char *comma = strchr(p, ','), *lastsp;
+		char keep = 0;
+
+		if (comma) {
+			keep = *comma;
+			*comma = 0;
+		}
+		lastsp = strrchr(p, ' ');
+		if (comma)
+			*comma = keep;
+		if (!lastsp) {
+			snprintf(mnem, mlen, "%s", p);
+			return 0;
+		}
+		/* "lock add" has no operands: only a shape word starts them */
+		if (!is_shape(lastsp + 1, comma ? (size_t)(comma - lastsp - 1) : strlen(lastsp + 1))) {
+			snprintf(mnem, mlen, "%s", p);
+			return 0;
+		}
+		*lastsp = 0;
+		snprintf(mnem, mlen, "%s", trim(p));
+		p = lastsp + 1;
+	}
+	for (tok = strtok_r(p, ",", &save); tok && n < maxops; tok = strtok_r(NULL, ",", &save))
+		snprintf(ops[n++], 16, "%s", trim(tok));
+	return n;
+}
+
+const struct t32_lat_entry *t32_lattab_find(const struct t32_lattab *t, const char *form)
+{
+	char mnem[48], pm[48], ops[8][16], pops[8][16];
+	int nops = split_form(form, mnem, sizeof(mnem), ops, 8);
+	const struct t32_lat_entry *best = NULL;
+	int best_score = -1;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int np = split_form(t->e[i].form, pm, sizeof(pm), pops, 8), score = 0;
+
+		if (strcmp(pm, mnem) != 0)
+			continue;
+		if (np != 0) {
+			if (np != nops)
+				continue;
+			for (int k = 0; k < np; k++) {
+				int m = operand_match(pops[k], ops[k]);
+
+				if (!m) {
+					score = -1;
+					break;
+				}
+				score += m;
+			}
+			if (score < 0)
+				continue;
+			score += 1;	/* any operand list beats none */
+		}
+		if (score > best_score) {
+			best = &t->e[i];
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+int t32_lattab_latency(const struct t32_lat_entry *e, const char *uarch, unsigned *cycles)
+{
+	int found = -1;
+
+	for (size_t i = 0; i < e->nlat; i++) {
+		if (strcmp(e->lat[i].name, uarch) == 0) {
+			*cycles = e->lat[i].cycles;
+			return 0;
+		}
+		if (!e->lat[i].name[0]) {
+			*cycles = e->lat[i].cycles;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+/* Parse the latency field: "3", "skylake=10 zen5=3", or a mix. */
+static int parse_latencies(struct t32_lat_entry *e, char *field, char *msg, size_t mlen)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(field, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *num = eq ? eq + 1 : tok;
+		unsigned long v;
+
+		if (e->nlat >= sizeof(e->lat) / sizeof(e->lat[0])) {
+			snprintf(msg, mlen, "too many latencies '%s'", tok);
+			return -1;
+		}
+		if (eq) {
+			*eq = 0;
+			if (!*tok || strlen(tok) >= sizeof(e->lat[0].name)) {
+				snprintf(msg, mlen, "bad micro-architecture name '%s'", tok);
+				return -1;
+			}
+		}
+		if (parse_unsigned(num, 0, 100000, &v)) {
+			snprintf(msg, mlen, "bad latency (0 to 100000 cycles) '%s'", num);
+			return -1;
+		}
+		snprintf(e->lat[e->nlat].name, sizeof(e->lat[0].name), "%s", eq ? tok : "");
+		e->lat[e->nlat].cycles = (unsigned)v;
+		e->nlat++;
+	}
+	if (!e->nlat) {
+		snprintf(msg, mlen, "no latency given '%s'", e->form);
+		return -1;
+	}
+	return 0;
+}
+
+int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], msg[300];
+	unsigned lineno = 0;
+	size_t cap = 0;
+
+	t->e = NULL;
+	t->n = 0;
+	if (!f) {
+		snprintf(err, errlen, "cannot open latency table (%s) '%s'", strerror(errno), path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *hash, *p, *bar1, *bar2, *cls;
+		struct t32_lat_entry *e;
+
+		lineno++;
+		if ((hash = strchr(line, '#')))
+			*hash = 0;
+		p = trim(line);
+		if (!*p)
+			continue;
+		bar1 = strchr(p, '|');
+		bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
+		if (!bar2) {
+			snprintf(err, errlen, "%s:%u: expected form | class | latency '%s'", path,
+				 lineno, p);
+			goto fail;
+		}
+		*bar1 = *bar2 = 0;
+		if (t->n == cap) {
+			size_t want = cap ? 2 * cap : 64;
+			struct t32_lat_entry *ne = realloc(t->e, want * sizeof(*ne));
+
+			if (!ne) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			t->e = ne;
+			cap = want;
+		}
+		e = &t->e[t->n];
+		memset(e, 0, sizeof(*e));
+		p = trim(p);
+		if (!*p || strlen(p) >= sizeof(e->form)) {
+			snprintf(err, errlen, "%s:%u: bad form '%s'", path, lineno, p);
+			goto fail;
+		}
+		/* normalise blanks: one space after the mnemonic and after each comma */
+		{
+			size_t o = 0;
+			int blank = 0;
+
+			for (const char *q = p; *q && o + 1 < sizeof(e->form); q++) {
+				if (isspace((unsigned char)*q)) {
+					blank = 1;
+					continue;
+				}
+				if (blank && o && e->form[o - 1] != ' ' && *q != ',')
+					e->form[o++] = ' ';
+				blank = 0;
+				e->form[o++] = *q;
+				if (*q == ',' && o + 1 < sizeof(e->form))
+					e->form[o++] = ' ';
+			}
+			e->form[o] = 0;
+		}
+		cls = trim(bar1 + 1);
+		if (strcmp(cls, "-") == 0) {
+			e->cls = -1;
+		} else if ((e->cls = t32_class_parse(cls)) < 0) {
+			snprintf(err, errlen, "%s:%u: unknown class '%s'", path, lineno, cls);
+			goto fail;
+		}
+		if (parse_latencies(e, bar2 + 1, msg, sizeof(msg))) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+			goto fail;
+		}
+		t->n++;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s'", path);
+		goto fail;
+	}
+	fclose(f);
+	return 0;
+fail:
+	fclose(f);
+	t32_lattab_free(t);
+	return -1;
+}
+
+void t32_lattab_free(struct t32_lattab *t)
+{
+	free(t->e);
+	t->e = NULL;
+	t->n = 0;
+}

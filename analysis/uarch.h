@@ -1,0 +1,87 @@
+/*
+ * uarch.h - the parameters of a micro-architecture that the retirement model
+ * needs (widths, ROB, load latency, per-class latencies and retire delays), read
+ * from data/uarch/NAME.uarch, and the per-form latency table data/uarch/latency.lat.
+ *
+ * Every parameter has a key; t32_uarch_set() and t32_uarch_set_value() change
+ * one by name, so a command line (--set key=value) and a fit vary the same thing.
+ */
+#ifndef T32_UARCH_H
+#define T32_UARCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/deps.h"
+
+struct t32_uarch {
+	char name[32];				/* "skylake" */
+	unsigned alloc_width;			/* instructions allocated per cycle */
+	unsigned retire_width;			/* instructions retired per cycle */
+	unsigned rob_size;			/* instructions allocated and not yet retired, at most */
+	unsigned load_latency;			/* cycles, L1 hit, [base + index + disp] */
+	unsigned load_latency_scaled;		/* cycles, L1 hit, index register scaled by 2, 4 or 8 */
+	unsigned load_latency_chase;		/* cycles, [base + 0..2047] with base from a load; 0 = no fast path */
+	unsigned store_forward_latency;		/* cycles from store data to a load of the same address */
+	unsigned move_elim;			/* 1: register moves cost no execution (latency 0) */
+	unsigned zero_idioms;			/* 1: zero idioms break dependencies and execute at rename */
+	unsigned latency[T32_NCLASS];		/* cycles, execution latency of a class without a table entry */
+	unsigned retire_delay[T32_NCLASS];	/* cycles from completion to the earliest retirement */
+};
+
+/* One settable parameter: the table behind the file format and --set. */
+struct t32_uarch_key {
+	const char *key;	/* "rob_size", "latency.alu" */
+	size_t offset;		/* of the unsigned field in struct t32_uarch */
+	unsigned min, max;
+	int required;		/* must appear in a .uarch file */
+	const char *summary;
+};
+extern const struct t32_uarch_key *t32_uarch_keys;	/* ends with key == NULL */
+
+/*
+ * Read a .uarch file: `key = value` lines, '#' comments.  A name or a path: a
+ * name without '/' is looked up as DATADIR/uarch/NAME.uarch (datadir may be NULL
+ * when only paths are used).  Errors come back as "FILE:LINE: what 'subject'".
+ * 0 on success, -1 on error.
+ */
+int t32_uarch_load(struct t32_uarch *u, const char *name_or_path, const char *datadir,
+		   char *err, size_t errlen);
+/* Parse an open file (path used in messages only). */
+int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, size_t errlen);
+/* Apply "key=value" (the --set form). */
+int t32_uarch_set(struct t32_uarch *u, const char *assignment, char *err, size_t errlen);
+/* Set / get one parameter by key; -1 for an unknown key or a value out of range. */
+int t32_uarch_set_value(struct t32_uarch *u, const char *key, unsigned long value);
+int t32_uarch_get(const struct t32_uarch *u, const char *key, unsigned long *value);
+
+/* One line of data/uarch/latency.lat: an instruction form, its class, its latencies. */
+struct t32_lat_uarch {
+	char name[32];		/* micro-architecture, "" for every one */
+	unsigned cycles;	/* execution latency, after the load for memory forms */
+};
+struct t32_lat_entry {
+	char form[64];		/* "imul r64, r64", "add r, r", "lock add m, i", "cpuid" */
+	int cls;		/* enum t32_class, or -1 to keep the decoder's */
+	size_t nlat;
+	struct t32_lat_uarch lat[8];
+};
+struct t32_lattab {
+	struct t32_lat_entry *e;
+	size_t n;
+};
+
+/* Read a latency table; errors as "FILE:LINE: what 'subject'". */
+int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t errlen);
+void t32_lattab_free(struct t32_lattab *t);
+/*
+ * The entry that best matches a form ("mov r64, m64"): operands match exactly,
+ * or by kind ("r" any general register, "m" any memory, "i" immediate, "v" any
+ * vector register); an entry with no operands matches any operands.  The most
+ * exact entry wins, then the earliest.  NULL if none.
+ */
+const struct t32_lat_entry *t32_lattab_find(const struct t32_lattab *t, const char *form);
+/* Latency of an entry for a micro-architecture; -1 if the entry gives none for it. */
+int t32_lattab_latency(const struct t32_lat_entry *e, const char *uarch, unsigned *cycles);
+
+#endif

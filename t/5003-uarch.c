@@ -1,0 +1,155 @@
+/*
+ * 5003-uarch - micro-architecture files (good, bad line, missing key), --set,
+ * the latency table (matching and errors) and the lookup of a name.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/uarch.h"
+#include "t/tap.h"
+
+/* Write text to a fresh temporary file; its path into path. */
+static int write_tmp(char *path, size_t len, const char *text)
+{
+	const char *tmp = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(path, len, "%s/t32-5003-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A complete small .uarch text with one line replaced by `line` at the end. */
+static const char base_uarch[] =
+	"# source: a test\n"
+	"name = tiny\n"
+	"alloc_width = 4\nretire_width = 4\nrob_size = 224\n"
+	"load_latency = 5\nload_latency_scaled = 5\nload_latency_chase = 4\nstore_forward_latency = 4\n"
+	"move_elim = 1\nzero_idioms = 1\n"
+	"latency.nop = 0\nlatency.alu = 1\nlatency.load = 0\nlatency.store = 1\n"
+	"latency.mul = 3\nlatency.div = 26\nlatency.vector = 1\nlatency.branch = 1\n"
+	"latency.fence = 4\nlatency.atretire = 18\nlatency.serial = 100\n";
+
+int main(void)
+{
+	struct t32_uarch u;
+	char err[512] = "", path[PATH_MAX], src[PATH_MAX], text[2048], dir[PATH_MAX];
+	const char *root = getenv("T32_SRC");
+	unsigned long v;
+	struct t32_lattab tab;
+	const struct t32_lat_entry *e;
+	unsigned cyc;
+	int have_src;
+
+	plan(31);
+	snprintf(src, sizeof(src), "%s/data/uarch/skylake.uarch", root && *root ? root : ".");
+	have_src = access(src, R_OK) == 0;
+
+	/* the shipped files */
+	if (have_src) {
+		ok(t32_uarch_load(&u, src, NULL, err, sizeof(err)) == 0, "skylake.uarch loads (%s)", err);
+		ok(u.alloc_width == 4 && u.retire_width == 4 && u.rob_size == 224,
+		   "skylake: 4 wide, 224-entry ROB");
+		ok(u.load_latency == 5 && u.load_latency_chase == 4, "skylake: load 5, chase 4");
+		snprintf(src, sizeof(src), "%s/data/uarch/zen5.uarch", root && *root ? root : ".");
+		ok(t32_uarch_load(&u, src, NULL, err, sizeof(err)) == 0, "zen5.uarch loads (%s)", err);
+		ok(u.alloc_width == 8 && u.retire_width == 8 && u.rob_size == 448 &&
+		   u.load_latency == 4, "zen5: 8 wide, 448-entry ROB, load 4");
+	} else {
+		for (int i = 0; i < 5; i++)
+			skip("no source tree (T32_SRC) with data/uarch");
+	}
+
+	/* a good file and a name lookup through T32_DATADIR */
+	ok(write_tmp(path, sizeof(path), base_uarch) == 0, "write a .uarch file");
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == 0, "good file loads (%s)", err);
+	is_string("tiny", u.name, "name");
+	is_int(18, u.latency[T32_CLASS_ATRETIRE], "latency.atretire");
+	unlink(path);
+
+	/* a bad line names its line */
+	snprintf(text, sizeof(text), "%sbogus_key = 3\n", base_uarch);
+	write_tmp(path, sizeof(path), text);
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: unknown key 'bogus_key'"),
+	   "unknown key on line 23 (%s)", err);
+	unlink(path);
+	snprintf(text, sizeof(text), "%srob_size = lots\n", base_uarch);
+	write_tmp(path, sizeof(path), text);
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: bad value for rob_size"),
+	   "bad number on line 23 (%s)", err);
+	unlink(path);
+	snprintf(text, sizeof(text), "%sjust words\n", base_uarch);
+	write_tmp(path, sizeof(path), text);
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: expected key = value"),
+	   "a line without '=' (%s)", err);
+	unlink(path);
+	write_tmp(path, sizeof(path), "name = x\nalloc_width = 4\n");
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, "missing key 'retire_width'"),
+	   "a missing key is named (%s)", err);
+	unlink(path);
+	ok(t32_uarch_load(&u, "/nonexistent/x.uarch", NULL, err, sizeof(err)) == -1 &&
+	   strstr(err, "cannot open"), "a missing file (%s)", err);
+
+	/* --set and the parameter interface a fit uses */
+	t32_uarch_set(&u, "name=tiny", err, sizeof(err));
+	ok(t32_uarch_set(&u, "retire_width=2", err, sizeof(err)) == 0 && u.retire_width == 2,
+	   "--set retire_width=2");
+	ok(t32_uarch_set(&u, " latency.vector = 10 ", err, sizeof(err)) == 0 &&
+	   u.latency[T32_CLASS_VECTOR] == 10, "--set with blanks, a class latency");
+	ok(t32_uarch_set(&u, "alloc_width=0", err, sizeof(err)) == -1 && strstr(err, "alloc_width"),
+	   "--set out of range (%s)", err);
+	ok(t32_uarch_set(&u, "nokey", err, sizeof(err)) == -1, "--set without '='");
+	ok(t32_uarch_set_value(&u, "rob_size", 32) == 0 && t32_uarch_get(&u, "rob_size", &v) == 0 &&
+	   v == 32, "set_value / get by key");
+	ok(t32_uarch_set_value(&u, "no_such", 1) == -1, "set_value on an unknown key fails");
+
+	/* latency table: exact form beats a kind, a kind beats a bare mnemonic */
+	write_tmp(path, sizeof(path),
+		  "# source: test\n"
+		  "imul                | mul | 9\n"
+		  "imul r, r           | mul | 4\n"
+		  "imul r64, r64       | mul | 3 zen5=5\n"
+		  "lock add            | atretire | 18\n"
+		  "vpmulld v, v, v     | - | skylake=10 zen5=3\n");
+	ok(t32_lattab_load(&tab, path, err, sizeof(err)) == 0 && tab.n == 5, "latency table loads (%s)", err);
+	e = t32_lattab_find(&tab, "imul r64, r64");
+	ok(e && t32_lattab_latency(e, "skylake", &cyc) == 0 && cyc == 3 &&
+	   t32_lattab_latency(e, "zen5", &cyc) == 0 && cyc == 5, "exact form; NAME=N wins");
+	e = t32_lattab_find(&tab, "imul r32, r32");
+	ok(e && t32_lattab_latency(e, "zen5", &cyc) == 0 && cyc == 4, "r matches r32");
+	e = t32_lattab_find(&tab, "imul r64, r64, i");
+	ok(e && t32_lattab_latency(e, "zen5", &cyc) == 0 && cyc == 9, "bare mnemonic matches the rest");
+	e = t32_lattab_find(&tab, "lock add m64, i");
+	ok(e && e->cls == T32_CLASS_ATRETIRE, "a two-word mnemonic");
+	e = t32_lattab_find(&tab, "vpmulld ymm, ymm, ymm");
+	ok(e && e->cls == -1 && t32_lattab_latency(e, "other", &cyc) == -1,
+	   "'-' keeps the class; no latency for an unnamed micro-architecture");
+	t32_lattab_free(&tab);
+	unlink(path);
+	write_tmp(path, sizeof(path), "# source: test\nadd r, r | alu | 1\nadd r, i | sideways | 1\n");
+	ok(t32_lattab_load(&tab, path, err, sizeof(err)) == -1 && strstr(err, ":3: unknown class 'sideways'"),
+	   "a bad table line names its line (%s)", err);
+	unlink(path);
+
+	/* names are looked up in the data directory given */
+	if (have_src) {
+		snprintf(dir, sizeof(dir), "%s/data", root && *root ? root : ".");
+		ok(t32_uarch_load(&u, "zen5", dir, err, sizeof(err)) == 0 && strcmp(u.name, "zen5") == 0,
+		   "a name is found as DATADIR/uarch/NAME.uarch (%s)", err);
+	} else {
+		skip("no source tree (T32_SRC) with data/uarch");
+	}
+	ok(t32_uarch_load(&u, "zen5", NULL, err, sizeof(err)) == -1 && strstr(err, "'zen5'"),
+	   "a name without a data directory is an error (%s)", err);
+	ok(t32_uarch_load(&u, "../zen5", "/", err, sizeof(err)) == -1, "a path-like name is a path");
+	ok(t32_uarch_load(&u, "zen 5", "/", err, sizeof(err)) == -1 && strstr(err, "bad micro-architecture name"),
+	   "a name with a blank is refused (%s)", err);
+	return done_testing();
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# 5004-cmd-model - `t32 model` output shape on mov rax, [rax]; nop; nop: the chart,
+# tsv and json, the curve, skid 0, and the exit codes of bad usage and bad input.
+
+. "$(dirname "$0")/lib-tap.sh"
+
+command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
+[ -n "$T32_DATADIR" ] || { T32_DATADIR=$T32_SRC/data; export T32_DATADIR; }
+run model --help
+[ "$rc" -eq 0 ] || skip_all "this t32 has no model subcommand"
+
+plan 20
+
+body='mov rax, [rax]; nop; nop'
+run model --uarch skylake "$body"
+is 0 "$rc" "model exits 0"
+is "" "$(cat "$TMP/err")" "nothing on stderr"
+like "$TMP/out" '^instruction +class +alloc +ready +complete +retired +selected +weight +share$' \
+	"the chart header names the columns"
+is 3 "$(grep -c -e '^mov ' -e '^nop ' "$TMP/out")" "one row per instruction"
+like "$TMP/out" '^mov rax, qword ptr \[rax\] +load .*<-- +4 ' "the load is selected, weight 4"
+is "100.0%" "$(sed -n '/^mov/{n;p;}' "$TMP/out" | awk '{print $NF}')" \
+	"all samples land on the nop after it"
+like "$TMP/out" '^cycles per iteration: 4\.00$' "4 cycles per iteration (pointer chase)"
+
+run model --uarch skylake --skid 0 "$body"
+is "100.0%" "$(grep '^mov' "$TMP/out" | awk '{print $NF}')" "skid 0: the samples stay on the load"
+
+run model --uarch skylake --format=tsv "$body"
+is 0 "$rc" "tsv exits 0"
+like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
+	"tsv header with units in the names"
+is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 11' | wc -l | tr -d ' ')" \
+	"tsv: 3 rows of 11 fields"
+like "$TMP/out" '^# cycles_per_iter: 4' "tsv provenance gives the cycles per iteration"
+
+run model --uarch skylake --format=json "$body"
+is 0 "$rc" "json exits 0"
+like "$TMP/out" '"cycles_per_iter": 4,' "json gives the cycles per iteration"
+
+run model --uarch skylake --curve=3 "$body"
+is 4 "$(grep -c '^[0-9]' "$TMP/out")" "curve: k = 0..3"
+
+run model --uarch skylake --set retire_width=1 "$body"
+like "$TMP/out" '^cycles per iteration: 4\.00$' "--set retire_width=1: still 4 cycles (3 per 4)"
+
+run model
+is 2 "$rc" "no instruction: exit 2"
+like "$TMP/err" '^usage: t32 model' "no instruction: a usage line"
+run model --uarch skylake --set no_such_key=1 nop
+is 2 "$rc" "bad --set: exit 2"
+run model --uarch skylake 'nop; add eax, rbx'
+like "$TMP/err" "^t32: cannot assemble 'nop; add eax, rbx' \\(nasm: " \
+	"nasm refuses: t32: cannot assemble, with nasm's words"
+
+done_testing

@@ -1,0 +1,441 @@
+/*
+ * cmd-model.c - `t32 model`: the retirement model on a block, as a cycle chart
+ * with the selected instructions, their weights and the predicted sample shares,
+ * or (--curve) the predicted cycles of a barrier-wrapped block of k copies.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/deps.h"
+#include "analysis/model.h"
+#include "analysis/uarch.h"
+#include "t32/spec.h"
+#include "t32/util.h"
+
+#define MODEL_MAX_INSNS 10000	/* instructions in one block */
+#define MODEL_MAX_SETS 64	/* --set options */
+
+static const char model_usage[] =
+	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] "
+	"[--format=table|tsv|json] [--curve=KMAX] [N] INSN [[N] INSN]...";
+
+static const char model_help[] =
+	"\n"
+	"Run the retirement model of \"Where do interrupts happen?\" on a block run as a\n"
+	"loop: when each instruction allocates, is ready, completes and retires; the\n"
+	"instructions where retirement advances (selected by an interrupt) and by how\n"
+	"many cycles; where the samples land; the cycles per iteration.\n"
+	"\n"
+	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file (zen5)\n"
+	"  --set KEY=VALUE     change one parameter, e.g. retire_width=4 (repeatable)\n"
+	"  --skid 0|1          samples land on the selected instruction (0, precise)\n"
+	"                      or on the next one (1, the default)\n"
+	"  --format=FORMAT     table (for people, the default), tsv or json\n"
+	"  --curve=KMAX        instead: cycles of k copies between barriers, k = 0..KMAX\n"
+	"\n"
+	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
+	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
+
+/* The first "error:" text of nasm's output and the source line it names, for a message. */
+static void model_nasm_error(const char *text, char *msg, size_t len, long *line)
+{
+	const char *p = text ? strstr(text, "error: ") : NULL, *bol, *q;
+
+	*line = -1;
+	snprintf(msg, len, "nasm failed");
+	if (!p)
+		return;
+	snprintf(msg, len, "nasm: %.*s", (int)strcspn(p + 7, "\n"), p + 7);
+	/* "FILE:LINE: error: ": the digits between the last two colons before p */
+	for (bol = p; bol > text && bol[-1] != '\n'; bol--)
+		;
+	q = p;
+	while (q > bol && q[-1] != ':')
+		q--;
+	if (q > bol) {
+		const char *d = q - 1;
+
+		while (d > bol && d[-1] >= '0' && d[-1] <= '9')
+			d--;
+		if (d < q - 1 && d > bol && d[-1] == ':')
+			*line = strtol(d, NULL, 10);
+	}
+}
+
+/*
+ * Assemble the spec's body with nasm into flat machine code: BITS 64, then each
+ * item as %rep N ... %endrep.  *code is malloc'd.  0, or -1 with the message in err.
+ */
+static int model_assemble(const struct t32_spec *s, unsigned char **code, size_t *len,
+			  char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char src[PATH_MAX], bin[PATH_MAX], msg[400];
+	int sfd = -1, bfd = -1, rc = -1;
+	FILE *f = NULL;
+	const char **line_item = NULL;	/* which item's text each source line holds */
+	size_t nlines = 0, cap = 0;
+	struct stat st;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(src, sizeof(src), "%s/t32-model-XXXXXX", tmp);
+	snprintf(bin, sizeof(bin), "%s/t32-model-XXXXXX", tmp);
+	if ((sfd = mkstemp(src)) < 0 || (bfd = mkstemp(bin)) < 0) {
+		snprintf(err, errlen, "cannot create a temporary file (%s) '%s'", strerror(errno), tmp);
+		goto out;
+	}
+	f = fdopen(sfd, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write '%.200s'", src);
+		goto out;
+	}
+	sfd = -1;
+	/* line_item[L] is the item whose text source line L holds (NULL for directives) */
+	for (size_t i = 0; i <= s->nitems; i++) {
+		const char *p = i < s->nitems ? s->items[i].text : "";
+		size_t want = nlines + 2 * strlen(p) + 8;
+
+		if (want > cap) {
+			const char **nl = realloc(line_item, want * sizeof(*nl));
+
+			if (!nl) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			line_item = nl;
+			cap = want;
+		}
+		if (i == 0) {
+			fprintf(f, "BITS 64\n");
+			line_item[++nlines] = NULL;
+		}
+		if (i == s->nitems)
+			break;
+		fprintf(f, "%%rep %llu\n", (unsigned long long)s->items[i].reps);
+		line_item[++nlines] = NULL;
+		while (*p) {
+			size_t k = strcspn(p, ";");
+
+			fprintf(f, "\t%.*s\n", (int)k, p);
+			line_item[++nlines] = s->items[i].text;
+			p += k;
+			if (*p == ';')
+				p++;
+		}
+		fprintf(f, "%%endrep\n");
+		line_item[++nlines] = NULL;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		snprintf(err, errlen, "cannot write '%.200s'", src);
+		goto out;
+	}
+	f = NULL;
+	{
+		char *argv[] = { "nasm", "-f", "bin", "-o", bin, src, NULL };
+		struct t32_child_output o;
+
+		if (t32_run_program(argv, &o) < 0) {
+			snprintf(err, errlen, "cannot run the assembler (%s) 'nasm'", o.error);
+			t32_child_output_free(&o);
+			goto out;
+		}
+		if (o.status != 0) {
+			long line;
+			const char *what = "";
+
+			model_nasm_error(o.text, msg, sizeof(msg), &line);
+			if (line > 0 && (size_t)line <= nlines && line_item[line])
+				what = line_item[line];
+			snprintf(err, errlen, "cannot assemble '%s' (%s)", what, msg);
+			t32_child_output_free(&o);
+			goto out;
+		}
+		t32_child_output_free(&o);
+	}
+	if (stat(bin, &st) != 0 || st.st_size <= 0) {
+		snprintf(err, errlen, "the block assembled to nothing '%s'", s->items[0].text);
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+	*code = malloc(*len);
+	if (!*code || lseek(bfd, 0, SEEK_SET) < 0 || read(bfd, *code, *len) != (ssize_t)*len) {
+		free(*code);
+		*code = NULL;
+		snprintf(err, errlen, "cannot read the assembled block '%.200s'", bin);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	if (sfd >= 0)
+		close(sfd);
+	if (bfd >= 0)
+		close(bfd);
+	unlink(src);
+	unlink(bin);
+	free(line_item);
+	return rc;
+}
+
+/* Write s as a JSON string. */
+static void model_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The steady state as JSON: parameters, the chart rows of one period, per-instruction figures. */
+static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
+			     const struct t32_model_insn *b, size_t n,
+			     const struct t32_model_result *r)
+{
+	fprintf(out, "{\"uarch\": ");
+	model_json_string(out, u->name);
+	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"rob_size\": %u, \"skid\": %d,\n"
+		" \"cycles_per_iter\": %.6g, \"period_iters\": %zu, \"periodic\": %s,\n \"rows\": [",
+		u->alloc_width, u->retire_width, u->rob_size, skid, r->cycles_per_iter, r->period,
+		r->periodic ? "true" : "false");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct t32_model_row *x = &r->rows[i];
+
+		fprintf(out, "%s\n  {\"iter\": %zu, \"idx\": %zu, \"alloc_cycle\": %ld, "
+			"\"ready_cycle\": %ld, \"complete_cycle\": %ld, \"retire_cycle\": %ld, "
+			"\"weight_cycles\": %ld, \"share\": %.6g}", i ? "," : "", x->iter, x->insn,
+			x->alloc, x->ready, x->complete, x->retire, x->weight, x->share);
+	}
+	fprintf(out, "],\n \"insns\": [");
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "%s\n  {\"idx\": %zu, \"insn\": ", k ? "," : "", k);
+		model_json_string(out, b[k].d.text);
+		fprintf(out, ", \"form\": ");
+		model_json_string(out, b[k].d.form);
+		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %u, \"weight_cycles\": %.6g, "
+			"\"share\": %.6g}", t32_classes[b[k].cls].name, b[k].latency, r->weight[k],
+			r->share[k]);
+	}
+	fprintf(out, "]}\n");
+}
+
+/* Print the steady-state chart: rows of one period, then per-instruction figures. */
+static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
+			const struct t32_uarch *u, int skid, const struct t32_model_insn *b,
+			size_t n, const struct t32_model_result *r)
+{
+	if (fmt == T32_FMT_JSON) {
+		model_print_json(out, u, skid, b, n, r);
+		return;
+	}
+	if (fmt == T32_FMT_TSV) {
+		t32_provenance(out, argc, argv);
+		fprintf(out, "# uarch: %s\n# alloc_width: %u\n# retire_width: %u\n"
+			"# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n# period_iters: %zu%s\n",
+			u->name, u->alloc_width, u->retire_width, u->rob_size, skid,
+			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
+		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tcomplete_cycle\t"
+			"retire_cycle\tselected\tweight_cycles\tshare\n");
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct t32_model_row *x = &r->rows[i];
+
+			fprintf(out, "%zu\t%zu\t%s\t%s\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n", x->iter,
+				x->insn, b[x->insn].d.text, t32_classes[b[x->insn].cls].name, x->alloc,
+				x->ready, x->complete, x->retire, x->weight > 0, x->weight, x->share);
+		}
+		return;
+	}
+	fprintf(out, "# %s: alloc %u, retire %u, rob %u, load %u/%u/%u cycles; skid %d; "
+		"cycles from the previous iteration's last retirement\n", u->name,
+		u->alloc_width, u->retire_width, u->rob_size, u->load_latency,
+		u->load_latency_scaled, u->load_latency_chase, skid);
+	fprintf(out, "%s%-32s %-8s %6s %6s %8s %7s %8s %6s %7s\n", r->period > 1 ? "iter  " : "",
+		"instruction", "class", "alloc", "ready", "complete", "retired", "selected",
+		"weight", "share");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct t32_model_row *x = &r->rows[i];
+
+		if (r->period > 1)
+			fprintf(out, "%-4zu  ", x->iter);
+		fprintf(out, "%-32.32s %-8s %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
+			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, x->alloc, x->ready,
+			x->complete, x->retire, x->weight > 0 ? "<--" : "", x->weight,
+			100.0 * x->share);
+	}
+	if (r->period > 1) {
+		fprintf(out, "\nper instruction (mean over %zu iterations)\n", r->period);
+		fprintf(out, "%-32s %12s %7s\n", "instruction", "weight/iter", "share");
+		for (size_t k = 0; k < n; k++)
+			fprintf(out, "%-32.32s %12.2f %6.1f%%\n", b[k].d.text, r->weight[k],
+				100.0 * r->share[k]);
+	}
+	fprintf(out, "cycles per iteration: %.2f%s\n", r->cycles_per_iter,
+		r->periodic ? "" : " (no period found: mean of the last window)");
+}
+
+/* Take the value of an option given as --opt=V or --opt V. */
+static const char *model_optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(argv[*i], name, l) != 0)
+		return NULL;
+	if (argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (argv[*i][l] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	const char *uarch_name = "zen5", *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
+	size_t nsets = 0, ninsn = 0, len = 0;
+	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
+	enum t32_format fmt = T32_FMT_TABLE;
+	uint64_t curve = 0, x;
+	char err[1024], path[PATH_MAX];
+	struct t32_spec spec;
+	struct t32_uarch u;
+	struct t32_lattab tab = { NULL, 0 };
+	unsigned char *code = NULL;
+	struct t32_insn *insns = NULL;
+	struct t32_model_insn *block = NULL;
+	struct t32_model_result res;
+
+	memset(&spec, 0, sizeof(spec));
+	memset(&res, 0, sizeof(res));
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(argv[i], "--help") == 0) {
+			printf("usage: %s\n%s", model_usage, model_help);
+			return t32_close_stdout();
+		} else if ((v = model_optval(argc, argv, &i, "--uarch"))) {
+			uarch_name = v;
+		} else if ((v = model_optval(argc, argv, &i, "--set"))) {
+			if (nsets >= MODEL_MAX_SETS) {
+				t32_error("too many --set options '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			sets[nsets++] = v;
+		} else if ((v = model_optval(argc, argv, &i, "--skid"))) {
+			if (t32_parse_u64(v, 0, 1, &x)) {
+				t32_error("bad skid (0 or 1) '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			skid = (int)x;
+		} else if ((v = model_optval(argc, argv, &i, "--format"))) {
+			if (t32_parse_format(v, &fmt)) {
+				t32_error("unknown format (table, tsv, json) '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+		} else if ((v = model_optval(argc, argv, &i, "--curve"))) {
+			if (t32_parse_u64(v, 0, 100000, &curve)) {
+				t32_error("bad curve length (0 to 100000) '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			want_curve = 1;
+		} else {
+			t32_error("unknown option '%s'", argv[i]);
+			return t32_usage(model_usage);
+		}
+	}
+	if (i >= argc)
+		return t32_usage(model_usage);
+	if (t32_spec_parse_body(&spec, argc - i, argv + i, err, sizeof(err))) {
+		t32_error("%s", err);
+		t32_spec_free(&spec);
+		return T32_EXIT_USAGE;
+	}
+	if (t32_spec_insns(&spec) == 0 || t32_spec_insns(&spec) > MODEL_MAX_INSNS) {
+		t32_error("block must hold 1 to %d instructions '%llu'", MODEL_MAX_INSNS,
+			  (unsigned long long)t32_spec_insns(&spec));
+		t32_spec_free(&spec);
+		return T32_EXIT_USAGE;
+	}
+
+	if (t32_uarch_load(&u, uarch_name, dir, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto out;
+	}
+	for (size_t k = 0; k < nsets; k++)
+		if (t32_uarch_set(&u, sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
+	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
+	if (access(path, F_OK) == 0 && t32_lattab_load(&tab, path, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto out;
+	}
+	if (model_assemble(&spec, &code, &len, err, sizeof(err)) ||
+	    t32_deps_decode(code, len, &insns, &ninsn, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto out;
+	}
+	block = calloc(ninsn, sizeof(*block));
+	if (!block) {
+		t32_error("out of memory");
+		goto out;
+	}
+	t32_model_prepare(&u, &tab, insns, ninsn, block);
+
+	if (want_curve) {
+		double *cyc = calloc(curve + 1, sizeof(double));
+
+		if (!cyc || t32_model_curve(&u, block, ninsn, curve, cyc)) {
+			free(cyc);
+			t32_error("out of memory");
+			goto out;
+		}
+		if (fmt == T32_FMT_JSON) {
+			printf("{\"uarch\": ");
+			model_json_string(stdout, u.name);
+			printf(", \"cycles\": [");
+			for (uint64_t k = 0; k <= curve; k++)
+				printf("%s%.0f", k ? ", " : "", cyc[k]);
+			printf("]}\n");
+		} else {
+			if (fmt == T32_FMT_TSV)
+				t32_provenance(stdout, argc, argv);
+			printf("# cycles of k copies between barriers, each from an empty machine\n"
+			       "# uarch: %s\ncopies\tcycles\n", u.name);
+			for (uint64_t k = 0; k <= curve; k++)
+				printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
+		}
+		free(cyc);
+	} else {
+		if (t32_model_steady(&u, block, ninsn, skid, &res)) {
+			t32_error("out of memory");
+			goto out;
+		}
+		model_print(stdout, fmt, argc, argv, &u, skid, block, ninsn, &res);
+	}
+	rc = t32_close_stdout();
+out:
+	t32_model_result_free(&res);
+	free(block);
+	free(insns);
+	free(code);
+	t32_lattab_free(&tab);
+	t32_spec_free(&spec);
+	return rc;
+}
