@@ -3,8 +3,10 @@
  * target beside it and a verdict.  Figures, not assertions: a miss is reported and
  * counted, and the exit code says whether any target was missed (7).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +177,178 @@ out:
 	free(d);
 }
 
+/*
+ * Run this binary's sweep as a child (argv) into path; wall seconds, or -1.
+ * The rows are then read back for their intervals.
+ */
+static double sweep_child(char *const *args, const char *path)
+{
+	char self[PATH_MAX], *argv[40];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct t32_child_output res;
+	double t0;
+	int k = 0;
+
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	argv[k++] = self;
+	argv[k++] = "sweep";
+	argv[k++] = "-o";
+	argv[k++] = (char *)path;
+	while (*args && k < 39)
+		argv[k++] = *args++;
+	argv[k] = NULL;
+	t0 = t32_now();
+	if (t32_run_program(argv, &res) || res.status) {
+		if (res.text)
+			fputs(res.text, stderr);
+		t32_child_output_free(&res);
+		return -1;
+	}
+	t32_child_output_free(&res);
+	return t32_now() - t0;
+}
+
+/* Over a sweep's ok rows: the largest half-width per instruction and on the block. */
+static size_t sweep_rows(const char *path, double *max_hw, double *max_block_hw)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, rows = 0;
+
+	*max_hw = *max_block_hw = 0;
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		char *fld[16], *save = NULL, *tok = strtok_r(line, "\t\n", &save);
+		int k = 0;
+
+		if (!tok || line[0] == '#' || strcmp(tok, "row") == 0)
+			continue;
+		for (; tok && k < 16; tok = strtok_r(NULL, "\t\n", &save))
+			fld[k++] = tok;
+		if (k < 16 || strcmp(fld[15], "ok") != 0)
+			continue;
+		/* row form mode n k unit estimate ci_lo ci_hi ... */
+		double hw = (strtod(fld[8], NULL) - strtod(fld[7], NULL)) / 2;
+
+		*max_hw = fmax(*max_hw, hw);
+		*max_block_hw = fmax(*max_block_hw, hw * strtod(fld[3], NULL));
+		rows++;
+	}
+	free(line);
+	fclose(f);
+	return rows;
+}
+
+/*
+ * The coursework's 24-form table at n = 100 .. 100,000, to the precision the study
+ * printed it with: (t - bar) / n in ticks to two decimals, so +-0.005 tick per
+ * instruction on every row.
+ */
+static void bench_table(void)
+{
+	char path[] = "/tmp/t32-bench-table-XXXXXX", tbl[PATH_MAX], fig[120];
+	int fd = mkstemp(path);
+	char *args[] = { "--n", "100,1000,10000,100000", "--mode", "latency", "--unit", "ticks",
+			 "--precision", "0.004", "--block-precision", "0", "--budget", "1", tbl, NULL };
+	double took, hw, bhw;
+	size_t rows;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
+	took = sweep_child(args, path);
+	rows = sweep_rows(path, &hw, &bhw);
+	unlink(path);
+	snprintf(fig, sizeof(fig), "%zu rows in %.1f s, worst +-%.4f tick/insn", rows, took, hw);
+	report("table: 24 forms x n = 100..100,000", fig, "96 rows, +-0.005, < 10 s",
+	       took > 0 && rows == 96 && hw <= 0.005 && took < 10);
+	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
+	report("sweep throughput (the table)", fig, "(figure only)", took > 0);
+}
+
+/*
+ * A step curve, n = 1..100, each block known to +-1 tick: finer than the one-step
+ * resolution a 1,000,000-run minimum gives (one TSC step; 21 ticks on a VM).
+ */
+static void bench_steps(void)
+{
+	static const char *const insns[] = { "inc eax", "add eax, 1" };
+
+	for (size_t i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		char path[] = "/tmp/t32-bench-steps-XXXXXX", what[80], fig[120];
+		int fd = mkstemp(path);
+		char *args[] = { "--n", "1..100", "--unit", "ticks", "--precision", "0",
+				 "--block-precision", "0.8", "--budget", "0.5", "l", "m",
+				 (char *)insns[i], NULL };
+		double took, hw, bhw;
+		size_t rows;
+
+		if (fd < 0)
+			return;
+		close(fd);
+		took = sweep_child(args, path);
+		rows = sweep_rows(path, &hw, &bhw);
+		unlink(path);
+		snprintf(what, sizeof(what), "step curve: n = 1..100 x %s", insns[i]);
+		snprintf(fig, sizeof(fig), "%zu n in %.2f s, worst block +-%.2f ticks", rows, took,
+			 bhw);
+		report(what, fig, "+-1 tick, < 2 s", took > 0 && rows == 100 && bhw <= 1 && took < 2);
+		if (i == 0) {
+			snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
+			report("sweep throughput (a step curve)", fig, "(figure only)", took > 0);
+		}
+	}
+}
+
+/* Samples per second of wall time and the loop's slowdown, for each sampling backend. */
+static void bench_sampling(void)
+{
+	static const char *const backends[][2] = {
+		{ "perf", "task-clock" }, { "signal", "cpu-clock" }, { "precise", "task-clock" },
+	};
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		char *argv[] = { self, "sample", "--format=tsv", "--backend", (char *)backends[i][0],
+				 "--clock", (char *)backends[i][1], "--seconds", "2", "load-nop10", NULL };
+		struct t32_child_output res;
+		char what[80], fig[120];
+		unsigned long long got = 0;
+		double secs = 0, slow = NAN;
+		double t0 = t32_now(), took;
+		const char *p;
+
+		snprintf(what, sizeof(what), "sampling: %s (%s), load-nop10", backends[i][0],
+			 backends[i][1]);
+		if (t32_run_program(argv, &res)) {
+			t32_child_output_free(&res);
+			continue;
+		}
+		took = t32_now() - t0;
+		if (res.status == T32_EXIT_UNAVAILABLE) {
+			report(what, "unavailable here (exit 3)", "(figure only)", 1);
+			t32_child_output_free(&res);
+			continue;
+		}
+		if (res.text && (p = strstr(res.text, "# samples: ")))
+			sscanf(p, "# samples: %llu in %lf s", &got, &secs);
+		if (res.text && (p = strstr(res.text, "# slowdown_percent: ")))
+			sscanf(p, "# slowdown_percent: %lf", &slow);
+		snprintf(fig, sizeof(fig), "%.0f samples/s of wall time, slowdown %.1f%%",
+			 took > 0 ? (double)got / took : 0, slow);
+		report(what, fig, "(figure only)", res.status == 0 && got > 0);
+		t32_child_output_free(&res);
+	}
+}
+
 static const struct bench {
 	const char *name;
 	void (*fn)(void);
@@ -184,6 +358,9 @@ static const struct bench {
 	{ "accuracy", bench_accuracy, "latencies of dependent chains against published values" },
 	{ "repeatability", bench_repeatability, "five repeats of the imul latency" },
 	{ "convergence", bench_convergence, "adaptive estimate against a 1,000,000-run minimum" },
+	{ "table", bench_table, "the coursework's 24-form table at the study's precision" },
+	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick" },
+	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend" },
 	{ NULL, NULL, NULL }
 };
 

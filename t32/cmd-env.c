@@ -277,7 +277,7 @@ int cmd_env(int argc, char **argv)
 
 	t32_block_opts_init(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			printf("usage: %s\n", env_usage);
 			return t32_close_stdout();

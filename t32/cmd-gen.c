@@ -33,7 +33,7 @@ int cmd_gen(int argc, char **argv)
 
 	t32_block_opts_init(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			printf("usage: %s\n\n"

@@ -96,7 +96,7 @@ static void plot(struct study *st, const char *script, const char *tsv, const ch
 
 	if (!st->plots)
 		return;
-	snprintf(gp, sizeof(gp), "%s/%s.gp", st->plotdir, script);
+	snprintf(gp, sizeof(gp), "%.3000s/%.200s.gp", st->plotdir, script);
 	path_in(st, tsv, in, sizeof(in));
 	for (int i = 0; i < 2; i++) {
 		char *argv[] = { "gnuplot", "-c", gp, in, out, st->machine, (char *)extra, NULL };

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "gen", cmd_gen, "print the NASM that would run" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
+	{ "sample", cmd_sample, "where timer interrupts land in a block" },
 	{ "model", cmd_model, "retirement model: cycle chart and predicted samples" },
 	{ "study", cmd_study, "the coursework's experiments, written to a report directory" },
 	{ "bench", cmd_bench, "the measured claims beside their targets (make bench)" },
@@ -45,6 +46,8 @@ static void help(FILE *f)
 
 int main(int argc, char **argv)
 {
+	t32_main_argc = argc;
+	t32_main_argv = argv;
 	if (argc < 2) {
 		help(stderr);
 		return T32_EXIT_USAGE;

@@ -233,6 +233,9 @@ void t32_cpu_identify(struct t32_cpu *c)
 	}
 }
 
+int t32_main_argc;
+char **t32_main_argv;
+
 void t32_provenance(FILE *f, int argc, char **argv)
 {
 	struct t32_cpu c;
@@ -243,6 +246,11 @@ void t32_provenance(FILE *f, int argc, char **argv)
 	t32_cpu_identify(&c);
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (t32_main_argv) {
+		/* the whole command line, whatever part of it the subcommand was given */
+		argc = t32_main_argc;
+		argv = t32_main_argv;
+	}
 	fprintf(f, "# tool: t32 %s\n# command:", T32_VERSION);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

@@ -50,6 +50,8 @@ enum t32_format { T32_FMT_TABLE, T32_FMT_TSV, T32_FMT_JSON };
 int t32_parse_format(const char *arg, enum t32_format *out);
 
 /* `# key: value` provenance lines: tool, command line, cpu, date, plus extra. */
+extern int t32_main_argc;	/* set by main: the command line provenance names */
+extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
 
 /* The CPU's brand string and vendor/family/model from cpuid. */

@@ -1,0 +1,511 @@
+/*
+ * cmd-sample.c - `t32 sample`: where timer interrupts land in a block.  The block
+ * is generated in the LOOP shape (the body, unrolled --unroll times, in a counted
+ * loop), run in a forked pinned child with a sampler started in that child, and
+ * every sampled IP is attributed to the body instruction holding it.  Printed per
+ * instruction: offset, disassembly, samples, share of the body's samples with a
+ * 95% Wilson interval; the loop overhead apart; the backend, clock, period, and the
+ * loop's time per iteration with and without sampling.  --format=tsv gives the
+ * same as '#' lines and one row per position; --format=json one object.
+ *
+ * Block files (data/blocks/NAME.blk; `t32 sample FILE.blk` or `t32 sample NAME`;
+ * read by t32_blockfile_load in attrib.c) hold one block in the body language of
+ * `t32 time`, one statement per line:
+ *
+ *	# NAME - what the block shows          '#' starts a comment line
+ *	# source: where the block comes from   (a study, a figure)
+ *	init REG=VALUE[,REG=VALUE]...          start values, as --init (optional)
+ *	barrier LETTERS                        barriers around the body, as --barrier
+ *	unroll K                               body copies per iteration, as --unroll
+ *	[N] INSN[; INSN]...                    a body item: N copies of the statements
+ *
+ * Options given on the command line win over the file's.  Registers not named by
+ * `init` point into the arena, whose qwords point to themselves, so
+ * `mov rax, [rax]` chases its own pointer and `[reg]` operands are safe.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/stats.h"
+#include "t32/attrib.h"
+#include "t32/block.h"
+#include "t32/cmd.h"
+#include "t32/sample.h"
+
+static const char sample_usage[] =
+	"t32 sample [OPTIONS] [N] INSN [[N] INSN]... | FILE.blk | BLOCK";
+
+#define DEFAULT_PERIOD_NS 1000000	/* each interrupt costs tens of us in a VM */
+#define DEFAULT_SAMPLES 2000
+#define DEFAULT_SECONDS 10.0
+#define MIN_BODY_SAMPLES 50	/* fewer in the body: exit 7 */
+
+/* What the command was asked for. */
+struct sample_args {
+	const struct t32_sample_backend *backend;	/* NULL: auto */
+	const struct t32_sample_clock *clock;
+	uint64_t period_ns;
+	uint64_t samples;	/* stop once this many were taken */
+	double seconds;		/* or after this long sampling */
+	uint64_t unroll;
+	int fold;
+	int barrier_set;
+	int unroll_set;
+	char block_file[4096];	/* the .blk the block came from, or "" */
+};
+
+/*
+ * Read a block file into s, keeping what the command line set: its barrier and
+ * unroll win over the file's, its --init assignments come after the file's (the
+ * last assignment to a register wins).  Returns an exit code; messages printed.
+ */
+static int load_block(struct sample_args *a, struct t32_spec *s, int *loop_barrier)
+{
+	struct t32_spec file = { 0 };
+	struct t32_blockfile bf = { 0 };
+	char err[512];
+	int rc = 0;
+
+	if (t32_spec_set_barrier(&file, s->barrier, err, sizeof(err)) ||
+	    t32_spec_set_store(&file, "m", err, sizeof(err)) ||
+	    t32_blockfile_load(a->block_file, &file, &bf, err, sizeof(err))) {
+		t32_error("%s", err);
+		t32_spec_free(&file);
+		return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
+	}
+	if (!a->barrier_set && bf.has_barrier) {
+		memcpy(s->barrier, file.barrier, sizeof(s->barrier));
+		*loop_barrier = strcmp(s->barrier, "n") != 0;
+	}
+	if (!a->unroll_set && bf.unroll)
+		a->unroll = bf.unroll;
+	for (size_t i = 0; i < file.nitems && !rc; i++)
+		if (t32_spec_add_item(s, file.items[i].reps, file.items[i].text))
+			rc = T32_EXIT_ERROR;
+	if (file.ninit + s->ninit > T32_MAX_INIT) {
+		t32_error("too many register assignments '%s' (at most %d)", a->block_file,
+			  T32_MAX_INIT);
+		rc = T32_EXIT_USAGE;
+	} else {
+		memmove(s->init + file.ninit, s->init, s->ninit * sizeof(s->init[0]));
+		memcpy(s->init, file.init, file.ninit * sizeof(s->init[0]));
+		s->ninit += file.ninit;
+	}
+	if (rc == T32_EXIT_ERROR)
+		t32_error("out of memory '%s'", a->block_file);
+	t32_spec_free(&file);
+	return rc;
+}
+
+
+/*
+ * The body (and --init) in the spec language, without the barrier and store
+ * letters t32_spec_format puts first: the loop has no store, and its barrier is
+ * shown apart.
+ */
+static void body_text(const struct t32_spec *s, char *buf, size_t len)
+{
+	char *p;
+
+	t32_spec_format(s, buf, len);
+	p = strchr(buf, ' ');
+	p = p ? strchr(p + 1, ' ') : NULL;
+	if (p)
+		memmove(buf, p + 1, strlen(p + 1) + 1);
+}
+
+/* Print the result for a person. */
+static void print_table(const struct t32_attrib *at, const struct t32_sample_result *r,
+			const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
+			size_t unit)
+{
+	const struct t32_sample_backend *b = r->backend;
+	char desc[4096];
+	uint64_t loop = at->body + at->overhead;
+	double z = 1.96;
+	int cycles = 0;
+
+	body_text(s, desc, sizeof(desc));
+	printf("block      %s%s%s%s\n", desc, a->block_file[0] ? "  (" : "", a->block_file,
+	       a->block_file[0] ? ")" : "");
+	if (loop_barrier)
+		printf("barrier    %s before and after the body in each iteration\n", s->barrier);
+	printf("backend    %s: %s every %llu %s, %llu samples in %.2f s (%.0f per second)",
+	       b->name, r->event, (unsigned long long)r->period, r->unit,
+	       (unsigned long long)r->samples, r->seconds,
+	       r->seconds > 0 ? (double)r->samples / r->seconds : 0.0);
+	if (r->lost || r->dropped)
+		printf(", %llu lost, %llu dropped", (unsigned long long)r->lost,
+		       (unsigned long long)r->dropped);
+	if (!strcmp(r->unit, "ns") && r->seconds > 0 &&
+	    (double)r->samples / r->seconds < 0.5e9 / (double)r->period)
+		printf("\nnote       the timer fired less often than every %llu ns (CPU-time timers "
+		       "follow the scheduler tick; a busy CPU gives the thread less time)",
+		       (unsigned long long)r->period);
+	printf("\nskid       %s\n", b->skid);
+	printf("loop       %.2f ns per iteration alone, %.2f ns while sampled (slowdown %+.1f%%); "
+	       "%llu iterations sampled, unroll %llu\n", r->ns_alone, r->ns_sampled,
+	       r->ns_alone > 0 ? (r->ns_sampled / r->ns_alone - 1) * 100 : 0.0,
+	       (unsigned long long)r->iterations, (unsigned long long)a->unroll);
+	if (a->fold && at->copies > 1)
+		printf("folded     %zu copies of a unit of %zu instruction%s\n", at->copies, unit,
+		       unit == 1 ? "" : "s");
+	else if (a->fold)
+		printf("folded     nothing: the body does not repeat\n");
+	printf("\n  %-8s %-34s %8s %7s  %s\n", "offset", "instruction", "samples", "share",
+	       "95% interval");
+	for (size_t i = 0; i < at->ninsn; i++)
+		cycles |= at->insn[i].cycles_n > 0;
+	for (size_t i = 0; i < at->ninsn; i++) {
+		const struct t32_attr_insn *x = &at->insn[i];
+		double lo, hi;
+
+		t32_wilson(x->samples, at->body, z, &lo, &hi);
+		printf("  0x%-6llx %-34.34s %8llu %6.1f%%  [%5.1f%%, %5.1f%%]",
+		       (unsigned long long)(x->off - at->body_off), x->text,
+		       (unsigned long long)x->samples,
+		       at->body ? 100.0 * (double)x->samples / (double)at->body : 0.0, 100 * lo,
+		       100 * hi);
+		if (cycles && x->cycles_n)
+			printf("  tag-to-retire %.1f, completion-to-retire %.1f cycles",
+			       (double)x->tag_to_ret / (double)x->cycles_n,
+			       (double)x->comp_to_ret / (double)x->cycles_n);
+		putchar('\n');
+	}
+	printf("\n  loop overhead  %llu samples (%.1f%% of the loop's %llu)\n",
+	       (unsigned long long)at->overhead,
+	       loop ? 100.0 * (double)at->overhead / (double)loop : 0.0, (unsigned long long)loop);
+	printf("  elsewhere      %llu in the block's set-up, %llu outside the block\n",
+	       (unsigned long long)at->image, (unsigned long long)at->outside);
+	if (at->inexact)
+		printf("  inexact        %llu samples inside an instruction, not at its start\n",
+		       (unsigned long long)at->inexact);
+}
+
+/* Print the result for a program: provenance and totals as '#' lines, one row a position. */
+static void print_tsv(const struct t32_attrib *at, const struct t32_sample_result *r,
+		      const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
+		      size_t unit, int argc, char **argv)
+{
+	char desc[4096];
+
+	body_text(s, desc, sizeof(desc));
+	t32_provenance(stdout, argc, argv);
+	printf("# block: %s\n# barrier: %s\n", desc, loop_barrier ? s->barrier : "none");
+	if (a->block_file[0])
+		printf("# block_file: %s\n", a->block_file);
+	printf("# backend: %s\n# event: %s\n# period: %llu %s\n# skid: %s\n", r->backend->name,
+	       r->event, (unsigned long long)r->period, r->unit, r->backend->skid);
+	printf("# samples: %llu in %.3f s, lost %llu, dropped %llu\n", (unsigned long long)r->samples,
+	       r->seconds, (unsigned long long)r->lost,
+	       (unsigned long long)r->dropped);
+	printf("# ns_per_iter_alone: %.4f\n# ns_per_iter_sampled: %.4f\n# unroll: %llu\n",
+	       r->ns_alone, r->ns_sampled, (unsigned long long)a->unroll);
+	printf("# slowdown_percent: %.2f\n",
+	       r->ns_alone > 0 ? (r->ns_sampled / r->ns_alone - 1) * 100 : 0.0);
+	printf("# folded: %s (%zu copies of %zu instructions)\n", at->copies > 1 ? "yes" : "no",
+	       at->copies, at->copies > 1 ? unit : at->ninsn);
+	printf("# body_samples: %llu\n# overhead_samples: %llu\n# image_samples: %llu\n"
+	       "# outside_samples: %llu\n", (unsigned long long)at->body,
+	       (unsigned long long)at->overhead, (unsigned long long)at->image,
+	       (unsigned long long)at->outside);
+	printf("position\toffset_bytes\tinsn\tsamples\tshare\tshare_lo\tshare_hi\t"
+	       "tag_to_ret_cycles\tcomp_to_ret_cycles\n");
+	for (size_t i = 0; i < at->ninsn; i++) {
+		const struct t32_attr_insn *x = &at->insn[i];
+		double lo, hi;
+
+		t32_wilson(x->samples, at->body, 1.96, &lo, &hi);
+		printf("%zu\t%llu\t%s\t%llu\t%.5f\t%.5f\t%.5f\t", i,
+		       (unsigned long long)(x->off - at->body_off), x->text,
+		       (unsigned long long)x->samples,
+		       at->body ? (double)x->samples / (double)at->body : 0.0, lo, hi);
+		if (x->cycles_n)
+			printf("%.2f\t%.2f\n", (double)x->tag_to_ret / (double)x->cycles_n,
+			       (double)x->comp_to_ret / (double)x->cycles_n);
+		else
+			printf("-\t-\n");
+	}
+}
+
+/* s as a JSON string. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+/* Print the result for a program that reads JSON: the TSV's fields in one object. */
+static void print_json(const struct t32_attrib *at, const struct t32_sample_result *r,
+		       const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
+		       size_t unit)
+{
+	char desc[4096];
+
+	body_text(s, desc, sizeof(desc));
+	printf("{\"block\": ");
+	json_string(desc);
+	printf(", \"block_file\": ");
+	json_string(a->block_file);
+	printf(", \"barrier\": ");
+	json_string(loop_barrier ? s->barrier : "none");
+	printf(", \"backend\": ");
+	json_string(r->backend->name);
+	printf(", \"event\": ");
+	json_string(r->event);
+	printf(", \"period\": %llu, \"period_unit\": ", (unsigned long long)r->period);
+	json_string(r->unit);
+	printf(", \"skid\": ");
+	json_string(r->backend->skid);
+	printf(", \"samples\": %llu, \"seconds\": %.4f, \"lost\": %llu, \"dropped\": %llu, "
+	       "\"ns_per_iter_alone\": %.4f, \"ns_per_iter_sampled\": %.4f, \"unroll\": %llu, "
+	       "\"copies_folded\": %zu, \"unit_insns\": %zu, \"body_samples\": %llu, "
+	       "\"overhead_samples\": %llu, \"image_samples\": %llu, \"outside_samples\": %llu, "
+	       "\"insns\": [", (unsigned long long)r->samples, r->seconds,
+	       (unsigned long long)r->lost, (unsigned long long)r->dropped, r->ns_alone,
+	       r->ns_sampled, (unsigned long long)a->unroll, at->copies, unit,
+	       (unsigned long long)at->body, (unsigned long long)at->overhead,
+	       (unsigned long long)at->image, (unsigned long long)at->outside);
+	for (size_t i = 0; i < at->ninsn; i++) {
+		const struct t32_attr_insn *x = &at->insn[i];
+		double lo, hi;
+
+		t32_wilson(x->samples, at->body, 1.96, &lo, &hi);
+		printf("%s{\"position\": %zu, \"offset_bytes\": %llu, \"insn\": ", i ? ", " : "",
+		       i, (unsigned long long)(x->off - at->body_off));
+		json_string(x->text);
+		printf(", \"samples\": %llu, \"share\": %.5f, \"share_lo\": %.5f, "
+		       "\"share_hi\": %.5f", (unsigned long long)x->samples,
+		       at->body ? (double)x->samples / (double)at->body : 0.0, lo, hi);
+		if (x->cycles_n)
+			printf(", \"tag_to_ret_cycles\": %.2f, \"comp_to_ret_cycles\": %.2f",
+			       (double)x->tag_to_ret / (double)x->cycles_n,
+			       (double)x->comp_to_ret / (double)x->cycles_n);
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+/* --help text. */
+static void print_help(void)
+{
+	printf("usage: %s\n\n"
+	       "Runs the block in a counted loop and samples where interrupts land in it.\n"
+	       "BLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n"
+	       "  --backend B      auto (default: precise, else perf, else signal), perf, signal,\n"
+	       "                   precise\n"
+	       "  --clock C        task-clock (default) or cpu-clock\n"
+	       "  --period NS      ns of the clock between samples (default %d)\n"
+	       "  --samples N      stop after N samples (default %d)\n"
+	       "  --seconds S      or after S seconds of sampling (default %.0f)\n"
+	       "  --barrier L      barrier letters around the body each iteration (default none)\n"
+	       "  --unroll K       body copies per loop iteration (default 1)\n"
+	       "  --fold           fold a body repeated k times into one copy\n"
+	       "  --init R=V,...   start register R with V instead of an arena pointer\n"
+	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n"
+	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
+	       "  --format F       table (default), tsv or json\n\n"
+	       "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
+	       "in the body to trust the shares.\n",
+	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS);
+}
+
+/* Parse the command line into a, s, o; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_spec *s,
+		      struct t32_block_opts *o, int *loop_barrier)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "period", required_argument, NULL, 'P' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "barrier", required_argument, NULL, 'b' },
+		{ "unroll", required_argument, NULL, 'u' },
+		{ "fold", no_argument, NULL, 'f' },
+		{ "cpu", required_argument, NULL, 0x100 },
+		{ "timeout", required_argument, NULL, 0x101 },
+		{ "init", required_argument, NULL, 0x102 },
+		{ "format", required_argument, NULL, 0x105 },
+		{ NULL, 0, NULL, 0 }
+	};
+	char err[512], *end;
+	int opt, timeout_set = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			print_help();
+			return t32_close_stdout();
+		case 'B':
+			if (!strcmp(optarg, "auto")) {
+				a->backend = NULL;
+			} else if (!(a->backend = t32_sample_backend_find(optarg))) {
+				t32_error("unknown backend '%s' (auto, perf, signal, precise)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			if (!(a->clock = t32_sample_clock_find(optarg))) {
+				t32_error("unknown clock '%s' (task-clock, cpu-clock)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			if (t32_parse_u64(optarg, 10000, UINT64_C(10000000000), &a->period_ns)) {
+				t32_error("bad period '%s' (ns, 10000 to 10000000000)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (t32_parse_u64(optarg, 1, 10000000, &a->samples)) {
+				t32_error("bad sample count '%s' (1 to 10000000)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			a->seconds = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->seconds > 0 && a->seconds <= 3600)) {
+				t32_error("bad duration '%s' (seconds, up to 3600)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			if (t32_spec_set_barrier(s, optarg, err, sizeof(err))) {
+				t32_error("%s", err);
+				return T32_EXIT_USAGE;
+			}
+			a->barrier_set = 1;
+			*loop_barrier = strcmp(s->barrier, "n") != 0;
+			break;
+		case 'u':
+			if (t32_parse_u64(optarg, 1, 1000, &a->unroll)) {
+				t32_error("bad unroll '%s' (1 to 1000)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			a->unroll_set = 1;
+			break;
+		case 'f':
+			a->fold = 1;
+			break;
+		case '?':
+			return t32_usage(sample_usage);
+		default:
+			if (opt == 0x101)
+				timeout_set = 1;
+			if (t32_block_option(opt, optarg, o, s))
+				return T32_EXIT_USAGE;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return t32_usage(sample_usage);
+	if (argc - optind == 1 && t32_blockfile_find(argv[optind], t32_datadir(), a->block_file,
+						     sizeof(a->block_file))) {
+		int rc = load_block(a, s, loop_barrier);
+
+		if (rc)
+			return rc;
+	} else if (t32_spec_parse_body(s, argc - optind, argv + optind, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_USAGE;
+	}
+	if (!timeout_set)
+		o->run.timeout = a->seconds + 30;
+	return -1;
+}
+
+int cmd_sample(int argc, char **argv)
+{
+	struct sample_args a = { .period_ns = DEFAULT_PERIOD_NS, .samples = DEFAULT_SAMPLES,
+				 .seconds = DEFAULT_SECONDS, .unroll = 1 };
+	struct t32_spec s = { 0 };
+	struct t32_block_opts o;
+	struct t32_sample_request rq;
+	struct t32_sample_result r;
+	struct t32_fault f;
+	struct t32_attrib folded;
+	size_t unit;
+	char why[1024], err[512];
+	int rc, loop_barrier = 0;
+
+	t32_block_opts_init(&o);
+	memset(&r, 0, sizeof(r));
+	if (t32_spec_set_barrier(&s, "n", err, sizeof(err)) ||
+	    t32_spec_set_store(&s, "m", err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	rc = parse_args(argc, argv, &a, &s, &o, &loop_barrier);
+	if (rc >= 0)
+		goto out;
+
+	/* The backend: asked for, or the first available; unavailable is exit 3. */
+	if (a.backend) {
+		if (a.backend->probe(why, sizeof(why))) {
+			t32_error("sampling backend unavailable here '%s' (%s)", a.backend->name, why);
+			rc = T32_EXIT_UNAVAILABLE;
+			goto out;
+		}
+	} else if (!(a.backend = t32_sample_backend_auto(why, sizeof(why)))) {
+		t32_error("no sampling backend available here '%s' (%s)", "auto", why);
+		rc = T32_EXIT_UNAVAILABLE;
+		goto out;
+	}
+
+	rq = (struct t32_sample_request){ .backend = a.backend, .clock = a.clock,
+					  .period_ns = a.period_ns, .max_samples = a.samples,
+					  .seconds = a.seconds, .unroll = a.unroll,
+					  .loop_barrier = loop_barrier, .run = o.run };
+	rc = t32_sample_block(&s, &rq, &r, &f);
+	if (rc == 3) {
+		t32_error("sampling backend unavailable here '%s' (%s)", a.backend->name, r.err);
+		rc = T32_EXIT_UNAVAILABLE;
+		goto out;
+	}
+	if (rc) {
+		if (f.kind != T32_OK)
+			rc = t32_report_fault(&f, &s);
+		else
+			t32_error("cannot sample the block '%s'", r.err);
+		goto out;
+	}
+
+	unit = t32_attrib_unit(&r.at);
+	if (a.fold && unit < r.at.ninsn) {
+		if (t32_attrib_fold(&r.at, unit, &folded)) {
+			t32_error("cannot fold the body '%s'", "out of memory");
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
+		t32_attrib_free(&r.at);
+		r.at = folded;
+	}
+	if (o.format == T32_FMT_TSV)
+		print_tsv(&r.at, &r, &a, &s, loop_barrier, unit, argc, argv);
+	else if (o.format == T32_FMT_JSON)
+		print_json(&r.at, &r, &a, &s, loop_barrier, unit);
+	else
+		print_table(&r.at, &r, &a, &s, loop_barrier, unit);
+	rc = t32_close_stdout();
+	if (!rc && r.at.body < MIN_BODY_SAMPLES) {
+		t32_error("too few samples in the body to trust the shares '%llu' (want %d; "
+			  "raise --seconds or lower --period)", (unsigned long long)r.at.body,
+			  MIN_BODY_SAMPLES);
+		rc = T32_EXIT_UNTRUSTED;
+	}
+out:
+	t32_sample_result_free(&r);
+	t32_spec_free(&s);
+	return rc;
+}
