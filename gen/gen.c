@@ -16,6 +16,7 @@
  */
 #define ARENA_MID (1u << 19)
 #define ARENA_STEP (4096u + 64u)
+#define T32_ARENA_QWORDS ((1u << 20) / 8)	/* T32_ARENA_SIZE of run.h, in qwords */
 
 struct emitter {
 	FILE *f;
@@ -173,8 +174,27 @@ static void emit_header(struct emitter *e, const struct t32_spec *s, const char 
 	emit(e, "\tdq body_end\n\talign 64, db 0xcc\n\n");
 }
 
-static void emit_data(struct emitter *e)
+/* A standalone program: fill the arena with self-pointers, run the loop, exit. */
+static void emit_start(struct emitter *e, uint64_t iterations)
 {
+	emit(e, "\n; the program: arena qwords point to themselves, then the loop, then exit(0)\n"
+		"_start:\n\tlea rdi, [rel arena]\n\tmov rcx, %u\nfill_arena:\n"
+		"\tmov [rdi], rdi\n\tadd rdi, 8\n\tdec rcx\n\tjnz fill_arena\n", T32_ARENA_QWORDS);
+	emit(e, "\tmov rdi, %llu\n\tlea rsi, [rel arena]\n\tcall t32_loop\n"
+		"\tmov eax, 60\n\txor edi, edi\n\tsyscall\n",
+		(unsigned long long)iterations);
+}
+
+static void emit_data(struct emitter *e, int elf)
+{
+	if (elf) {
+		emit(e, "\nsection .data\n\talign 4096\ndata_start:\n");
+		emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
+		emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
+		emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
+		emit(e, "\nsection .bss\n\talign 4096\narena:\tresq %u\n", T32_ARENA_QWORDS);
+		return;
+	}
 	emit(e, "\n\talign 4096, db 0xcc\t; state lives on its own writable page\ndata_start:\n");
 	emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 	emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
@@ -230,7 +250,8 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 {
 	uint64_t unroll = o->unroll ? o->unroll : 1;
 
-	emit_header(e, s, "t32_loop", 1);
+	if (!o->elf_iterations)
+		emit_header(e, s, "t32_loop", 1);
 	emit(e, "; t32_loop(uint64_t iterations /* rdi */, void *arena /* rsi */)\n");
 	emit(e, "t32_loop:\n");
 	emit_prologue(e, s, "rsi");
@@ -252,6 +273,8 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 	emit(e, "\tdec qword [rel left]\n\tjnz loop_top\nloop_end:\n");
 	emit(e, "run_done:\n");
 	emit_epilogue(e, s);
+	if (o->elf_iterations)
+		emit_start(e, o->elf_iterations);
 }
 
 int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct t32_gen *g)
@@ -276,13 +299,17 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 	     (unsigned long long)t32_spec_insns(s));
 	emit(&e, "; registers start pointing into a private arena whose qwords point to\n"
 		 "; themselves; xmm0-15 are zero; --init values override\n\n");
-	emit(&e, "BITS 64\ndefault rel\n\torg 0\n\n");
+	if (o->shape == T32_GEN_LOOP && o->elf_iterations)
+		emit(&e, "BITS 64\ndefault rel\nsection .text\nglobal _start\nglobal t32_loop\n"
+			 "global body_start\nglobal body_end\nglobal loop_top\n\n");
+	else
+		emit(&e, "BITS 64\ndefault rel\n\torg 0\n\n");
 	emit_macros(&e, s);
 	if (o->shape == T32_GEN_TIMED)
 		emit_timed(&e, s, o, g);
 	else
 		emit_loop(&e, s, o, g);
-	emit_data(&e);
+	emit_data(&e, o->shape == T32_GEN_LOOP && o->elf_iterations);
 	if (fclose(e.f)) {
 		t32_gen_free(g);
 		return -1;

@@ -23,6 +23,8 @@ struct t32_gen_opts {
 	int dither;		/* random spin before each timed run: phase of the TSC step */
 	int loop_barrier;	/* LOOP shape: keep the barriers around the body */
 	uint64_t unroll;	/* LOOP shape: body copies per iteration (1 = as written) */
+	uint64_t elf_iterations;	/* LOOP shape: > 0 makes a standalone ELF program (nasm -f
+					 * elf64) whose _start runs the loop this many times */
 };
 
 /* The generated text and where each body item's lines are. */

@@ -11,7 +11,8 @@
 #include "t32/cmd.h"
 
 static const char gen_usage[] =
-	"t32 gen [--empty] [--loop [--unroll K] [--loop-barrier]] [OPTIONS] BARRIER STORE [N] INSN...";
+	"t32 gen [--empty] [--loop [--unroll K] [--loop-barrier]] [--elf -o FILE [--iterations N]]\n"
+	"               [OPTIONS] BARRIER STORE [N] INSN...";
 
 int cmd_gen(int argc, char **argv)
 {
@@ -21,6 +22,9 @@ int cmd_gen(int argc, char **argv)
 		{ "loop", no_argument, NULL, 'l' },
 		{ "unroll", required_argument, NULL, 'u' },
 		{ "loop-barrier", no_argument, NULL, 'b' },
+		{ "elf", no_argument, NULL, 'E' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "iterations", required_argument, NULL, 'i' },
 		T32_BLOCK_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -29,18 +33,24 @@ int cmd_gen(int argc, char **argv)
 	struct t32_spec s = { 0 }, empty;
 	struct t32_gen g;
 	char err[512];
-	int opt, rc, want_empty = 0;
+	int opt, rc, want_empty = 0, elf = 0;
+	const char *out = NULL;
+	uint64_t iterations = 0;
 
 	t32_block_opts_init(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			printf("usage: %s\n\n"
 			       "  --empty          the barrier-only twin (what the barrier cost is measured on)\n"
 			       "  --loop           the looped shape used for interrupt sampling\n"
 			       "  --unroll K       body copies per loop iteration\n"
-			       "  --loop-barrier   keep the barriers inside the loop\n%s",
+			       "  --loop-barrier   keep the barriers inside the loop\n"
+			       "  --elf -o FILE    write the looped block as a static program with symbols\n"
+			       "                   (t32_loop, body_start, body_end) for perf record/annotate\n"
+			       "  --iterations N   loop iterations the program runs (default: about 2e9\n"
+			       "                   instructions' worth)\n%s",
 			       gen_usage, T32_BLOCK_OPTHELP);
 			return t32_close_stdout();
 		case 'e':
@@ -51,6 +61,19 @@ int cmd_gen(int argc, char **argv)
 			continue;
 		case 'b':
 			go.loop_barrier = 1;
+			continue;
+		case 'E':
+			elf = 1;
+			go.shape = T32_GEN_LOOP;
+			continue;
+		case 'o':
+			out = optarg;
+			continue;
+		case 'i':
+			if (t32_parse_u64(optarg, 1, UINT64_C(1) << 62, &iterations)) {
+				t32_error("bad iteration count '%s'", optarg);
+				return T32_EXIT_USAGE;
+			}
 			continue;
 		case 'u':
 			if (t32_parse_u64(optarg, 1, 1000000, &go.unroll)) {
@@ -75,10 +98,32 @@ int cmd_gen(int argc, char **argv)
 		t32_error("%s", err);
 		return T32_EXIT_USAGE;
 	}
+	if (elf && !out) {
+		t32_error("--elf needs an output file '%s'", "-o FILE");
+		return T32_EXIT_USAGE;
+	}
+	if (elf) {
+		uint64_t per = t32_spec_insns(&s) * (go.unroll ? go.unroll : 1);
+
+		go.elf_iterations = iterations ? iterations : 2000000000ull / (per ? per : 1) + 1;
+	}
 	t32_spec_empty(&s, &empty);
 	if (t32_generate(want_empty ? &empty : &s, &go, &g)) {
 		t32_error("cannot generate the block '%s'", "out of memory");
 		return T32_EXIT_ERROR;
+	}
+	if (elf) {
+		struct t32_fault f;
+
+		rc = t32_build_elf(g.text, &g, out, &f);
+		t32_gen_free(&g);
+		if (rc) {
+			rc = t32_report_fault(&f, &s);
+			t32_spec_free(&s);
+			return rc;
+		}
+		t32_spec_free(&s);
+		return t32_close_stdout();
 	}
 	fputs(g.text, stdout);
 	t32_gen_free(&g);

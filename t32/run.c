@@ -172,6 +172,62 @@ out:
 	return rc;
 }
 
+int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f)
+{
+	char dir[] = "/tmp/t32-XXXXXX", asmpath[64], objpath[64];
+	const char *nasm = getenv("T32_NASM");
+	char *as[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "elf64", "-g",
+		       "-w+error=label-orphan", "-o", objpath, asmpath, NULL };
+	char *ld[] = { "ld", "-static", "-o", (char *)path, objpath, NULL };
+	struct t32_child_output res;
+	int rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	if (!mkdtemp(dir)) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot make a temporary directory (%s)",
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(asmpath, sizeof(asmpath), "%s/block.asm", dir);
+	snprintf(objpath, sizeof(objpath), "%s/block.o", dir);
+	if (t32_write_file(asmpath, src, strlen(src))) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot write '%s' (%s)", asmpath, strerror(errno));
+		goto out;
+	}
+	for (int step = 0; step < 2; step++) {
+		char *const *argv = step ? ld : as;
+
+		if (t32_run_program(argv, &res)) {
+			f->kind = T32_FAIL_SYSTEM;
+			snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res.error);
+			t32_child_output_free(&res);
+			goto out;
+		}
+		if (res.status) {
+			unsigned line;
+			char msg[300];
+
+			first_nasm_error(res.text ? res.text : "", &line, msg, sizeof(msg));
+			f->kind = step ? T32_FAIL_SYSTEM : T32_FAIL_ASSEMBLE;
+			f->item = step ? -1 : item_of_line(g, line);
+			snprintf(f->msg, sizeof(f->msg), "%s: %s", argv[0], msg);
+			t32_child_output_free(&res);
+			goto out;
+		}
+		t32_child_output_free(&res);
+	}
+	rc = 0;
+out:
+	unlink(asmpath);
+	unlink(objpath);
+	rmdir(dir);
+	return rc;
+}
+
 void t32_blob_free(struct t32_blob *b)
 {
 	free(b->image);

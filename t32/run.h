@@ -49,6 +49,8 @@ struct t32_run_opts {
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);
+/* Assemble src as elf64 (with symbols) and link it statically into path. */
+int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f);
 
 /* Default CPU: the last one in our affinity mask. */
 int t32_default_cpu(void);
