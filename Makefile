@@ -29,7 +29,7 @@ TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 # Debian packages behind each requirement: what `make deps` installs.
 DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
 
-.PHONY: all check tests bench report install uninstall clean deps
+.PHONY: all check tests bench report install uninstall clean deps FORCE
 
 all: $(B)/t32 t32/t32
 
@@ -38,6 +38,13 @@ $(B)/t32: $(B)/obj/t32/main.o $(B)/libt32.a
 
 t32/t32: $(B)/t32
 	ln -sf ../$(B)/t32 $@
+
+# The data directory is compiled in: a new PREFIX or DATADIR rebuilds what uses it.
+$(B)/obj/t32/util.o: $(B)/datadir-stamp
+$(B)/datadir-stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+FORCE:
 
 $(B)/libt32.a: $(LIB_OBJ)
 	rm -f $@
@@ -96,7 +103,7 @@ install: all
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DATADIR)/plots'
 	install -m 755 $(B)/t32 '$(DESTDIR)$(BINDIR)/t32'
 	cp -R data/. '$(DESTDIR)$(DATADIR)/'
-	install -m 644 plots/*.gp '$(DESTDIR)$(DATADIR)/plots/' 2>/dev/null || true
+	install -m 644 plots/*.gp '$(DESTDIR)$(DATADIR)/plots/'
 
 uninstall:
 	rm -f '$(DESTDIR)$(BINDIR)/t32'
@@ -104,4 +111,4 @@ uninstall:
 
 clean:
 	rm -rf $(B) t32/t32
-.SECONDARY:
+.SECONDARY: $(B)/obj/t/tap.o

@@ -138,7 +138,7 @@ int t32_close_stdout(void)
 	if (fclose(stdout) && errno != EBADF)
 		bad = 1;
 	if (bad) {
-		t32_error("cannot write the output '%s'", strerror(errno ? errno : EIO));
+		t32_error("cannot write the output 'stdout' (%s)", strerror(errno ? errno : EIO));
 		return 1;
 	}
 	return 0;
