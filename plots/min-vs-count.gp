@@ -43,4 +43,13 @@ set key top right
 
 set offsets 0, 0, graph 0.05, graph 0.05
 set output out
-plot in using "count":"min_ticks" with linespoints pt 7 ps 0.8 lw 2 lc rgb "#3465a4" title "minimum over count measurements"
+# t32's sub-quantum estimate over the same measurements, when the file has its
+# columns (count min_ticks est_ticks est_lo est_hi, as `t32 study` writes them)
+stats in using 1 nooutput
+if (STATS_columns >= 5) {
+	set ylabel "TSC ticks"
+	plot in using "count":"min_ticks" with linespoints pt 7 ps 0.8 lw 2 lc rgb "#3465a4" title "minimum over count measurements", \
+	     in using "count":"est_ticks":"est_lo":"est_hi" with yerrorlines pt 5 ps 0.6 lw 2 lc rgb "#cc0000" title "t32 estimate (95% interval)"
+} else {
+	plot in using "count":"min_ticks" with linespoints pt 7 ps 0.8 lw 2 lc rgb "#3465a4" title "minimum over count measurements"
+}

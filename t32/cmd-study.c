@@ -190,17 +190,21 @@ static int recipe_min_vs_count(struct study *st)
 	fprintf(o, "# recipe: min-vs-count, empty block (barrier %s), one run of %s measurements\n"
 		   "# unit: TSC ticks\ncount\tmin_ticks\test_ticks\test_lo\test_hi\n",
 		st->barrier, count);
-	for (uint64_t c = 1000, next = 0, i = 0; c <= n; c = next) {
-		struct t32_estimate e;
+	{
+		/* the study's counts, 1, 2, 5 a decade */
+		static const uint64_t counts[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+						   200000, 500000, 1000000 };
+		uint64_t i = 0;
 
-		for (; i < c; i++)
-			min = d[i] < min ? d[i] : min;
-		t32_estimate(d, c, 0, &e);
-		fprintf(o, "%llu\t%llu\t%.3f\t%.3f\t%.3f\n", (unsigned long long)c,
-			(unsigned long long)min, e.value, e.lo, e.hi);
-		/* 1, 2, 5 per decade */
-		next = c * (c % 3 == 1 || (c / 1000) % 10 == 2 ? 5 : 2) / ((c / 1000) % 10 == 2 ? 2 : 1);
-		next = (c / 1000) % 10 == 1 || c == 1000 ? c * 2 : (c / 1000) % 10 == 2 || (c / 10000) % 10 == 2 || (c / 100000) % 10 == 2 ? c * 5 / 2 : c * 2;
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]) && counts[k] <= n; k++) {
+			struct t32_estimate e;
+
+			for (; i < counts[k]; i++)
+				min = d[i] < min ? d[i] : min;
+			t32_estimate(d, counts[k], 0, &e);
+			fprintf(o, "%llu\t%llu\t%.3f\t%.3f\t%.3f\n", (unsigned long long)counts[k],
+				(unsigned long long)min, e.value, e.lo, e.hi);
+		}
 	}
 	free(d);
 	if (fclose(o))
