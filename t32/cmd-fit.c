@@ -421,21 +421,6 @@ static void fit_print_table(const struct fit_input *in, const struct fit_cols *c
 			printf("\n%s: %zu rows without a value skipped\n", in->g[i].name, in->g[i].skipped);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void fit_json_str(const char *v)
-{
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
-
 /* A JSON number, null when there is none. */
 static void fit_json_num(double v)
 {
@@ -450,14 +435,14 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 			   int by_used)
 {
 	printf("{\"input\": ");
-	fit_json_str(path);
+	t32_json_string(stdout, path);
 	printf(", \"x\": ");
-	fit_json_str(c->x);
+	t32_json_string(stdout, c->x);
 	printf(", \"y\": ");
-	fit_json_str(c->y);
+	t32_json_string(stdout, c->y);
 	printf(", \"by\": ");
 	if (by_used)
-		fit_json_str(c->by);
+		t32_json_string(stdout, c->by);
 	else
 		printf("null");
 	printf(", \"groups\": [");
@@ -466,7 +451,7 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 		const struct t32_linfit *f = &g->fit;
 		const struct t32_steps *s = &g->steps;
 		printf("%s\n  {\"name\": ", i ? "," : "");
-		fit_json_str(g->name);
+		t32_json_string(stdout, g->name);
 		printf(", \"points\": %zu, \"skipped\": %zu, \"fit\": ", g->n, g->skipped);
 		if (g->fitted) {
 			printf("{\"intercept\": ");

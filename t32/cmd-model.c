@@ -186,28 +186,13 @@ out:
 	return rc;
 }
 
-/* Write s as a JSON string. */
-static void model_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* The steady state as JSON: parameters, the chart rows of one period, per-instruction figures. */
 static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 			     const struct t32_model_insn *b, size_t n,
 			     const struct t32_model_result *r)
 {
 	fprintf(out, "{\"uarch\": ");
-	model_json_string(out, u->name);
+	t32_json_string(out, u->name);
 	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"rob_size\": %u, \"skid\": %d,\n"
 		" \"cycles_per_iter\": %.6g, \"period_iters\": %zu, \"periodic\": %s,\n \"rows\": [",
 		u->alloc_width, u->retire_width, u->rob_size, skid, r->cycles_per_iter, r->period,
@@ -223,9 +208,9 @@ static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 	fprintf(out, "],\n \"insns\": [");
 	for (size_t k = 0; k < n; k++) {
 		fprintf(out, "%s\n  {\"idx\": %zu, \"insn\": ", k ? "," : "", k);
-		model_json_string(out, b[k].d.text);
+		t32_json_string(out, b[k].d.text);
 		fprintf(out, ", \"form\": ");
-		model_json_string(out, b[k].d.form);
+		t32_json_string(out, b[k].d.form);
 		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %u, \"weight_cycles\": %.6g, "
 			"\"share\": %.6g}", t32_classes[b[k].cls].name, b[k].latency, r->weight[k],
 			r->share[k]);
@@ -408,7 +393,7 @@ int cmd_model(int argc, char **argv)
 		}
 		if (fmt == T32_FMT_JSON) {
 			printf("{\"uarch\": ");
-			model_json_string(stdout, u.name);
+			t32_json_string(stdout, u.name);
 			printf(", \"cycles\": [");
 			for (uint64_t k = 0; k <= curve; k++)
 				printf("%s%.0f", k ? ", " : "", cyc[k]);

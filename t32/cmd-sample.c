@@ -229,20 +229,6 @@ static void print_tsv(const struct t32_attrib *at, const struct t32_sample_resul
 	}
 }
 
-/* s as a JSON string. */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
-
 /* Print the result for a program that reads JSON: the TSV's fields in one object. */
 static void print_json(const struct t32_attrib *at, const struct t32_sample_result *r,
 		       const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
@@ -252,19 +238,19 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 
 	body_text(s, desc, sizeof(desc));
 	printf("{\"block\": ");
-	json_string(desc);
+	t32_json_string(stdout, desc);
 	printf(", \"block_file\": ");
-	json_string(a->block_file);
+	t32_json_string(stdout, a->block_file);
 	printf(", \"barrier\": ");
-	json_string(loop_barrier ? s->barrier : "none");
+	t32_json_string(stdout, loop_barrier ? s->barrier : "none");
 	printf(", \"backend\": ");
-	json_string(r->backend->name);
+	t32_json_string(stdout, r->backend->name);
 	printf(", \"event\": ");
-	json_string(r->event);
+	t32_json_string(stdout, r->event);
 	printf(", \"period\": %llu, \"period_unit\": ", (unsigned long long)r->period);
-	json_string(r->unit);
+	t32_json_string(stdout, r->unit);
 	printf(", \"skid\": ");
-	json_string(r->backend->skid);
+	t32_json_string(stdout, r->backend->skid);
 	printf(", \"samples\": %llu, \"seconds\": %.4f, \"lost\": %llu, \"dropped\": %llu, "
 	       "\"ns_per_iter_alone\": %.4f, \"ns_per_iter_sampled\": %.4f, \"unroll\": %llu, "
 	       "\"copies_folded\": %zu, \"unit_insns\": %zu, \"body_samples\": %llu, "
@@ -281,7 +267,7 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 		t32_wilson(x->samples, at->body, 1.96, &lo, &hi);
 		printf("%s{\"position\": %zu, \"offset_bytes\": %llu, \"insn\": ", i ? ", " : "",
 		       i, (unsigned long long)(x->off - at->body_off));
-		json_string(x->text);
+		t32_json_string(stdout, x->text);
 		printf(", \"samples\": %llu, \"share\": %.5f, \"share_lo\": %.5f, "
 		       "\"share_hi\": %.5f", (unsigned long long)x->samples,
 		       at->body ? (double)x->samples / (double)at->body : 0.0, lo, hi);

@@ -24,20 +24,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* Print s as a JSON string. */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
-
 static void print_result(const struct t32_measurement *m, const struct t32_spec *s,
 			 const struct t32_block_opts *o, const struct t32_measure_opts *mo,
 			 int argc, char **argv)
@@ -74,7 +60,7 @@ static void print_result(const struct t32_measurement *m, const struct t32_spec 
 		break;
 	case T32_FMT_JSON:
 		printf("{\"spec\": ");
-		json_string(desc);
+		t32_json_string(stdout, desc);
 		printf(", \"n\": %llu, \"unit\": \"%s\", \"per_insn\": %.4f, \"ci\": [%.4f, %.4f], "
 		       "\"min_per_insn\": %.4f, \"runs\": %llu, \"rounds\": %u, \"seconds\": %.3f, "
 		       "\"block\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f, "
@@ -88,7 +74,7 @@ static void print_result(const struct t32_measurement *m, const struct t32_spec 
 		       m->sblock.median, m->sblock.mad, m->sblock.trimmed, m->empty.value,
 		       (unsigned long long)m->sempty.min, m->sempty.median, m->tsc_ghz,
 		       (unsigned long long)m->q, m->ratio, flags);
-		json_string(m->untrusted);
+		t32_json_string(stdout, m->untrusted);
 		printf("}\n");
 		break;
 	default:

@@ -175,6 +175,19 @@ const char *t32_datadir(void)
 #endif
 }
 
+void t32_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	fputc('"', f);
+}
+
 int t32_parse_format(const char *arg, enum t32_format *out)
 {
 	static const struct { const char *name; enum t32_format f; } formats[] = {

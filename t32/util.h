@@ -45,6 +45,9 @@ int t32_close_stdout(void);
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);
 
+/* s as a JSON string, quotes, backslashes and control characters escaped. */
+void t32_json_string(FILE *f, const char *s);
+
 /* Output formats shared by the subcommands. */
 enum t32_format { T32_FMT_TABLE, T32_FMT_TSV, T32_FMT_JSON };
 int t32_parse_format(const char *arg, enum t32_format *out);
