@@ -185,6 +185,11 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	const char *status = "ok";
 	int rc = 0;
 
+	if (j->mode == MODE_THROUGHPUT && j->form && !j->form->tp) {
+		format_row(buf, len, w, j, 0, NULL, "skipped",
+			   "the form has no throughput template (tp=)");
+		return 0;
+	}
 	if (j->mode == MODE_THROUGHPUT && j->form && kmax > j->form->tp_period)
 		kmax = j->form->tp_period;
 	for (unsigned k = 1; k <= kmax && !interrupted; k++) {
