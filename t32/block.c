@@ -168,9 +168,6 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
 {
-	const struct t32_blob *blobs[T32_SESSION_MAX];
-	struct t32_fault f;
-	uint64_t *scratch;
 	int rc = 0;
 
 	memset(ss, 0, sizeof(*ss));
@@ -183,36 +180,55 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 		ss->n = i + 1;
 		if (rc)
 			return rc;
-		blobs[i] = &ss->blob[i];
 	}
-	ss->runner = t32_runner_start(blobs, n, &o->run, &f);
-	if (!ss->runner)
-		return t32_report_fault(&f, specs[0]);
-	if (o->warmup) {
-		scratch = malloc(o->warmup * sizeof(uint64_t));
-		if (!scratch) {
-			t32_error("out of memory '%s'", "warm-up");
-			return T32_EXIT_ERROR;
-		}
-		/* o->warmup runs of each block, or about 20 ms of them if that is less */
-		for (size_t i = 0; i < n && !rc; i++) {
-			uint64_t runs = o->warmup < 16 ? o->warmup : 16;
-			double t0 = t32_now(), per;
+	return t32_session_respawn(ss);
+}
 
-			rc = t32_session_run(ss, i, runs, scratch);
-			per = (t32_now() - t0) / (double)runs;
-			if (!rc && o->warmup > runs) {
-				uint64_t more = per > 0 ? (uint64_t)(0.02 / per) : o->warmup;
+/* o->warmup runs of each block, or about 20 ms of them if that is less. */
+static int warm_up(struct t32_session *ss)
+{
+	const struct t32_block_opts *o = &ss->opts;
+	uint64_t *scratch;
+	int rc = 0;
 
-				if (more > o->warmup - runs)
-					more = o->warmup - runs;
-				if (more)
-					rc = t32_session_run(ss, i, more, scratch);
-			}
-		}
-		free(scratch);
+	if (!o->warmup)
+		return 0;
+	scratch = malloc(o->warmup * sizeof(uint64_t));
+	if (!scratch) {
+		t32_error("out of memory '%s'", "warm-up");
+		return T32_EXIT_ERROR;
 	}
+	for (size_t i = 0; i < ss->n && !rc; i++) {
+		uint64_t runs = o->warmup < 16 ? o->warmup : 16;
+		double t0 = t32_now(), per;
+
+		rc = t32_session_run(ss, i, runs, scratch);
+		per = (t32_now() - t0) / (double)runs;
+		if (!rc && o->warmup > runs) {
+			uint64_t more = per > 0 ? (uint64_t)(0.02 / per) : o->warmup;
+
+			if (more > o->warmup - runs)
+				more = o->warmup - runs;
+			if (more)
+				rc = t32_session_run(ss, i, more, scratch);
+		}
+	}
+	free(scratch);
 	return rc;
+}
+
+int t32_session_respawn(struct t32_session *ss)
+{
+	const struct t32_blob *blobs[T32_SESSION_MAX];
+	struct t32_fault f;
+
+	t32_runner_stop(ss->runner);
+	for (size_t i = 0; i < ss->n; i++)
+		blobs[i] = &ss->blob[i];
+	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
+	if (!ss->runner)
+		return t32_report_fault(&f, ss->specs[0]);
+	return warm_up(ss);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)

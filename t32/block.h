@@ -62,6 +62,8 @@ struct t32_session {
  */
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o);
+/* A new measuring process for the same blocks (new placement), warmed up; exit code. */
+int t32_session_respawn(struct t32_session *ss);
 /* Run block `which` count times into out; exit code, message printed on failure. */
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out);
 void t32_session_close(struct t32_session *ss);

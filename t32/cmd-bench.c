@@ -65,7 +65,7 @@ static void bench_resolution(void)
 		struct t32_measurement m;
 		char what[80], fig[80];
 
-		if (chain("add eax, 1", ns[i] + 1, ns[i], 1, 0.03, 5, &m))
+		if (chain("add eax, 1", ns[i] + 1, ns[i], 1, 0.04, 8, &m))
 			continue;
 		snprintf(what, sizeof(what), "resolution: %llu vs %llu add eax, 1",
 			 (unsigned long long)ns[i] + 1, (unsigned long long)ns[i]);

@@ -98,10 +98,37 @@ static double se_of(const double *x, unsigned from, unsigned to)
 	return n > 1 ? sqrt(ss / (n - 1) / n) : INFINITY;
 }
 
-enum { B_BLOCK, B_EMPTY, B_CAL, B_CALEMPTY, B_N };
-
 /* Rounds before the spread of their estimates is trusted for stopping. */
 #define T32_MIN_ROUNDS 10
+/*
+ * Seconds a measuring process serves before a fresh one (new placement of code and
+ * arena) takes over, and segments needed before their spread counts: where the
+ * code lands shifts small differences by a tenth of a cycle from process to
+ * process, more than the rounds within one process can show.
+ */
+#define T32_SEGMENT_SECONDS 0.25
+#define T32_MIN_SEGMENTS 4
+
+/*
+ * 95% half-width from the spread of the segments' means (the open segment counts
+ * when it has enough rounds); 0 while there are too few segments to say.
+ */
+static double segment_hw(double *seg, unsigned nseg, const double *cost, unsigned first,
+			 unsigned rounds)
+{
+	double mean, hw;
+	unsigned n = nseg;
+
+	if (rounds - first >= T32_MIN_ROUNDS && n < 256)
+		seg[n++] = mean_of(cost, first, rounds);
+	if (n < T32_MIN_SEGMENTS)
+		return 0;
+	batch_means(seg, n, &mean, &hw);
+	return hw;
+}
+
+enum { B_BLOCK, B_EMPTY, B_CAL, B_CALEMPTY, B_N };
+
 static const char *const block_names[B_N] = { "block", "empty", "calibration", "calibration-base" };
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -118,7 +145,8 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 	struct t32_session ss;
 	struct t32_hist hist[B_N];
 	uint64_t *raw = NULL, batch, maxbatch = 16384;
-	double *cost = NULL, *ratio = NULL, start;
+	double *cost = NULL, *ratio = NULL, start, seg_t0 = 0, seg[256];
+	unsigned seg_first = 0, nseg = 0;
 	unsigned cap = 0, nb = B_N;
 	FILE *rawf = NULL;
 	int rc;
@@ -229,7 +257,13 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			/* the ratio needs far less precision than the block: a quarter of the runs */
 			uint64_t k = b >= B_CAL && batch >= 256 ? batch / 4 : batch;
 
-			rc = t32_session_run(&ss, b, k, raw);
+			/*
+			 * The first runs after switching blocks are disturbed (code and
+			 * predictors of the other block): run a few unrecorded first.
+			 */
+			rc = t32_session_run(&ss, b, k / 8 + 8, raw);
+			if (!rc)
+				rc = t32_session_run(&ss, b, k, raw);
 			if (rc)
 				goto out;
 			if (t32_hist_add(&hist[b], raw, k)) {
@@ -263,6 +297,17 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		m->runs += batch;
 		m->seconds = t32_now() - start;
 
+		/* a segment is over: note its mean, hand over to a fresh process */
+		if (m->seconds - seg_t0 >= T32_SEGMENT_SECONDS && m->seconds + 0.1 < mo->budget &&
+		    m->rounds - seg_first >= T32_MIN_ROUNDS && nseg < 255 && !(stop && *stop)) {
+			seg[nseg++] = mean_of(cost, seg_first, m->rounds);
+			seg_first = m->rounds;
+			rc = t32_session_respawn(&ss);
+			if (rc)
+				goto out;
+			seg_t0 = m->seconds = t32_now() - start;
+		}
+
 		if (stop && *stop)
 			break;
 		if (mo->max_runs && m->runs >= mo->max_runs)
@@ -274,6 +319,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			double mean, hw;
 
 			batch_means(cost, m->rounds, &mean, &hw);
+			hw = fmax(hw, segment_hw(seg, nseg, cost, seg_first, m->rounds));
 			if ((mo->precision > 0 && hw <= mo->precision) ||
 			    (mo->block_precision > 0 &&
 			     hw * (double)(m->insns ? m->insns : 1) <= mo->block_precision)) {
@@ -315,6 +361,8 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		t32_estimate_diff(&m->block, &m->empty, m->insns ? m->insns : 1, &pc);
 		m->value = pc.value * conv;
 		batch_means(cost, m->rounds, &mean, &hw);
+		hw = fmax(hw, segment_hw(seg, nseg, cost, seg_first, m->rounds));
+		m->segments = nseg + (m->rounds > seg_first);
 		/* the pooled Wilson interval is a floor: the rounds may agree by chance */
 		m->halfwidth = fmax(hw, t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
 		m->min_value = ((double)m->sblock.min - (double)m->sempty.min) /

@@ -37,6 +37,7 @@ struct t32_measurement {
 	uint64_t insns;		/* n of (t - bar) / n */
 	uint64_t runs;		/* per block */
 	unsigned rounds;
+	unsigned segments;	/* measuring processes used, each placing the code afresh */
 	double seconds;		/* wall time measuring */
 	uint64_t q;		/* ticks: the TSC step seen */
 	struct t32_estimate block, empty;	/* sub-quantum estimates, ticks */

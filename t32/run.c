@@ -238,12 +238,37 @@ void t32_blob_free(struct t32_blob *b)
 /* ---- loading ---- */
 
 /* Map the image: write it, then make the code read+exec and the state page read+write. */
+/*
+ * A page count in [0, 64) that differs from process to process: where an image
+ * lands in memory shifts what it costs a little (cache sets, predictor aliasing),
+ * so each measuring process places its images afresh and a measurement that
+ * spans several processes averages over placements.
+ */
+static size_t random_pages(void)
+{
+	uint64_t x = __builtin_ia32_rdtsc() ^ ((uint64_t)getpid() << 32);
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)(x % 64);
+}
+
+/* Map the image: write it, then make the code read+exec and the state page read+write. */
 static void *load_image(const struct t32_blob *b)
 {
-	void *base = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t slack = 64 * 4096, shift = random_pages() * 4096;
+	char *region = mmap(NULL, b->size + slack, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *base;
 
-	if (base == MAP_FAILED)
+	if (region == MAP_FAILED)
 		return NULL;
+	base = region + shift;
+	if (shift)
+		munmap(region, shift);
+	if (slack - shift)
+		munmap(base + b->size, slack - shift);
 	memcpy(base, b->image, b->size);
 	if (mprotect(base, b->hdr.data, PROT_READ | PROT_EXEC)) {
 		munmap(base, b->size);
@@ -254,11 +279,19 @@ static void *load_image(const struct t32_blob *b)
 
 void *t32_arena_new(void)
 {
-	uint64_t *a = mmap(NULL, T32_ARENA_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t slack = 64 * 4096, shift = random_pages() * 4096;
+	char *region = mmap(NULL, T32_ARENA_SIZE + slack, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *a;
 
-	if (a == MAP_FAILED)
+	if (region == MAP_FAILED)
 		return NULL;
+	/* a placement of its own, like the images' */
+	a = (uint64_t *)(region + shift);
+	if (shift)
+		munmap(region, shift);
+	if (slack - shift)
+		munmap((char *)a + T32_ARENA_SIZE, slack - shift);
 	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
 		a[i] = (uint64_t)(uintptr_t)&a[i];
 	return a;
