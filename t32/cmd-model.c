@@ -16,14 +16,16 @@
 #include "analysis/model.h"
 #include "analysis/uarch.h"
 #include "t32/spec.h"
+#include "t32/table.h"
 #include "t32/util.h"
 
 #define MODEL_MAX_INSNS 10000	/* instructions in one block */
 #define MODEL_MAX_SETS 64	/* --set options */
 
 static const char model_usage[] =
-	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] "
-	"[--format=table|tsv|json] [--curve=KMAX] [N] INSN [[N] INSN]...";
+	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] [--lat FILE] "
+	"[--format=table|tsv|json] [--curve=KMAX] [N] INSN [[N] INSN]...\n"
+	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
 
 static const char model_help[] =
 	"\n"
@@ -38,6 +40,9 @@ static const char model_help[] =
 	"                      or on the next one (1, the default)\n"
 	"  --format=FORMAT     table (for people, the default), tsv or json\n"
 	"  --curve=KMAX        instead: cycles of k copies between barriers, k = 0..KMAX\n"
+	"  --lat FILE          per-form latencies from FILE instead of data/uarch/latency.lat\n"
+	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
+	"                      (t32 sweep TABLE.tbl), for --lat\n"
 	"\n"
 	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
 	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
@@ -286,9 +291,96 @@ static const char *model_optval(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+/*
+ * A latency table from a sweep: every latency-mode row measured in cycles, its
+ * form looked up in the table the sweep names (`# sweep: ... of=TABLE`),
+ * assembled and decoded to the model's form syntax, its estimate rounded to whole
+ * cycles for micro-architecture `uarch`.  Forms of several instructions are left
+ * out (their latency belongs to the chain, not to one form), and so are forms
+ * that touch memory: the table counts their latency after the load, which a
+ * chain through memory cannot separate.
+ */
+static int lat_from_sweep(const char *path, const char *uarch)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *of = NULL, err[512];
+	size_t cap = 0, kept = 0;
+	struct t32_table tbl = { 0 };
+	int rc = 0;
+
+	if (!f) {
+		t32_error("cannot read '%s' (%s)", path, strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	printf("# latencies measured by t32 sweep, from %s\n"
+	       "# applies to: %s (this machine)\n", path, uarch);
+	while (getline(&line, &cap, f) > 0) {
+		char *fld[18], *save = NULL, *tok;
+		int k = 0;
+
+		if (strncmp(line, "# sweep:", 8) == 0 && !of) {
+			char *p = strstr(line, " of=");
+
+			if (p && (of = strdup(p + 4)))
+				of[strcspn(of, " \n")] = 0;
+			if (!of || t32_table_load(of, &tbl, err, sizeof(err))) {
+				t32_error("%s", of ? err : "no table in the sweep line");
+				rc = T32_EXIT_ERROR;
+				break;
+			}
+			continue;
+		}
+		if (line[0] == '#' || strncmp(line, "row\t", 4) == 0)
+			continue;
+		for (tok = strtok_r(line, "\t\n", &save); tok && k < 18;
+		     tok = strtok_r(NULL, "\t\n", &save))
+			fld[k++] = tok;
+		/* row form mode n k unit estimate ci_lo ci_hi total min med runs secs flags status */
+		if (k < 16 || strcmp(fld[2], "latency") || strcmp(fld[5], "cycles") ||
+		    strcmp(fld[15], "ok"))
+			continue;
+		{
+			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[1]) : NULL;
+			struct t32_spec s = { 0 };
+			unsigned char *code = NULL;
+			struct t32_insn *in = NULL;
+			size_t len = 0, n = 0;
+			double lat = strtod(fld[6], NULL);
+
+			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
+			    model_assemble(&s, &code, &len, err, sizeof(err)) ||
+			    t32_deps_decode(code, len, &in, &n, err, sizeof(err)) || n != 1 ||
+			    (in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
+				t32_spec_free(&s);
+				free(code);
+				free(in);
+				continue;
+			}
+			printf("%-28s | -        | %s=%.0f\t# %s: %.3f\n", in[0].form, uarch,
+			       lat < 0 ? 0 : lat, form->name, lat);
+			kept++;
+			t32_spec_free(&s);
+			free(code);
+			free(in);
+		}
+	}
+	free(line);
+	free(of);
+	fclose(f);
+	t32_table_free(&tbl);
+	if (!rc && !kept) {
+		t32_error("no latency rows in cycles of single-instruction forms in '%s'", path);
+		rc = T32_EXIT_ERROR;
+	}
+	if (t32_close_stdout() && !rc)
+		rc = T32_EXIT_ERROR;
+	return rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	const char *uarch_name = "zen5", *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
+	const char *lat_path = NULL;
 	size_t nsets = 0, ninsn = 0, len = 0;
 	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
 	enum t32_format fmt = T32_FMT_TABLE;
@@ -331,6 +423,10 @@ int cmd_model(int argc, char **argv)
 				t32_error("unknown format (table, tsv, json) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
+		} else if ((v = model_optval(argc, argv, &i, "--lat-from"))) {
+			return lat_from_sweep(v, uarch_name);
+		} else if ((v = model_optval(argc, argv, &i, "--lat"))) {
+			lat_path = v;
 		} else if ((v = model_optval(argc, argv, &i, "--curve"))) {
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
 				t32_error("bad curve length (0 to 100000) '%s'", v);
@@ -366,8 +462,12 @@ int cmd_model(int argc, char **argv)
 			rc = T32_EXIT_USAGE;
 			goto out;
 		}
-	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
-	if (access(path, F_OK) == 0 && t32_lattab_load(&tab, path, err, sizeof(err))) {
+	if (lat_path)
+		snprintf(path, sizeof(path), "%s", lat_path);
+	else
+		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
+	if ((lat_path || access(path, F_OK) == 0) &&
+	    t32_lattab_load(&tab, path, err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
 	}
