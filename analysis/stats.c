@@ -12,7 +12,7 @@
 #include <gsl/gsl_cdf.h>
 
 const struct t32_flag_name t32_est_flags[] = {
-	{ T32_EST_NOQUANT, "noquant", "the TSC has no step: the value is the minimum" },
+	{ T32_EST_NOQUANT, "noquant", "the TSC advances by single ticks: the two lowest ticks give the value" },
 	{ T32_EST_FEW, "few", "few samples in the two lowest levels" },
 	{ T32_EST_LEVELS, "levels", "noise comparable to the TSC step: more than two levels" },
 	{ T32_EST_FALLBACK, "fallback", "too few samples for a proportion: the value is the minimum" },
@@ -367,18 +367,8 @@ int t32_estimate_hist(const struct t32_hist *h, uint64_t q, struct t32_estimate 
 		offset = h->lv[best].ticks % q;
 	}
 	e->q = q;
-
-	if (q == 1) {
-		e->bottom = h->lv[0].ticks;
-		e->k0 = h->lv[0].count;
-		e->k1 = hist_count(h, e->bottom + 1);
-		e->k2 = hist_count(h, e->bottom + 2);
-		e->value = e->bottom;
-		e->lo = e->value - 0.5;
-		e->hi = e->value + 0.5;
-		e->flags = T32_EST_NOQUANT;
-		return 0;
-	}
+	if (q == 1)
+		e->flags |= T32_EST_NOQUANT;
 
 	/*
 	 * L: the lowest lattice level, passing over isolated ones (nothing at L + q,

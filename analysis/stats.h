@@ -35,8 +35,9 @@
  *    under 1% of the samples: a reordered or glitched reading).
  * The interval covers the sampling of the phase only: when T32_EST_LEVELS is set,
  * D itself varies and the interval understates the uncertainty.
- * Without a step (q == 1) there is nothing below a tick to recover: the estimate
- * is the minimum, with the +-0.5 tick of an integer reading as its interval.
+ * Without a step (q == 1, bare metal) the same holds one tick at a time: the
+ * dithered start phase makes a block of 153.4 ticks read 153 or 154, 40% of them
+ * 154; the flag noquant only says the step is a single tick.
  */
 #ifndef T32_STATS_H
 #define T32_STATS_H
@@ -92,7 +93,7 @@ uint64_t t32_quantum_hist(const struct t32_hist *h, uint64_t *offset, double *sh
 
 /* Flags of an estimate: why it deserves less trust. */
 enum {
-	T32_EST_NOQUANT = 1 << 0,	/* q == 1: the value is the minimum, no sub-tick information */
+	T32_EST_NOQUANT = 1 << 0,	/* q == 1: the TSC steps by single ticks (information only) */
 	T32_EST_FEW = 1 << 1,		/* bottom two levels hold < 30 samples or < 5% of them */
 	T32_EST_LEVELS = 1 << 2,	/* noise comparable to q: the two-level model is doubtful */
 	T32_EST_FALLBACK = 1 << 3,	/* too few samples for a proportion: the value is the minimum */

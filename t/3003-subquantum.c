@@ -135,13 +135,14 @@ int main(void)
 	is_double((double)e.bottom, e.value, 0, "fallback: the value is the minimum");
 	ok(e.lo == e.bottom && e.hi == e.bottom + Q, "fallback: the interval is one step");
 
-	/* Bare metal: no step, the minimum with half a tick either side. */
+	/* Bare metal: a step of one tick, and the same estimate below it. */
 	simulate(r, x, N, 153.4, 1, 0, OUTLIERS);
 	t32_estimate(x, N, 0, &e);
 	is_int(1, e.q, "q detected as 1");
 	ok(e.flags == T32_EST_NOQUANT, "noquant flag alone");
-	is_double(153, e.value, 0, "noquant: the value is the minimum");
-	ok(e.lo == 152.5 && e.hi == 153.5, "noquant: +-0.5 tick");
+	is_double(153.4, e.value, 0.05, "noquant: the value below the tick, not the minimum");
+	ok(e.lo < 153.4 && 153.4 < e.hi && e.hi - e.lo < 0.1, "noquant: a narrow interval [%.3f, %.3f]",
+	   e.lo, e.hi);
 
 	/* q detected from the deltas when not given. */
 	simulate(r, x, N, BASE + 13.2, Q, C, CLEAN);
