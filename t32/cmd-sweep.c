@@ -130,6 +130,20 @@ static int job_spec(const struct sweep *w, const struct job *j, unsigned k, stru
 	}
 }
 
+/* A spec's name in rows: its last item, the one that repeats n times, says `n`. */
+static void spec_name(const struct t32_spec *s, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s %c", s->barrier, s->store);
+
+	for (size_t i = 0; i < s->nitems && used < len; i++) {
+		if (i + 1 == s->nitems)
+			used += (size_t)snprintf(buf + used, len - used, " n '%s'", s->items[i].text);
+		else
+			used += (size_t)snprintf(buf + used, len - used, " %llu '%s'",
+						 (unsigned long long)s->items[i].reps, s->items[i].text);
+	}
+}
+
 /* One finished row as a line. */
 static int format_row(char *buf, size_t len, const struct sweep *w, const struct job *j,
 		      unsigned k, const struct t32_measurement *m, const char *status,
@@ -142,7 +156,7 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 		snprintf(name, sizeof(name), "%s", j->form->name);
 		exp = j->mode == MODE_THROUGHPUT ? j->form->rtp : j->form->lat;
 	} else {
-		t32_spec_format(&w->spec, name, sizeof(name));
+		spec_name(&w->spec, name, sizeof(name));
 	}
 	if (!isnan(exp))
 		snprintf(expected, sizeof(expected), "%g", exp);
@@ -646,7 +660,7 @@ int cmd_sweep(int argc, char **argv)
 		if (w.from_table)
 			snprintf(what, sizeof(what), "%s", argv[optind]);
 		else
-			t32_spec_format(&w.spec, what, sizeof(what));
+			spec_name(&w.spec, what, sizeof(what));
 		make_signature(&w, what);
 	}
 	w.done = calloc(w.nrows ? w.nrows : 1, 1);
