@@ -7,14 +7,14 @@ S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
 keys() { grep '^[0-9]' "$1" | cut -f1-4 | sort; }
 
-run sweep $S --n 1..4 -o "$TMP/full.tsv" l m 'inc eax'
+run sweep $S --n 1..10 -o "$TMP/full.tsv" l m 'inc eax'
 is 0 "$rc" "a spec sweep exits 0"
-is 4 "$(rows "$TMP/full.tsv")" "one row per n"
-like "$TMP/full.tsv" '^# sweep: rows=4 ' "the sweep line names the rows"
+is 10 "$(rows "$TMP/full.tsv")" "one row per n"
+like "$TMP/full.tsv" '^# sweep: rows=10 ' "the sweep line names the rows"
 like "$TMP/full.tsv" '^row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	' "columns with units"
 
 # interrupted, then resumed: the same row set as the uninterrupted run
-"$T32" sweep --budget 0.3 --block-precision 0 --precision 0 --n 1..4 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
+"$T32" sweep --budget 0.3 --block-precision 0 --precision 0 --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
 pid=$!
 sleep 1
 kill -INT $pid
@@ -22,21 +22,21 @@ wait $pid
 is 130 "$?" "Ctrl-C stops the sweep with 130"
 like "$TMP/cut.err" "interrupted: [0-9]+ rows written, resume with --resume" "and says how to resume"
 printf '3\tpartial row with no newline' >>"$TMP/cut.tsv"
-run sweep $S --n 1..4 -o "$TMP/cut.tsv" --resume l m 'inc eax'
+run sweep $S --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
 is 0 "$rc" "--resume finishes the sweep"
 is "$(keys "$TMP/full.tsv")" "$(keys "$TMP/cut.tsv")" "resumed rows = uninterrupted rows"
 grep -c 'partial row' "$TMP/cut.tsv" >"$TMP/n"
 is 0 "$(cat "$TMP/n")" "a half-written row is dropped on resume"
-run sweep $S --n 1..5 -o "$TMP/cut.tsv" --resume l m 'inc eax'
+run sweep $S --n 1..11 -o "$TMP/cut.tsv" --resume l m 'inc eax'
 is 1 "$rc" "resuming another sweep into the file is refused"
 
 # shards
-for k in 1 2 3; do "$T32" sweep $S --n 1..4 --shard $k/3 -o "$TMP/s$k.tsv" l m 'inc eax' 2>/dev/null; done
+for k in 1 2 3; do "$T32" sweep $S --n 1..10 --shard $k/3 -o "$TMP/s$k.tsv" l m 'inc eax' 2>/dev/null; done
 run sweep --merge -o "$TMP/m.tsv" "$TMP/s1.tsv" "$TMP/s2.tsv" "$TMP/s3.tsv"
 is 0 "$rc" "merging three shards"
 is "$(keys "$TMP/full.tsv")" "$(keys "$TMP/m.tsv")" "merged rows = the whole sweep"
 run sweep --merge -o "$TMP/m2.tsv" "$TMP/s1.tsv" "$TMP/s3.tsv"
-like "$TMP/err" "^t32: the pieces lack 1 of 4 rows" "a missing shard is named"
+like "$TMP/err" "^t32: the pieces lack 3 of 10 rows" "a missing shard is named"
 run sweep --merge -o "$TMP/m2.tsv" "$TMP/s1.tsv" "$TMP/s1.tsv"
 like "$TMP/err" "^t32: row 0 appears twice" "a shard given twice is refused"
 
