@@ -1,7 +1,7 @@
 #!/bin/sh
 # t32 time in its units and formats, exit 7 for untrustworthy results, and t32 env.
 . "$(dirname "$0")/lib-tap.sh"
-plan 14
+plan 16
 
 run time --format=tsv l m auto 1000 'add eax, 1'
 is 0 "$rc" "time auto exits 0"
@@ -21,6 +21,15 @@ is 7 "$rc" "an interval that never narrows exits 7"
 like "$TMP/err" "^t32: result not trustworthy 'l m 100 'add eax, 1'' \(the interval never narrowed" "and says why"
 run time --raw "$TMP/raw.tsv" l m 500 10 nop
 like "$TMP/raw.tsv" '^0	block	[0-9]+$' "--raw keeps every delta"
+
+# Ctrl-C (to the process group) mid-measurement: the result so far, exit 130
+setsid "$T32" time --budget 20 --precision 0.0000001 l m 100000000 100 'add eax, 1' >"$TMP/int.out" 2>"$TMP/int.err" &
+pid=$!
+sleep 1
+kill -INT -- -$pid 2>/dev/null || kill -INT $pid
+wait $pid
+is 130 "$?" "Ctrl-C stops t32 time with 130"
+like "$TMP/int.out" '^per insn     [0-9.]+ \+- [0-9.]+ cycles' "and it reports what it measured"
 
 run env --format=json
 is 0 "$rc" "env exits 0"

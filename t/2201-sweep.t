@@ -14,10 +14,11 @@ like "$TMP/full.tsv" '^# sweep: rows=10 ' "the sweep line names the rows"
 like "$TMP/full.tsv" '^row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	' "columns with units"
 
 # interrupted, then resumed: the same row set as the uninterrupted run
-"$T32" sweep --budget 0.3 --block-precision 0 --precision 0 --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
+# Ctrl-C as a terminal sends it: to the whole process group, measuring child too
+setsid "$T32" sweep --budget 0.3 --block-precision 0 --precision 0 --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
 pid=$!
 sleep 1
-kill -INT $pid
+kill -INT -- -$pid 2>/dev/null || kill -INT $pid
 wait $pid
 is 130 "$?" "Ctrl-C stops the sweep with 130"
 like "$TMP/cut.err" "interrupted: [0-9]+ rows written, resume with --resume" "and says how to resume"

@@ -541,6 +541,10 @@ static void runner_child(struct t32_runner *r, int in, int out)
 	void *base[8];
 	struct request q;
 
+	/* Ctrl-C reaches the whole process group: the parent decides when to stop */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	if (!arena)
 		_exit(120);
 	for (size_t i = 0; i < r->nblobs; i++) {
@@ -550,7 +554,13 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
 	}
 	r->sh->nbases = r->nblobs;
-	while (read(in, &q, sizeof(q)) == (ssize_t)sizeof(q)) {
+	for (;;) {
+		ssize_t got = read(in, &q, sizeof(q));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != (ssize_t)sizeof(q))
+			break;
 		block_fn fn;
 		char ok = 1;
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,9 @@ int t32_run_program(char *const argv[], struct t32_child_output *out)
 		return -1;
 	}
 	if (pid == 0) {
+		/* a helper program finishes its short job; Ctrl-C is for the parent */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
 		execvp(argv[0], argv);
