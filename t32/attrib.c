@@ -3,6 +3,7 @@
  * block that produces them (see attrib.h).
  */
 #include <capstone/capstone.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,15 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Ctrl-C in the sampling child: finish the chunk, then stop and report. */
+static volatile sig_atomic_t sample_stop;
+
+static void on_sample_stop(int sig)
+{
+	(void)sig;
+	sample_stop = 1;
+}
+
 /*
  * In the child: size a chunk, then run chunks of the loop with the sampler on,
  * draining it between chunks, until enough samples or time; every BASE_EVERY-th
@@ -359,6 +369,10 @@ static int sample_child(void *code, void *arg)
 	size_t nchunks = 0, nbase = 0, round = 0;
 	uint64_t iters = 1;
 
+	struct sigaction sa = { .sa_handler = on_sample_stop };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	job->code_base = (uint64_t)(uintptr_t)code;
 	if (!arena) {
 		snprintf(job->err, sizeof(job->err), "cannot map the arena");
@@ -373,7 +387,7 @@ static int sample_child(void *code, void *arg)
 		return 3;
 	t0 = now_ns();
 	while (s.n < job->max_samples && now_ns() - t0 < job->seconds * 1e9 &&
-	       nchunks < MAX_CHUNKS) {
+	       nchunks < MAX_CHUNKS && !sample_stop) {
 		if (++round % BASE_EVERY == 0 || nbase < 2) {
 			t32_sampler_pause(&s, 1);
 			job->base_chunk_ns[nbase++] = run_chunk(fn, iters, arena);

@@ -23,6 +23,7 @@
  * `init` point into the arena, whose qwords point to themselves, so
  * `mov rax, [rax]` chases its own pointer and `[reg]` operands are safe.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,14 @@
 
 static const char sample_usage[] =
 	"t32 sample [OPTIONS] [N] INSN [[N] INSN]... | FILE.blk | BLOCK";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 #define DEFAULT_PERIOD_NS 1000000	/* each interrupt costs tens of us in a VM */
 #define DEFAULT_SAMPLES 2000
@@ -453,6 +462,13 @@ int cmd_sample(int argc, char **argv)
 					  .period_ns = a.period_ns, .max_samples = a.samples,
 					  .seconds = a.seconds, .unroll = a.unroll,
 					  .loop_barrier = loop_barrier, .run = o.run };
+	{
+		/* Ctrl-C: the child stops sampling after its chunk; report what it has */
+		struct sigaction sa = { .sa_handler = on_interrupt };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	rc = t32_sample_block(&s, &rq, &r, &f);
 	if (rc == 3) {
 		t32_error("sampling backend unavailable here '%s' (%s)", a.backend->name, r.err);
@@ -484,7 +500,9 @@ int cmd_sample(int argc, char **argv)
 	else
 		print_table(&r.at, &r, &a, &s, loop_barrier, unit);
 	rc = t32_close_stdout();
-	if (!rc && r.at.body < MIN_BODY_SAMPLES) {
+	if (!rc && interrupted) {
+		rc = T32_EXIT_INTERRUPTED;
+	} else if (!rc && r.at.body < MIN_BODY_SAMPLES) {
 		t32_error("too few samples in the body to trust the shares '%llu' (want %d; "
 			  "raise --seconds or lower --period)", (unsigned long long)r.at.body,
 			  MIN_BODY_SAMPLES);
