@@ -16,8 +16,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "time", cmd_time, "time one block: minimum, median, barrier cost, per-instruction cost" },
-	{ "gen", cmd_gen, "print the NASM that would run" },
+	{ "time", cmd_time, "one block in core cycles per instruction, below the TSC's step" },
+	{ "gen", cmd_gen, "print the NASM that would run, or write it as a program for perf" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "sample", cmd_sample, "where timer interrupts land in a block" },
