@@ -349,6 +349,12 @@ static void bench_sampling(void)
 	}
 }
 
+/* The retirement model fitted to the study's blocks (cmd-correlate.c). */
+static void bench_correlate(void)
+{
+	t32_bench_correlate(report);
+}
+
 static const struct bench {
 	const char *name;
 	void (*fn)(void);
@@ -361,6 +367,7 @@ static const struct bench {
 	{ "table", bench_table, "the coursework's 24-form table at the study's precision" },
 	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick" },
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend" },
+	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks" },
 	{ NULL, NULL, NULL }
 };
 

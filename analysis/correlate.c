@@ -1,0 +1,631 @@
+/*
+ * correlate.c - the retirement model fitted to sample counts and a step curve at
+ * once (see correlate.h).  The model is a function of integers, so there is no
+ * gradient to follow and a simplex would stall on its plateaus: the fit scans.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "analysis/correlate.h"
+#include "analysis/stats.h"
+
+#define CORR_MAX_PASSES 8	/* coordinate-descent passes over the parameters */
+#define CORR_WIDTH_MAX 16	/* retire widths scanned: 1..max(this, 2 x start) */
+#define CORR_TIE 1e-9		/* objectives closer than this (relative) are equal */
+
+/* The defaults: half a percent of stray samples, half-cycle curve floor, offset and balancing on. */
+void t32_corr_opts_init(struct t32_corr_opts *o)
+{
+	o->share_mix = 0.005;
+	o->curve_sigma_min = 0.5;
+	o->fit_offset = 1;
+	o->span_min = 48;
+	o->balance = 1;
+}
+
+/* Everything one model run needs, and its scratch space. */
+struct corr_ctx {
+	const struct t32_uarch *u0;
+	const struct t32_lattab *tab;
+	const struct t32_insn *insns;
+	size_t n;
+	const struct t32_corr_data *d;
+	const struct t32_corr_opts *o;
+	size_t np;
+	struct t32_corr_param *p;
+	long insn_of[T32_CORR_MAX_PARAMS];	/* instruction of a latency@I parameter, else -1 */
+	uint64_t total;				/* samples */
+	struct t32_model_insn *block;
+	double *curve;				/* model curve, kmax + 1 */
+	struct t32_uarch u;			/* after the last run */
+	struct t32_model_result res;		/* after the last run */
+	double deviance, chi2, offset;		/* of the last run */
+	double w_share, w_curve;		/* weights of the two terms in the objective */
+	size_t evals;
+};
+
+/* Multinomial deviance of the counts against shares mixed with a little uniform. */
+static double corr_deviance(const struct corr_ctx *c, const double *share)
+{
+	double dev = 0, a = c->o->share_mix;
+
+	if (!c->d->counts || c->total == 0)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		double q = (1 - a) * share[i] + a / (double)c->n;
+		double k = (double)c->d->counts[i];
+
+		if (k > 0)
+			dev += 2 * k * log(k / ((double)c->total * (q > 1e-300 ? q : 1e-300)));
+	}
+	return dev;
+}
+
+/* Weight of curve point k: 1 / sd^2 with the sd from the half-width, at least sigma_min. */
+static double corr_weight(const struct t32_corr_data *d, const struct t32_corr_opts *o, size_t k)
+{
+	double sd = d->curve_hw ? d->curve_hw[k] / 1.96 : 0;
+
+	if (!(sd >= o->curve_sigma_min))
+		sd = o->curve_sigma_min;
+	return 1 / (sd * sd);
+}
+
+/* Chi-square of the measured curve against the model's, the offset solved in closed form. */
+static double corr_curve_chi2(const struct corr_ctx *c, const double *model, double *offset)
+{
+	const struct t32_corr_data *d = c->d;
+	double sw = 0, swr = 0, chi2 = 0, off = 0;
+
+	*offset = 0;
+	if (!d->curve)
+		return 0;
+	if (c->o->fit_offset) {
+		for (size_t k = 1; k <= d->kmax; k++) {
+			double w = corr_weight(d, c->o, k);
+
+			sw += w;
+			swr += w * (d->curve[k] - model[k]);
+		}
+		off = sw > 0 ? swr / sw : 0;
+	}
+	for (size_t k = 0; k <= d->kmax; k++) {
+		double e = d->curve[k] - model[k] - (k ? off : 0);
+
+		chi2 += corr_weight(d, c->o, k) * e * e;
+	}
+	*offset = off;
+	return chi2;
+}
+
+/* Run the model with the parameters at v; the objective, or INFINITY if v is not allowed. */
+static double corr_eval(struct corr_ctx *c, const unsigned long *v)
+{
+	c->u = *c->u0;
+	for (size_t j = 0; j < c->np; j++)
+		if (c->insn_of[j] < 0 && t32_uarch_set_value(&c->u, c->p[j].key, v[j]))
+			return INFINITY;
+	t32_model_prepare(&c->u, c->tab, c->insns, c->n, c->block);
+	for (size_t j = 0; j < c->np; j++)
+		if (c->insn_of[j] >= 0)
+			c->block[c->insn_of[j]].latency = (unsigned)v[j];
+	t32_model_result_free(&c->res);
+	c->evals++;
+	if (t32_model_steady(&c->u, c->block, c->n, c->d->skid, &c->res))
+		return INFINITY;
+	if (c->d->curve && t32_model_curve(&c->u, c->block, c->n, c->d->kmax, c->curve))
+		return INFINITY;
+	c->deviance = corr_deviance(c, c->res.share);
+	c->chi2 = corr_curve_chi2(c, c->curve, &c->offset);
+	return c->w_share * c->deviance + c->w_curve * c->chi2;
+}
+
+/* Is a better than b by more than the tie tolerance? */
+static int corr_better(double a, double b)
+{
+	if (!isfinite(b))
+		return isfinite(a);
+	return a < b - CORR_TIE * (1 + fabs(b));
+}
+
+/*
+ * Integer coordinate descent over every parameter but skip (-1: none): each
+ * parameter in turn scanned over its whole range, the best kept (ties keep the
+ * current value), until a pass changes nothing.  Returns the objective at v.
+ */
+static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
+{
+	double best = corr_eval(c, v);
+
+	for (int pass = 0; pass < CORR_MAX_PASSES; pass++) {
+		int moved = 0;
+
+		for (size_t j = 0; j < c->np; j++) {
+			unsigned long keep = v[j], bestv = v[j];
+
+			if ((long)j == skip)
+				continue;
+			for (unsigned long x = c->p[j].lo; x <= c->p[j].hi; x++) {
+				double f;
+
+				if (x == keep)
+					continue;
+				v[j] = x;
+				f = corr_eval(c, v);
+				if (corr_better(f, best)) {
+					best = f;
+					bestv = x;
+				}
+			}
+			v[j] = bestv;
+			moved |= bestv != keep;
+		}
+		if (!moved)
+			break;
+	}
+	return best;
+}
+
+/*
+ * The whole search from the start values v: every retire width (parameter wj,
+ * -1 when it is not fitted) with the others descended, or one descent.  The best
+ * values go to best_v, the best objective at each width to wobj.  Returns it.
+ */
+static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
+			  unsigned long *best_v, double *wobj)
+{
+	double best = INFINITY;
+
+	memcpy(best_v, v, c->np * sizeof(*v));
+	if (wj < 0)
+		return corr_descend(c, best_v, -1);
+	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
+		unsigned long t[T32_CORR_MAX_PARAMS];
+		double f;
+
+		memcpy(t, v, c->np * sizeof(*v));
+		t[wj] = x;
+		f = corr_descend(c, t, wj);
+		wobj[x - c->p[wj].lo] = f;
+		/* ties go to the width nearest the micro-architecture's */
+		if (corr_better(f, best) ||
+		    (!corr_better(best, f) && labs((long)x - (long)c->p[wj].start) <
+		     labs((long)best_v[wj] - (long)c->p[wj].start))) {
+			best = f;
+			memcpy(best_v, t, c->np * sizeof(*t));
+		}
+	}
+	return best;
+}
+
+/* Resolve a key into a range and a start value; -1 with err for an unknown key. */
+static int corr_param_init(struct corr_ctx *c, size_t j, const char *key, char *err, size_t errlen)
+{
+	struct t32_corr_param *p = &c->p[j];
+	unsigned long start = 0, kmin = 0, kmax = 0;
+
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	c->insn_of[j] = -1;
+	if (strncmp(key, "latency@", 8) == 0) {
+		char *end;
+		unsigned long long i = strtoull(key + 8, &end, 10);
+
+		if (end == key + 8 || *end || i >= c->n) {
+			snprintf(err, errlen, "no such instruction in the block '%s'", key);
+			return -1;
+		}
+		c->insn_of[j] = (long)i;
+		start = c->block[i].latency;
+		kmin = 0;
+		kmax = 100000;
+	} else {
+		const struct t32_uarch_key *k;
+
+		for (k = t32_uarch_keys; k->key; k++)
+			if (strcmp(k->key, key) == 0)
+				break;
+		if (!k->key || t32_uarch_get(c->u0, key, &start)) {
+			snprintf(err, errlen, "unknown parameter '%s'", key);
+			return -1;
+		}
+		kmin = k->min;
+		kmax = k->max;
+	}
+	p->start = start;
+	p->lo = kmin;
+	if (strcmp(key, "retire_width") == 0 || strcmp(key, "alloc_width") == 0)
+		p->hi = start * 2 > CORR_WIDTH_MAX ? start * 2 : CORR_WIDTH_MAX;
+	else
+		p->hi = start * 2 > c->o->span_min ? start * 2 : c->o->span_min;
+	if (p->hi > kmax)
+		p->hi = kmax;
+	if (p->lo < 1 && strstr(key, "width"))
+		p->lo = 1;
+	if (start < p->lo || start > p->hi)
+		start = p->start = p->lo;
+	return 0;
+}
+
+/*
+ * Curvature and interval of parameter j around its best value from the
+ * objective f[] over its range (f[x - lo]): the parabola through the best
+ * value's neighbours, its sd scaled by s, and the run of values within s^2.
+ */
+static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s)
+{
+	size_t m = p->hi - p->lo + 1, b = p->value - p->lo;
+	double f0 = f[b], fl = b > 0 ? f[b - 1] : NAN, fr = b + 1 < m ? f[b + 1] : NAN;
+	double a = NAN, g = 0;
+
+	/* a side where the objective does not rise leaves the value undetermined */
+	if (isfinite(fl) && isfinite(fr)) {
+		if (fl - f0 > CORR_TIE * (1 + fabs(f0)) && fr - f0 > CORR_TIE * (1 + fabs(f0))) {
+			a = (fl + fr - 2 * f0) / 2;
+			g = (fr - fl) / 2;
+		}
+	} else if (isfinite(fl)) {
+		a = fl - f0;
+	} else if (isfinite(fr)) {
+		a = fr - f0;
+	}
+	p->est = (double)p->value;
+	p->sd = INFINITY;
+	if (a > 0) {
+		double shift = -g / (2 * a);
+
+		if (shift > 0.5)
+			shift = 0.5;
+		if (shift < -0.5)
+			shift = -0.5;
+		p->est += shift;
+		p->sd = s / sqrt(a);
+	}
+	p->ci_lo = p->ci_hi = p->value;
+	while (p->ci_lo > p->lo && f[p->ci_lo - 1 - p->lo] - f0 <= s * s)
+		p->ci_lo--;
+	while (p->ci_hi < p->hi && f[p->ci_hi + 1 - p->lo] - f0 <= s * s)
+		p->ci_hi++;
+}
+
+int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
+		 const struct t32_insn *insns, size_t n, const struct t32_corr_data *d,
+		 const char *const *params, size_t np, const struct t32_corr_opts *o,
+		 struct t32_corr_result *r, char *err, size_t errlen)
+{
+	struct t32_corr_opts defaults;
+	struct corr_ctx c;
+	unsigned long v[T32_CORR_MAX_PARAMS] = { 0 }, best_v[T32_CORR_MAX_PARAMS] = { 0 };
+	double best = INFINITY, *prof = NULL;
+	long wj = -1;
+	size_t cells = 0, dof;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&c, 0, sizeof(c));
+	if (!o) {
+		t32_corr_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (n == 0 || np > T32_CORR_MAX_PARAMS) {
+		snprintf(err, errlen, "bad fit request '%zu instructions, %zu parameters'", n, np);
+		return -1;
+	}
+	c.u0 = u;
+	c.tab = tab;
+	c.insns = insns;
+	c.n = n;
+	c.d = d;
+	c.o = o;
+	c.np = np;
+	c.p = r->p;
+	for (size_t i = 0; d->counts && i < n; i++) {
+		c.total += d->counts[i];
+		cells += d->counts[i] > 0;
+	}
+	if (c.total == 0 && !d->curve) {
+		snprintf(err, errlen, "nothing to fit to '%s'", "no samples and no curve");
+		return -1;
+	}
+	c.block = calloc(n, sizeof(*c.block));
+	c.curve = calloc(d->kmax + 1, sizeof(double));
+	r->latency = calloc(n, sizeof(unsigned));
+	r->pred_share = calloc(n, sizeof(double));
+	r->meas_share = calloc(n, sizeof(double));
+	r->pred_curve = calloc(d->kmax + 1, sizeof(double));
+	if (!c.block || !c.curve || !r->latency || !r->pred_share || !r->meas_share ||
+	    !r->pred_curve) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	t32_model_prepare(u, tab, insns, n, c.block);
+	r->np = np;
+	for (size_t j = 0; j < np; j++) {
+		for (size_t i = 0; i < j; i++)
+			if (strcmp(params[i], params[j]) == 0) {
+				snprintf(err, errlen, "parameter named twice '%s'", params[j]);
+				goto out;
+			}
+		if (corr_param_init(&c, j, params[j], err, errlen))
+			goto out;
+		v[j] = r->p[j].start;
+		if (strcmp(params[j], "retire_width") == 0)
+			wj = (long)j;
+	}
+
+	r->width_objective = wj >= 0 ? calloc(r->p[wj].hi - r->p[wj].lo + 1, sizeof(double)) : NULL;
+	if (wj >= 0 && !r->width_objective) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	c.w_share = c.w_curve = 1;
+	for (int round = 0; round < 2; round++) {
+		best = corr_search(&c, wj, v, best_v, r->width_objective);
+		if (!isfinite(best)) {
+			snprintf(err, errlen, "the model cannot run with any value tried '%s'",
+				 np ? params[0] : "(none)");
+			goto out;
+		}
+		if (!o->balance || c.total == 0 || !d->curve || round == 1)
+			break;
+		/*
+		 * Balance the two data sets: each term divided by its own misfit per
+		 * degree of freedom (at least 1), so a model that cannot shape the
+		 * shares exactly does not let thousands of samples drown the curve.
+		 */
+		corr_eval(&c, best_v);
+		{
+			double ds = cells > 1 ? (double)(cells - 1) : 1;
+			double dc = (double)d->kmax + (o->fit_offset ? 0 : 1);
+			double ss = c.deviance / ds, sc = c.chi2 / dc;
+
+			c.w_share = ss > 1 ? 1 / ss : 1;
+			c.w_curve = sc > 1 ? 1 / sc : 1;
+		}
+		if (c.w_share == 1 && c.w_curve == 1)
+			break;
+	}
+	r->share_weight = c.w_share;
+	r->curve_weight = c.w_curve;
+	for (size_t j = 0; j < np; j++)
+		r->p[j].value = best_v[j];
+
+	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
+	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
+	dof = dof > np ? dof - np : 1;
+	r->scale = sqrt(best / (double)dof > 1 ? best / (double)dof : 1);
+	for (size_t j = 0; j < np; j++) {
+		struct t32_corr_param *p = &r->p[j];
+		size_t m = p->hi - p->lo + 1;
+
+		free(prof);
+		prof = malloc(m * sizeof(double));
+		if (!prof) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		if ((long)j == wj) {
+			memcpy(prof, r->width_objective, m * sizeof(double));
+		} else {
+			unsigned long t[T32_CORR_MAX_PARAMS];
+
+			memcpy(t, best_v, sizeof(t));
+			for (unsigned long x = p->lo; x <= p->hi; x++) {
+				t[j] = x;
+				prof[x - p->lo] = corr_eval(&c, t);
+			}
+		}
+		corr_uncertainty(p, prof, r->scale);
+	}
+
+	/* the model at the best values: predictions and figures */
+	r->objective = corr_eval(&c, best_v);
+	r->u = c.u;
+	r->n = n;
+	r->deviance = c.deviance;
+	r->curve_chi2 = c.chi2;
+	r->offset = c.offset;
+	r->cycles_per_iter = c.res.cycles_per_iter;
+	r->samples = c.total;
+	for (size_t i = 0; i < n; i++) {
+		r->latency[i] = c.block[i].latency;
+		r->pred_share[i] = c.res.share[i];
+		r->meas_share[i] = c.total ? (double)d->counts[i] / (double)c.total : 0;
+	}
+	if (c.total) {
+		/* tested against the likelihood the fit used: shares plus the stray background */
+		double *mix = malloc(n * sizeof(double));
+
+		if (!mix) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			mix[i] = (1 - o->share_mix) * r->pred_share[i] + o->share_mix / (double)n;
+		/* integers picked from a few values take no degree of freedom as a continuous fit would */
+		t32_gof_test(d->counts, mix, n, 0, &r->gof);
+		r->gof.tvd = t32_tvd(r->meas_share, r->pred_share, n);
+		free(mix);
+	}
+	if (d->curve) {
+		for (size_t k = 0; k <= d->kmax; k++)
+			r->pred_curve[k] = c.curve[k] + (k ? c.offset : 0);
+		t32_curve_compare(d->curve, d->curve_hw, r->pred_curve, d->kmax + 1,
+				  o->curve_sigma_min, &r->cmp);
+	}
+	r->evals = c.evals;
+	rc = 0;
+out:
+	free(prof);
+	free(c.block);
+	free(c.curve);
+	t32_model_result_free(&c.res);
+	if (rc)
+		t32_corr_result_free(r);
+	return rc;
+}
+
+void t32_corr_result_free(struct t32_corr_result *r)
+{
+	free(r->latency);
+	free(r->pred_share);
+	free(r->meas_share);
+	free(r->pred_curve);
+	free(r->width_objective);
+	r->latency = NULL;
+	r->pred_share = r->meas_share = r->pred_curve = r->width_objective = NULL;
+}
+
+/* Is key (or "key=value") among the pinned ones? */
+static int corr_pinned(const char *key, const char *const *pinned, size_t npinned)
+{
+	size_t l = strlen(key);
+
+	for (size_t i = 0; i < npinned; i++)
+		if (strncmp(pinned[i], key, l) == 0 && (pinned[i][l] == 0 || pinned[i][l] == '='))
+			return 1;
+	return 0;
+}
+
+size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
+			       const char *const *pinned, size_t npinned,
+			       char keys[][48], size_t max)
+{
+	int present[T32_NCLASS] = { 0 }, untabled[T32_NCLASS] = { 0 }, loads = 0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		present[b[i].cls] = 1;
+		untabled[b[i].cls] |= !b[i].from_table;
+		loads |= (b[i].d.flags & T32_INSN_LOAD) != 0;
+	}
+	if (m < max && !corr_pinned("retire_width", pinned, npinned))
+		snprintf(keys[m++], 48, "retire_width");
+	for (int c = 0; c < T32_NCLASS; c++) {
+		char key[48];
+
+		if (!untabled[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
+			continue;
+		snprintf(key, sizeof(key), "latency.%s", t32_classes[c].name);
+		if (m < max && !corr_pinned(key, pinned, npinned))
+			snprintf(keys[m++], 48, "%s", key);
+	}
+	if (loads && m < max && !corr_pinned("load_latency", pinned, npinned))
+		snprintf(keys[m++], 48, "load_latency");
+	for (int c = 0; c < T32_NCLASS; c++) {
+		char key[48];
+
+		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
+			continue;
+		snprintf(key, sizeof(key), "retire_delay.%s", t32_classes[c].name);
+		if (m < max && !corr_pinned(key, pinned, npinned))
+			snprintf(keys[m++], 48, "%s", key);
+	}
+	return m;
+}
+
+double t32_tvd(const double *p, const double *q, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += fabs(p[i] - q[i]);
+	return s / 2;
+}
+
+int t32_gof_test(const uint64_t *k, const double *p, size_t n, unsigned nfit, struct t32_gof *g)
+{
+	uint64_t total = 0;
+	double pool_e = 0, pool_o = 0, chi2 = 0, psum = 0;
+	unsigned bins = 0;
+	int pooled = 0;
+
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < n; i++) {
+		total += k[i];
+		psum += p[i];
+	}
+	if (total == 0 || !(psum > 0))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double e = (double)total * p[i] / psum, obs = (double)k[i];
+
+		g->tvd += fabs(obs / (double)total - p[i] / psum) / 2;
+		if (e >= 5) {
+			chi2 += (obs - e) * (obs - e) / e;
+			bins++;
+		} else {
+			pool_e += e;
+			pool_o += obs;
+			pooled = 1;
+		}
+	}
+	if (pooled && (pool_e > 0 || pool_o > 0)) {
+		bins++;
+		chi2 += pool_e > 0 ? (pool_o - pool_e) * (pool_o - pool_e) / pool_e : INFINITY;
+	}
+	g->chi2 = chi2;
+	g->bins = bins;
+	g->df = bins > 1 + nfit ? bins - 1 - nfit : 1;
+	g->p = isfinite(chi2) ? gsl_cdf_chisq_Q(chi2, g->df) : 0;
+	return 0;
+}
+
+void t32_curve_compare(const double *meas, const double *hw, const double *pred, size_t n,
+		       double sigma_min, struct t32_curve_cmp *c)
+{
+	double ss = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->r = NAN;
+	if (n == 0)
+		return;
+	if (n >= 3 && gsl_stats_variance(meas, 1, n) > 0 && gsl_stats_variance(pred, 1, n) > 0)
+		c->r = gsl_stats_correlation(meas, 1, pred, 1, n);
+	c->part_sigmas = -1;
+	for (size_t k = 0; k < n; k++) {
+		double e = meas[k] - pred[k], s = hw && hw[k] > sigma_min ? hw[k] : sigma_min;
+		double z = s > 0 ? fabs(e) / s : fabs(e);
+
+		ss += e * e;
+		if (z > c->part_sigmas) {
+			c->part_sigmas = z;
+			c->part_k = k;
+			c->part_diff = e;
+		}
+	}
+	c->rms = sqrt(ss / (double)n);
+}
+
+int t32_insitu_latency(uint64_t k_test, uint64_t k_ref, double ref_cycles, int nested, double z,
+		       struct t32_insitu *r)
+{
+	double lo, hi, f;
+
+	memset(r, 0, sizeof(*r));
+	if (nested) {
+		if (k_ref == 0 || k_test > k_ref)
+			return -1;
+		f = (double)k_test / (double)k_ref;
+		t32_wilson(k_test, k_ref, z, &lo, &hi);
+		r->fraction = f;
+		r->cycles = f * ref_cycles;
+		r->lo = lo * ref_cycles;
+		r->hi = hi * ref_cycles;
+		return 0;
+	}
+	if (k_ref == 0)
+		return -1;
+	/* theta = k_test / (k_test + k_ref) is binomial; the ratio is theta / (1 - theta) */
+	f = (double)k_test / (double)(k_test + k_ref);
+	t32_wilson(k_test, k_test + k_ref, z, &lo, &hi);
+	r->fraction = f;
+	r->cycles = ref_cycles * (double)k_test / (double)k_ref;
+	r->lo = ref_cycles * lo / (1 - lo);
+	r->hi = hi < 1 ? ref_cycles * hi / (1 - hi) : INFINITY;
+	return 0;
+}

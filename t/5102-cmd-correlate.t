@@ -1,0 +1,83 @@
+#!/bin/sh
+# 5102-cmd-correlate - `t32 correlate` on load-nop10 with a short run: the shape of
+# its tsv, table and -o outputs, and the exit codes of bad usage and of a
+# sampling backend this machine lacks.  What holds on any out-of-order x86-64
+# CPU: after a pointer-chasing load retirement waits, so the busiest sampled
+# position is the load or the nop after it, and the fitted model agrees.
+# Skips when there is no sample or correlate subcommand or no sampling backend.
+
+. "$(dirname "$0")/lib-tap.sh"
+
+command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
+[ -n "$T32_DATADIR" ] || { T32_DATADIR=$T32_SRC/data; export T32_DATADIR; }
+run correlate --help
+[ "$rc" -eq 0 ] || skip_all "this t32 has no correlate subcommand"
+run sample --help
+[ "$rc" -eq 0 ] || skip_all "this t32 has no sample subcommand"
+
+B="$T32_SRC/data/blocks/load-nop10.blk"
+SHORT="--samples 300 --seconds 1 --kmax 6"
+run correlate --format=tsv $SHORT "$B"
+[ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
+
+plan 24
+
+is 0 "$rc" "correlate exits 0"
+cp "$TMP/out" "$TMP/tsv"
+like "$TMP/tsv" '^# retire_width: [0-9]+$' "the retire width chosen"
+like "$TMP/tsv" '^# fit: retire_width = [0-9]+ est [0-9.]+ sd ' "fitted parameters with an sd"
+like "$TMP/tsv" '^# tvd: (0|1)\.[0-9]+$' "the total variation distance"
+like "$TMP/tsv" '^# chi2_p: ' "the chi-square test's p"
+like "$TMP/tsv" '^# curve_r: ' "the curve correlation"
+like "$TMP/tsv" '^# cycles_per_iter_measured: [0-9]' "measured cycles per iteration"
+like "$TMP/tsv" '^# cycles_per_iter_predicted: [0-9]' "predicted cycles per iteration"
+like "$TMP/tsv" "$(printf '^index\tinsn\tmeasured\tpredicted\t')" "the shares table header"
+awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ && NF == 9' "$TMP/tsv" >"$TMP/shares"
+is 11 "$(wc -l <"$TMP/shares" | tr -d ' ')" "one share row per instruction of the unit"
+like "$TMP/tsv" "$(printf '^n\tcopies\tmeasured\tpredicted\tmeasured_hw$')" "the curve table header"
+awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ && NF == 5' "$TMP/tsv" >"$TMP/curve"
+is 7 "$(wc -l <"$TMP/curve" | tr -d ' ')" "one curve row per k = 0..6"
+awk -F'\t' '{m += $3; p += $4} END {exit !(m > 0.999 && m < 1.001 && p > 0.999 && p < 1.001)}' \
+	"$TMP/shares"
+ok $? "measured and predicted shares each sum to 1"
+top=$(sort -t "$(printf '\t')" -k3,3gr "$TMP/shares" | head -1 | cut -f1)
+diag "busiest measured position: $top"
+case "$top" in 0|1) ok 0 "the samples pile up on the load or the nop after it" ;;
+	*) ok 1 "the samples pile up on the load or the nop after it" ;; esac
+ptop=$(sort -t "$(printf '\t')" -k4,4gr "$TMP/shares" | head -1 | cut -f1)
+is "$top" "$ptop" "the fitted model's busiest position is the measured one"
+awk -F'\t' 'NR == 1 {exit !($3 > -2 && $3 < 2)}' "$TMP/curve"
+ok $? "zero copies cost about nothing"
+
+run correlate --format=json $SHORT --fit retire_width,load_latency "$B"
+is 0 "$rc" "json, two parameters fitted"
+like "$TMP/out" '"params": \[\{"key": "retire_width".*\{"key": "load_latency"' \
+	"json names the fitted parameters"
+
+if command -v gnuplot >/dev/null 2>&1; then
+	run correlate $SHORT -o "$TMP/res" "$B"
+	is 0 "$rc" "table with -o exits 0"
+	like "$TMP/out" '^cycles per iteration: measured [0-9.]+ \+- [0-9.]+ \(slope of the curve\), predicted [0-9.]+, error' \
+		"the table gives cycles per iteration both ways"
+	if [ -s "$TMP/res/shares.tsv" ] && [ -s "$TMP/res/curve.tsv" ] &&
+		[ -s "$TMP/res/shares.svg" ] && [ -s "$TMP/res/model-overlay.svg" ]; then
+		ok 0 "-o writes the tables and both figures"
+	else
+		ok 1 "-o writes the tables and both figures"
+		ls "$TMP/res" | sed 's/^/# /'
+	fi
+else
+	skip "gnuplot is not installed"
+	skip "gnuplot is not installed"
+	skip "gnuplot is not installed"
+fi
+
+run correlate
+is 2 "$rc" "no block: usage, exit 2"
+run correlate --fit retire_girth "$B"
+is 2 "$rc" "an unknown parameter: exit 2"
+run correlate --backend precise $SHORT "$B"
+if [ "$rc" -eq 0 ]; then skip "this machine has precise sampling"
+else is 3 "$rc" "a backend this machine lacks: exit 3"; fi
+
+done_testing

@@ -1,0 +1,1180 @@
+/*
+ * cmd-correlate.c - `t32 correlate`: on one block, the step curve (k = 0..K
+ * copies of the block's unit between lfences, `t32 sweep` run as a child), the
+ * interrupt samples (`t32 sample --format=tsv` as a child), and the retirement
+ * model fitted to both at once (analysis/correlate.h).  Prints the fitted
+ * parameters with their uncertainties, measured against predicted shares with
+ * the total variation distance and a chi-square test, the in-situ time each
+ * instruction holds retirement up, measured against predicted curve with the
+ * correlation and where the curves part, and the cycles per iteration of both.
+ *
+ * The unit is what the model runs as a loop and the sweep repeats: the body's
+ * items taken once when they all repeat the same number of times (a block file's
+ * `10 INSN; INSN...` is ten copies of one unit), else the whole body.  Samples
+ * on the body's copies are folded onto the unit.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/correlate.h"
+#include "analysis/deps.h"
+#include "analysis/fit.h"
+#include "analysis/model.h"
+#include "analysis/uarch.h"
+#include "t32/attrib.h"
+#include "t32/cmd.h"
+#include "t32/spec.h"
+#include "t32/util.h"
+
+#define CORR_MAX_SETS 64	/* --set options */
+#define CORR_MAX_INSNS 4096	/* instructions in one unit */
+#define CORR_MAX_KMAX 1000	/* copies in the step curve */
+#define CORR_UNIT_TEXT 65536	/* bytes of the unit's NASM text */
+#define CORR_HOLD_MIN 0.01	/* the table shows in-situ holds of instructions selected this often */
+
+static const char correlate_usage[] =
+	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
+	"[--samples N] [--seconds S] [--backend B] [--format=table|tsv|json] [-o DIR] "
+	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
+
+static const char correlate_help[] =
+	"\n"
+	"Measure one block two ways and fit one retirement model to both: the step\n"
+	"curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
+	"timer interrupts land in it run as a loop (t32 sample).\n"
+	"\n"
+	"  --uarch NAME|FILE   micro-architecture to start from (default zen5)\n"
+	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
+	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
+	"                      retire_delay.atretire...) or latency@I, the latency of\n"
+	"                      instruction I of the unit; default: retire_width and the\n"
+	"                      class latencies and delays the latency table leaves open\n"
+	"  --kmax K            step curve up to K copies (default 16)\n"
+	"  --samples N         stop sampling after N samples (default 2000)\n"
+	"  --seconds S         or after S seconds (default 3)\n"
+	"  --backend B         sampling backend (default: the best available)\n"
+	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
+	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
+	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
+	"\n"
+	"Exit 3 when no sampling backend is available here.\n";
+
+/* What the command was asked for. */
+struct corr_args {
+	const char *uarch;
+	const char *sets[CORR_MAX_SETS];
+	size_t nsets;
+	char fit[T32_CORR_MAX_PARAMS][48];
+	size_t nfit;		/* 0: the default set */
+	uint64_t kmax;
+	uint64_t samples;
+	double seconds;
+	const char *backend;
+	enum t32_format format;
+	const char *outdir;
+	char block_file[PATH_MAX];	/* "" when the block came as INSN arguments */
+	int body_argc;
+	char **body_argv;
+};
+
+/* What was measured and fitted: everything the printers need. */
+struct corr_run {
+	struct t32_spec spec;		/* the block as given */
+	char unit_text[CORR_UNIT_TEXT];	/* the unit as one NASM text, ';' between lines */
+	struct t32_insn *insns;		/* the unit decoded */
+	size_t n;
+	uint64_t *counts;		/* samples per unit position */
+	char backend[64];		/* sampling backend used */
+	int skid;
+	double sample_seconds;
+	int sample_untrusted;		/* the sampler said exit 7 (too few samples) */
+	double *curve, *curve_hw;	/* cycles of k copies, their 95% half-width */
+	unsigned curve_untrusted;	/* steps the sweep measured but did not trust (kept) */
+	size_t kmax;
+	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
+	double cpi_error;		/* (predicted - measured) / measured */
+	struct t32_corr_result fit;
+	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
+	double seconds;			/* wall time of the whole command */
+};
+
+/* The path of this very binary, to run its subcommands as children. */
+static int corr_self(char *buf, size_t len)
+{
+	ssize_t l = readlink("/proc/self/exe", buf, len - 1);
+
+	if (l <= 0)
+		return -1;
+	buf[l] = 0;
+	return 0;
+}
+
+/* Append text to buf (len bytes) at *at; -1 when it does not fit. */
+static int corr_append(char *buf, size_t len, size_t *at, const char *text)
+{
+	size_t l = strlen(text);
+
+	if (*at + l + 1 > len)
+		return -1;
+	memcpy(buf + *at, text, l + 1);
+	*at += l;
+	return 0;
+}
+
+/*
+ * The unit of the spec as one NASM text: each item once when all repeat the same
+ * number of times, else every item as often as it repeats.  -1 if too long.
+ */
+static int corr_unit(const struct t32_spec *s, char *buf, size_t len)
+{
+	size_t at = 0;
+	int same = 1;
+
+	buf[0] = 0;
+	for (size_t i = 1; i < s->nitems; i++)
+		same &= s->items[i].reps == s->items[0].reps;
+	for (size_t i = 0; i < s->nitems; i++) {
+		uint64_t reps = same ? 1 : s->items[i].reps;
+
+		for (uint64_t r = 0; r < reps; r++)
+			if ((at && corr_append(buf, len, &at, "; ")) ||
+			    corr_append(buf, len, &at, s->items[i].text))
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * Assemble the unit text with nasm into flat code (BITS 64, one line per ';'
+ * statement).  *code is malloc'd.  0, or -1 with the message in err.
+ */
+static int corr_assemble(const char *text, unsigned char **code, size_t *len, char *err,
+			 size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char src[PATH_MAX], bin[PATH_MAX];
+	int sfd = -1, bfd = -1, rc = -1;
+	struct stat st;
+	FILE *f;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(src, sizeof(src), "%.3000s/t32-corr-XXXXXX", tmp);
+	snprintf(bin, sizeof(bin), "%.3000s/t32-corr-XXXXXX", tmp);
+	if ((sfd = mkstemp(src)) < 0 || (bfd = mkstemp(bin)) < 0) {
+		snprintf(err, errlen, "cannot create a temporary file (%s) '%s'", strerror(errno), tmp);
+		goto out;
+	}
+	f = fdopen(sfd, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write '%.200s'", src);
+		goto out;
+	}
+	sfd = -1;
+	fprintf(f, "BITS 64\n");
+	for (const char *p = text; *p;) {
+		size_t k = strcspn(p, ";");
+
+		fprintf(f, "\t%.*s\n", (int)k, p);
+		p += k;
+		if (*p == ';')
+			p++;
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write '%.200s'", src);
+		goto out;
+	}
+	{
+		char *argv[] = { "nasm", "-f", "bin", "-o", bin, src, NULL };
+		struct t32_child_output o;
+		int ran = t32_run_program(argv, &o);
+
+		if (ran < 0 || o.status != 0) {
+			const char *e = o.text ? strstr(o.text, "error: ") : NULL;
+
+			snprintf(err, errlen, "cannot assemble '%.300s' (%.*s)", text,
+				 e ? (int)strcspn(e + 7, "\n") : (int)strlen(o.error),
+				 e ? e + 7 : o.error);
+			t32_child_output_free(&o);
+			goto out;
+		}
+		t32_child_output_free(&o);
+	}
+	if (fstat(bfd, &st) != 0 || st.st_size <= 0) {
+		snprintf(err, errlen, "the block assembled to nothing '%.300s'", text);
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+	*code = malloc(*len);
+	if (!*code || read(bfd, *code, *len) != (ssize_t)*len) {
+		free(*code);
+		*code = NULL;
+		snprintf(err, errlen, "cannot read the assembled block '%.200s'", bin);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (bfd >= 0)
+		close(bfd);
+	unlink(src);
+	unlink(bin);
+	return rc;
+}
+
+/* Split a tab-separated line in place into at most max fields; returns the count. */
+static size_t corr_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			break;
+		*line++ = 0;
+	}
+	return n;
+}
+
+/* Index of a column name in a header, or -1. */
+static int corr_column(char **head, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(head[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Read a sweep TSV (`t32 sweep` output): for each row the block's cycles (column
+ * total) and their 95% half-width (ci_hi - ci_lo over 2, per instruction, times
+ * the instructions: total / estimate).  Rows the sweep did not trust are kept and
+ * counted in *untrusted; a fault or an unsupported row is an error.  Every
+ * k = 0..kmax must be there.  0, or -1 with err.
+ */
+static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsigned *untrusted,
+			   char *err, size_t errlen)
+{
+	char line[8192], hbuf[8192], *head[32], *v[32];
+	size_t nh = 0;
+	int cn = -1, ct = -1, ce = -1, clo = -1, chi = -1, cs = -1;
+	unsigned char *seen = calloc(kmax + 1, 1);
+
+	if (!seen) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t nv;
+		char *end;
+		unsigned long long k;
+		double tot, est, lo, hi;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!nh) {
+			snprintf(hbuf, sizeof(hbuf), "%s", line);
+			nh = corr_fields(hbuf, head, 32);
+			cn = corr_column(head, nh, "n");
+			ct = corr_column(head, nh, "total");
+			ce = corr_column(head, nh, "estimate");
+			clo = corr_column(head, nh, "ci_lo");
+			chi = corr_column(head, nh, "ci_hi");
+			cs = corr_column(head, nh, "status");
+			if (cn < 0 || ct < 0 || ce < 0 || clo < 0 || chi < 0) {
+				snprintf(err, errlen, "not a sweep table (no n, total, estimate, ci_lo, "
+					 "ci_hi columns) '%.100s'", head[0]);
+				free(seen);
+				return -1;
+			}
+			continue;
+		}
+		nv = corr_fields(line, v, 32);
+		if (nv < nh)
+			continue;
+		if (cs >= 0 && strcmp(v[cs], "untrusted") == 0)
+			(*untrusted)++;
+		else if (cs >= 0 && strcmp(v[cs], "ok") != 0) {
+			snprintf(err, errlen, "a step of the curve was not measured '%s: %s'", v[cn],
+				 v[cs]);
+			free(seen);
+			return -1;
+		}
+		k = strtoull(v[cn], &end, 10);
+		if (*end || k > kmax)
+			continue;
+		tot = strtod(v[ct], &end);
+		if (*end)
+			continue;
+		est = strtod(v[ce], NULL);
+		lo = strtod(v[clo], NULL);
+		hi = strtod(v[chi], NULL);
+		curve[k] = tot;
+		hw[k] = (hi - lo) / 2 * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+		seen[k] = 1;
+	}
+	for (size_t k = 0; k <= kmax; k++)
+		if (!seen[k]) {
+			snprintf(err, errlen, "the sweep has no row for copies '%zu'", k);
+			free(seen);
+			return -1;
+		}
+	free(seen);
+	return 0;
+}
+
+/*
+ * Read a `t32 sample --format=tsv` output: the backend ('# backend:'), and the
+ * samples of each position, folded onto n unit positions (position % n).  The
+ * body must hold whole copies of the unit.  0, or -1 with err.
+ */
+static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char *backend,
+			     size_t blen, char *err, size_t errlen)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL, *line, *head[16], *v[16];
+	size_t nh = 0, rows = 0;
+	int cp = -1, cs = -1;
+
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(counts, 0, n * sizeof(*counts));
+	backend[0] = 0;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		unsigned long long pos, k;
+
+		if (strncmp(line, "# backend: ", 11) == 0) {
+			snprintf(backend, blen, "%.*s", (int)strcspn(line + 11, " \t"), line + 11);
+			continue;
+		}
+		if (line[0] == '#' || strncmp(line, "t32: ", 5) == 0)
+			continue;
+		if (!nh) {
+			if (strncmp(line, "position\t", 9) != 0)
+				continue;
+			nh = corr_fields(line, head, 16);
+			cp = corr_column(head, nh, "position");
+			cs = corr_column(head, nh, "samples");
+			if (cp < 0 || cs < 0) {
+				free(copy);
+				snprintf(err, errlen, "the sample table has no samples column '%s'",
+					 "position");
+				return -1;
+			}
+			continue;
+		}
+		if (corr_fields(line, v, 16) < nh)
+			continue;
+		pos = strtoull(v[cp], &end, 10);
+		if (*end)
+			continue;
+		k = strtoull(v[cs], &end, 10);
+		if (*end)
+			continue;
+		counts[pos % n] += k;
+		rows++;
+	}
+	free(copy);
+	if (!nh || rows == 0) {
+		snprintf(err, errlen, "no sample table in the sampler's output '%s'", "t32 sample");
+		return -1;
+	}
+	if (rows % n) {
+		snprintf(err, errlen, "the sampled body is not whole copies of the unit "
+			 "'%zu positions, unit of %zu'", rows, n);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add `--init REG=V,...` for the spec's start values to argv at *ac. */
+static void corr_init_arg(const struct t32_spec *s, char *buf, size_t len, char **argv, int *ac)
+{
+	size_t at = 0;
+
+	if (!s->ninit)
+		return;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->ninit; i++) {
+		char one[64];
+
+		snprintf(one, sizeof(one), "%s%s=0x%llx", i ? "," : "", t32_gprs[s->init[i].reg],
+			 (unsigned long long)s->init[i].value);
+		if (corr_append(buf, len, &at, one))
+			break;
+	}
+	argv[(*ac)++] = "--init";
+	argv[(*ac)++] = buf;
+}
+
+/* Run the step-curve sweep as a child into run->sweep_tsv and read it.  Exit code. */
+static int corr_sweep(const char *self, const struct corr_args *a, struct corr_run *run)
+{
+	char nlist[64], init[2048], err[512];
+	char *argv[24];
+	int ac = 0, rc;
+	struct t32_child_output o;
+	FILE *f;
+
+	snprintf(nlist, sizeof(nlist), "0..%llu", (unsigned long long)a->kmax);
+	argv[ac++] = (char *)self;
+	argv[ac++] = "sweep";
+	argv[ac++] = "--n";
+	argv[ac++] = nlist;
+	argv[ac++] = "--budget";
+	argv[ac++] = "0.25";
+	argv[ac++] = "-o";
+	argv[ac++] = run->sweep_tsv;
+	corr_init_arg(&run->spec, init, sizeof(init), argv, &ac);
+	argv[ac++] = "l";
+	argv[ac++] = "m";
+	argv[ac++] = run->unit_text;
+	argv[ac] = NULL;
+	unlink(run->sweep_tsv);
+	if (t32_run_program(argv, &o) < 0) {
+		t32_error("cannot run the sweep (%s) '%s'", o.error, self);
+		t32_child_output_free(&o);
+		return T32_EXIT_ERROR;
+	}
+	rc = o.status;
+	if (rc) {
+		const char *e = o.text ? strstr(o.text, "t32: ") : NULL;
+
+		t32_error("the step-curve sweep failed (%.*s) '%.200s'",
+			  e ? (int)strcspn(e + 5, "\n") : 9, e ? e + 5 : "no reason", run->unit_text);
+		t32_child_output_free(&o);
+		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_UNSUPPORTED ? rc : T32_EXIT_ERROR;
+	}
+	t32_child_output_free(&o);
+	f = fopen(run->sweep_tsv, "r");
+	if (!f) {
+		t32_error("cannot read the sweep (%s) '%s'", strerror(errno), run->sweep_tsv);
+		return T32_EXIT_ERROR;
+	}
+	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->kmax, &run->curve_untrusted, err,
+			     sizeof(err));
+	fclose(f);
+	if (rc) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* Run the sampler as a child, keep its TSV in run->sample_tsv, fold the counts.  Exit code. */
+static int corr_sample(const char *self, const struct corr_args *a, struct corr_run *run)
+{
+	char nsamp[32], nsec[32], err[512] = "";
+	char *argv[32 + 64];
+	int ac = 0;
+	struct t32_child_output o;
+	const char *e;
+
+	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
+	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
+	argv[ac++] = (char *)self;
+	argv[ac++] = "sample";
+	argv[ac++] = "--format=tsv";
+	argv[ac++] = "--samples";
+	argv[ac++] = nsamp;
+	argv[ac++] = "--seconds";
+	argv[ac++] = nsec;
+	if (a->backend) {
+		argv[ac++] = "--backend";
+		argv[ac++] = (char *)a->backend;
+	}
+	argv[ac++] = "--";
+	if (a->block_file[0]) {
+		argv[ac++] = (char *)a->block_file;
+	} else {
+		for (int i = 0; i < a->body_argc && ac < 32 + 63; i++)
+			argv[ac++] = a->body_argv[i];
+	}
+	argv[ac] = NULL;
+	if (t32_run_program(argv, &o) < 0) {
+		t32_error("cannot run the sampler (%s) '%s'", o.error, self);
+		t32_child_output_free(&o);
+		return T32_EXIT_ERROR;
+	}
+	e = o.text ? strstr(o.text, "t32: ") : NULL;
+	if (o.status && o.status != T32_EXIT_UNTRUSTED) {
+		int rc = o.status == T32_EXIT_UNAVAILABLE || o.status == T32_EXIT_USAGE ? o.status
+			: T32_EXIT_ERROR;
+
+		if (e)
+			fprintf(stderr, "%.*s\n", (int)strcspn(e, "\n"), e);
+		else
+			t32_error("the sampler failed (exit %d) '%s'", o.status, "t32 sample");
+		t32_child_output_free(&o);
+		return rc;
+	}
+	run->sample_untrusted = o.status == T32_EXIT_UNTRUSTED;
+	if (t32_write_file(run->sample_tsv, o.text ? o.text : "", o.text ? strlen(o.text) : 0) ||
+	    corr_read_samples(o.text, run->n, run->counts, run->backend, sizeof(run->backend),
+				  err, sizeof(err))) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "cannot write '%.400s'", run->sample_tsv);
+		t32_error("%s", err);
+		t32_child_output_free(&o);
+		return T32_EXIT_ERROR;
+	}
+	t32_child_output_free(&o);
+	/* the precise backend puts the sample on the selected instruction itself */
+	run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
+	return 0;
+}
+
+/* In-situ hold of instruction i: its selected samples (on i + skid) over the block's cycles. */
+static int corr_hold(const struct corr_run *run, size_t i, struct t32_insitu *h)
+{
+	size_t at = (i + (size_t)run->skid) % run->n;
+
+	if (!run->fit.samples || !(run->slope.b > 0))
+		return -1;
+	return t32_insitu_latency(run->counts[at], run->fit.samples, run->slope.b, 1, 1.96, h);
+}
+
+/* The parameter line: key = value (est +- sd) [ci]. */
+static void corr_print_param(FILE *out, const struct t32_corr_param *p)
+{
+	fprintf(out, "  %-24s %6lu", p->key, p->value);
+	if (isfinite(p->sd))
+		fprintf(out, "  (%.2f +- %.2f)", p->est, p->sd);
+	else
+		fprintf(out, "  (flat: not determined)");
+	fprintf(out, "  range [%lu, %lu] of %lu..%lu, started at %lu\n", p->ci_lo, p->ci_hi, p->lo,
+		p->hi, p->start);
+}
+
+/* The report for people. */
+static void corr_print_table(FILE *out, const struct corr_args *a, const struct corr_run *run)
+{
+	const struct t32_corr_result *r = &run->fit;
+
+	fprintf(out, "block      %s\n", a->block_file[0] ? a->block_file : run->unit_text);
+	fprintf(out, "unit       %zu instructions: %s\n", run->n, run->unit_text);
+	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
+		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
+	fprintf(out, "curve      k = 0..%zu copies between lfences", run->kmax);
+	if (run->curve_untrusted)
+		fprintf(out, " (%u of the steps not trusted by the sweep: clock drift)",
+			run->curve_untrusted);
+	fprintf(out, "\n");
+	fprintf(out, "\nfitted parameters (%s; objective %.1f = %.3g x deviance %.1f + %.3g x curve "
+		"chi-square %.1f; intervals widened x%.2f; %zu model runs)\n", r->u.name, r->objective,
+		r->share_weight, r->deviance, r->curve_weight, r->curve_chi2, r->scale, r->evals);
+	for (size_t j = 0; j < r->np; j++)
+		corr_print_param(out, &r->p[j]);
+	if (r->np == 0)
+		fprintf(out, "  (none: every parameter pinned)\n");
+
+	fprintf(out, "\nshares: TVD %.3f, chi-square %.1f on %u df, p = %.3g\n", r->gof.tvd,
+		r->gof.chi2, r->gof.df, r->gof.p);
+	fprintf(out, "  %3s  %-34s %7s %8s %9s %4s  %s\n", "idx", "instruction", "samples",
+		"measured", "predicted", "exec", "holds retirement (in situ, cycles/iter)");
+	for (size_t i = 0; i < run->n; i++) {
+		struct t32_insitu h;
+
+		fprintf(out, "  %3zu  %-34.34s %7llu %7.1f%% %8.1f%% %4u", i, run->insns[i].text,
+			(unsigned long long)run->counts[i], 100 * r->meas_share[i],
+			100 * r->pred_share[i], r->latency[i]);
+		if (corr_hold(run, i, &h) == 0 && h.fraction >= CORR_HOLD_MIN)
+			fprintf(out, "  %.2f [%.2f, %.2f]", h.cycles, h.lo, h.hi);
+		fprintf(out, "\n");
+	}
+
+	fprintf(out, "\ncurve: r = %.4f, rms %.2f cycles, model offset %+.2f cycles; parts most at "
+		"k = %zu (%+.2f cycles, %.1f half-widths)\n", r->cmp.r, r->cmp.rms, r->offset,
+		r->cmp.part_k, r->cmp.part_diff, r->cmp.part_sigmas);
+	fprintf(out, "  %5s %10s %10s %9s\n", "k", "measured", "predicted", "+-95%");
+	for (size_t k = 0; k <= run->kmax; k++)
+		fprintf(out, "  %5zu %10.2f %10.2f %9.2f\n", k, run->curve[k], r->pred_curve[k],
+			run->curve_hw[k]);
+	fprintf(out, "\ncycles per iteration: measured %.3f +- %.3f (slope of the curve), "
+		"predicted %.3f, error %+.1f%%\n", run->slope.b, 1.96 * run->slope.se_b,
+		r->cycles_per_iter, 100 * run->cpi_error);
+	fprintf(out, "took %.2f s\n", run->seconds);
+}
+
+/* '#' summary lines shared by the TSV form and the files of -o. */
+static void corr_print_summary(FILE *out, const struct corr_run *run)
+{
+	const struct t32_corr_result *r = &run->fit;
+
+	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
+		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
+	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
+	fprintf(out, "# uarch: %s\n# retire_width: %u\n", r->u.name, r->u.retire_width);
+	for (size_t j = 0; j < r->np; j++)
+		fprintf(out, "# fit: %s = %lu est %.3f sd %.3f ci %lu..%lu start %lu\n", r->p[j].key,
+			r->p[j].value, r->p[j].est, r->p[j].sd, r->p[j].ci_lo, r->p[j].ci_hi,
+			r->p[j].start);
+	fprintf(out, "# objective: %.3f\n# deviance: %.3f\n# curve_chi2: %.3f\n# share_weight: %.4g\n"
+		"# curve_weight: %.4g\n# scale: %.3f\n", r->objective, r->deviance, r->curve_chi2,
+		r->share_weight, r->curve_weight, r->scale);
+	fprintf(out, "# tvd: %.4f\n# chi2: %.3f\n# chi2_df: %u\n# chi2_p: %.4g\n", r->gof.tvd,
+		r->gof.chi2, r->gof.df, r->gof.p);
+	fprintf(out, "# curve_r: %.5f\n# curve_rms_cycles: %.3f\n# curve_offset_cycles: %.3f\n"
+		"# curve_part_k: %zu\n# curve_part_cycles: %.3f\n# curve_part_halfwidths: %.2f\n",
+		r->cmp.r, r->cmp.rms, r->offset, r->cmp.part_k, r->cmp.part_diff, r->cmp.part_sigmas);
+	fprintf(out, "# cycles_per_iter_measured: %.4f\n# cycles_per_iter_measured_hw: %.4f\n"
+		"# cycles_per_iter_predicted: %.4f\n# cycles_error_percent: %.2f\n# seconds: %.2f\n",
+		run->slope.b, 1.96 * run->slope.se_b, r->cycles_per_iter, 100 * run->cpi_error,
+		run->seconds);
+}
+
+/* shares.tsv rows: index insn measured predicted (and the counts, latency, in-situ hold). */
+static void corr_print_shares(FILE *out, const struct corr_run *run)
+{
+	const struct t32_corr_result *r = &run->fit;
+
+	fprintf(out, "index\tinsn\tmeasured\tpredicted\tsamples\tlatency_cycles\t"
+		"holds_cycles\tholds_lo_cycles\tholds_hi_cycles\n");
+	for (size_t i = 0; i < run->n; i++) {
+		struct t32_insitu h;
+
+		fprintf(out, "%zu\t%s\t%.5f\t%.5f\t%llu\t%u\t", i, run->insns[i].text, r->meas_share[i],
+			r->pred_share[i], (unsigned long long)run->counts[i], r->latency[i]);
+		if (corr_hold(run, i, &h) == 0)
+			fprintf(out, "%.3f\t%.3f\t%.3f\n", h.cycles, h.lo, h.hi);
+		else
+			fprintf(out, "-\t-\t-\n");
+	}
+}
+
+/* curve.tsv rows: n (instructions) measured predicted, with the copies and interval. */
+static void corr_print_curve(FILE *out, const struct corr_run *run)
+{
+	fprintf(out, "n\tcopies\tmeasured\tpredicted\tmeasured_hw\n");
+	for (size_t k = 0; k <= run->kmax; k++)
+		fprintf(out, "%zu\t%zu\t%.3f\t%.3f\t%.3f\n", k * run->n, k, run->curve[k],
+			run->fit.pred_curve[k], run->curve_hw[k]);
+}
+
+/* The JSON form: the summary, the parameters, the shares and the curve. */
+static void corr_print_json(FILE *out, const struct corr_run *run)
+{
+	const struct t32_corr_result *r = &run->fit;
+
+	fprintf(out, "{\"unit\": ");
+	t32_json_string(out, run->unit_text);
+	fprintf(out, ", \"backend\": ");
+	t32_json_string(out, run->backend);
+	fprintf(out, ", \"skid\": %d, \"samples\": %llu, \"uarch\": ", run->skid,
+		(unsigned long long)r->samples);
+	t32_json_string(out, r->u.name);
+	fprintf(out, ", \"retire_width\": %u,\n \"params\": [", r->u.retire_width);
+	for (size_t j = 0; j < r->np; j++) {
+		fprintf(out, "%s{\"key\": ", j ? ", " : "");
+		t32_json_string(out, r->p[j].key);
+		fprintf(out, ", \"value\": %lu, \"est\": %.4f, \"sd\": %.4g, \"ci_lo\": %lu, "
+			"\"ci_hi\": %lu, \"start\": %lu}", r->p[j].value, r->p[j].est,
+			isfinite(r->p[j].sd) ? r->p[j].sd : -1.0, r->p[j].ci_lo, r->p[j].ci_hi,
+			r->p[j].start);
+	}
+	fprintf(out, "],\n \"tvd\": %.5f, \"chi2\": %.4f, \"chi2_df\": %u, \"chi2_p\": %.5g, "
+		"\"curve_r\": %.5f, \"curve_offset_cycles\": %.4f, \"curve_part_k\": %zu, "
+		"\"curve_part_cycles\": %.4f,\n \"cycles_per_iter_measured\": %.4f, "
+		"\"cycles_per_iter_predicted\": %.4f, \"cycles_error_percent\": %.3f, "
+		"\"seconds\": %.3f,\n \"shares\": [", r->gof.tvd, r->gof.chi2, r->gof.df, r->gof.p,
+		isfinite(r->cmp.r) ? r->cmp.r : 0.0, r->offset, r->cmp.part_k, r->cmp.part_diff,
+		run->slope.b, r->cycles_per_iter, 100 * run->cpi_error, run->seconds);
+	for (size_t i = 0; i < run->n; i++) {
+		fprintf(out, "%s\n  {\"index\": %zu, \"insn\": ", i ? "," : "", i);
+		t32_json_string(out, run->insns[i].text);
+		fprintf(out, ", \"samples\": %llu, \"measured\": %.5f, \"predicted\": %.5f}",
+			(unsigned long long)run->counts[i], r->meas_share[i], r->pred_share[i]);
+	}
+	fprintf(out, "],\n \"curve\": [");
+	for (size_t k = 0; k <= run->kmax; k++)
+		fprintf(out, "%s\n  {\"copies\": %zu, \"measured\": %.3f, \"predicted\": %.3f, "
+			"\"measured_hw\": %.3f}", k ? "," : "", k, run->curve[k], r->pred_curve[k],
+			run->curve_hw[k]);
+	fprintf(out, "]}\n");
+}
+
+/* plots/: $T32_PLOTDIR, else beside data/ in the tree, else data/plots when installed. */
+static void corr_plotdir(char *buf, size_t len)
+{
+	const char *env = getenv("T32_PLOTDIR");
+	struct stat st;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	snprintf(buf, len, "%.3000s/../plots", t32_datadir());
+	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+		return;
+	snprintf(buf, len, "%.3000s/plots", t32_datadir());
+}
+
+/* Write one results file with provenance, the summary and rows; 0 or -1 (message printed). */
+static int corr_write(const char *dir, const char *name, int argc, char **argv,
+		      const struct corr_run *run, void (*rows)(FILE *, const struct corr_run *))
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.3000s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		t32_error("cannot write (%s) '%s'", strerror(errno), path);
+		return -1;
+	}
+	t32_provenance(f, argc, argv);
+	corr_print_summary(f, run);
+	rows(f, run);
+	if (ferror(f) | fclose(f)) {
+		t32_error("cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Draw plots/NAME.gp from DIR/IN.tsv into DIR/OUT.svg; 0 or -1 (message printed). */
+static int corr_plot(const char *dir, const char *script, const char *in, const char *out,
+		     const char *title)
+{
+	char gp[PATH_MAX], pin[PATH_MAX], pout[PATH_MAX], pd[PATH_MAX];
+	struct t32_child_output o;
+	int rc;
+
+	corr_plotdir(pd, sizeof(pd));
+	snprintf(gp, sizeof(gp), "%.3000s/%s.gp", pd, script);
+	snprintf(pin, sizeof(pin), "%.3000s/%s", dir, in);
+	snprintf(pout, sizeof(pout), "%.3000s/%s", dir, out);
+	{
+		char *argv[] = { "gnuplot", "-c", gp, pin, pout, (char *)title, NULL };
+
+		rc = t32_run_program(argv, &o);
+	}
+	if (rc < 0 || o.status != 0) {
+		t32_error("cannot draw (%s) '%s'", rc < 0 ? o.error : "gnuplot failed", pout);
+		t32_child_output_free(&o);
+		return -1;
+	}
+	t32_child_output_free(&o);
+	return 0;
+}
+
+/* Take the value of an option given as --opt=V or --opt V. */
+static const char *corr_optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(argv[*i], name, l) != 0)
+		return NULL;
+	if (argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (argv[*i][l] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+/* Parse the command line into a; -1 to go on, else the exit code. */
+static int corr_parse(int argc, char **argv, struct corr_args *a)
+{
+	const char *v;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: %s\n%s", correlate_usage, correlate_help);
+			return t32_close_stdout();
+		} else if ((v = corr_optval(argc, argv, &i, "--uarch"))) {
+			a->uarch = v;
+		} else if ((v = corr_optval(argc, argv, &i, "--set"))) {
+			if (a->nsets >= CORR_MAX_SETS) {
+				t32_error("too many --set options '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			a->sets[a->nsets++] = v;
+		} else if ((v = corr_optval(argc, argv, &i, "--fit"))) {
+			while (*v) {
+				size_t l = strcspn(v, ",");
+
+				if (a->nfit >= T32_CORR_MAX_PARAMS || l == 0 || l >= 48) {
+					t32_error("bad --fit list (at most %d names) '%s'",
+						  T32_CORR_MAX_PARAMS, v);
+					return T32_EXIT_USAGE;
+				}
+				snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
+				v += l + (v[l] == ',');
+			}
+		} else if ((v = corr_optval(argc, argv, &i, "--kmax"))) {
+			if (t32_parse_u64(v, 2, CORR_MAX_KMAX, &a->kmax)) {
+				t32_error("bad kmax (2 to %d) '%s'", CORR_MAX_KMAX, v);
+				return T32_EXIT_USAGE;
+			}
+		} else if ((v = corr_optval(argc, argv, &i, "--samples"))) {
+			if (t32_parse_u64(v, 1, UINT32_MAX, &a->samples)) {
+				t32_error("bad sample count '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+		} else if ((v = corr_optval(argc, argv, &i, "--seconds"))) {
+			char *end;
+
+			a->seconds = strtod(v, &end);
+			if (end == v || *end || !(a->seconds > 0 && a->seconds <= 3600)) {
+				t32_error("bad seconds (above 0, at most 3600) '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+		} else if ((v = corr_optval(argc, argv, &i, "--backend"))) {
+			a->backend = v;
+		} else if ((v = corr_optval(argc, argv, &i, "--format"))) {
+			if (t32_parse_format(v, &a->format)) {
+				t32_error("unknown format (table, tsv, json) '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+		} else if ((v = corr_optval(argc, argv, &i, "-o")) ||
+			   (v = corr_optval(argc, argv, &i, "--output"))) {
+			a->outdir = v;
+		} else {
+			t32_error("unknown option '%s'", argv[i]);
+			return t32_usage(correlate_usage);
+		}
+	}
+	if (i >= argc)
+		return t32_usage(correlate_usage);
+	a->body_argc = argc - i;
+	a->body_argv = argv + i;
+	return -1;
+}
+
+/* Load the block (a file or INSN arguments) into run->spec and its unit text; exit code or -1. */
+static int corr_block(struct corr_args *a, struct corr_run *run)
+{
+	char err[1024];
+
+	if (a->body_argc == 1 && t32_blockfile_find(a->body_argv[0], t32_datadir(), a->block_file,
+						    sizeof(a->block_file))) {
+		struct t32_blockfile bf;
+
+		if (t32_blockfile_load(a->block_file, &run->spec, &bf, err, sizeof(err))) {
+			t32_error("%s", err);
+			return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
+		}
+	} else {
+		a->block_file[0] = 0;
+		if (t32_spec_parse_body(&run->spec, a->body_argc, a->body_argv, err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	}
+	if (run->spec.nitems == 0) {
+		t32_error("the block has no instructions '%s'", a->body_argv[0]);
+		return T32_EXIT_USAGE;
+	}
+	if (corr_unit(&run->spec, run->unit_text, sizeof(run->unit_text))) {
+		t32_error("the block's unit is too long (at most %d bytes of text) '%.100s'",
+			  CORR_UNIT_TEXT, run->spec.items[0].text);
+		return T32_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
+int cmd_correlate(int argc, char **argv)
+{
+	struct corr_args a = { .uarch = "zen5", .kmax = 16, .samples = 2000, .seconds = 3,
+			       .format = T32_FMT_TABLE };
+	struct corr_run *run = calloc(1, sizeof(*run));
+	struct t32_uarch u;
+	struct t32_lattab tab = { NULL, 0 };
+	struct t32_corr_data d;
+	struct t32_corr_opts co;
+	char err[1024], path[PATH_MAX], self[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
+	const char *params[T32_CORR_MAX_PARAMS];
+	unsigned char *code = NULL;
+	double t0 = t32_now(), *kx = NULL;
+	size_t len = 0, np;
+	int rc;
+
+	if (!run) {
+		t32_error("out of memory");
+		return T32_EXIT_ERROR;
+	}
+	rc = corr_parse(argc, argv, &a);
+	if (rc >= 0)
+		goto out_early;
+	rc = corr_block(&a, run);
+	if (rc >= 0)
+		goto out_early;
+	rc = T32_EXIT_ERROR;
+
+	/* the model's side: uarch, latency table, the unit decoded */
+	if (t32_uarch_load(&u, a.uarch, t32_datadir(), err, sizeof(err))) {
+		t32_error("%s", err);
+		goto out;
+	}
+	for (size_t k = 0; k < a.nsets; k++)
+		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
+	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", t32_datadir());
+	if (access(path, F_OK) == 0 && t32_lattab_load(&tab, path, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto out;
+	}
+	if (corr_assemble(run->unit_text, &code, &len, err, sizeof(err)) ||
+	    t32_deps_decode(code, len, &run->insns, &run->n, err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	if (run->n == 0 || run->n > CORR_MAX_INSNS) {
+		t32_error("the unit must hold 1 to %d instructions '%zu'", CORR_MAX_INSNS, run->n);
+		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	if (a.nfit) {
+		np = a.nfit;
+		for (size_t j = 0; j < np; j++) {
+			unsigned long val;
+			char *end;
+
+			params[j] = a.fit[j];
+			/* a bad name is a usage error before anything is measured */
+			if (strncmp(params[j], "latency@", 8) == 0 ?
+			    (strtoull(params[j] + 8, &end, 10) >= run->n || end == params[j] + 8 || *end) :
+			    t32_uarch_get(&u, params[j], &val) != 0) {
+				t32_error("unknown parameter (a uarch key or latency@I, I < %zu) '%s'",
+					  run->n, params[j]);
+				rc = T32_EXIT_USAGE;
+				goto out;
+			}
+		}
+	} else {
+		struct t32_model_insn *b = calloc(run->n, sizeof(*b));
+
+		if (!b) {
+			t32_error("out of memory");
+			goto out;
+		}
+		t32_model_prepare(&u, &tab, run->insns, run->n, b);
+		np = t32_corr_default_params(b, run->n, a.sets, a.nsets, keys, T32_CORR_MAX_PARAMS);
+		free(b);
+		for (size_t j = 0; j < np; j++)
+			params[j] = keys[j];
+	}
+
+	/* the measurements: files in -o DIR, else temporary ones */
+	run->kmax = a.kmax;
+	run->counts = calloc(run->n, sizeof(uint64_t));
+	run->curve = calloc(a.kmax + 1, sizeof(double));
+	run->curve_hw = calloc(a.kmax + 1, sizeof(double));
+	kx = calloc(a.kmax + 1, sizeof(double));
+	if (!run->counts || !run->curve || !run->curve_hw || !kx) {
+		t32_error("out of memory");
+		goto out;
+	}
+	if (corr_self(self, sizeof(self))) {
+		t32_error("cannot find this program (%s) '%s'", strerror(errno), "/proc/self/exe");
+		goto out;
+	}
+	if (a.outdir) {
+		if (mkdir(a.outdir, 0777) && errno != EEXIST) {
+			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
+				  a.outdir);
+			goto out;
+		}
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.outdir);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.outdir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		int fd;
+
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sweep_tsv);
+			run->sweep_tsv[0] = 0;
+			goto out;
+		}
+		close(fd);
+		if ((fd = mkstemp(run->sample_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sample_tsv);
+			run->sample_tsv[0] = 0;
+			goto out;
+		}
+		close(fd);
+	}
+	/* sampling first: no backend here is exit 3 before spending time on the sweep */
+	rc = corr_sample(self, &a, run);
+	if (rc)
+		goto out;
+	rc = corr_sweep(self, &a, run);
+	if (rc)
+		goto out;
+	rc = T32_EXIT_ERROR;
+	for (size_t k = 0; k <= a.kmax; k++)
+		kx[k] = (double)k;
+	if (t32_linfit(kx, run->curve, a.kmax + 1, NULL, &run->slope)) {
+		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
+		goto out;
+	}
+
+	/* the fit */
+	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid };
+	t32_corr_opts_init(&co);
+	if (t32_corr_fit(&u, &tab, run->insns, run->n, &d, params, np, &co, &run->fit, err,
+			 sizeof(err))) {
+		t32_error("%s", err);
+		rc = strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
+		     strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
+		goto out;
+	}
+	run->cpi_error = run->slope.b > 0 ? (run->fit.cycles_per_iter - run->slope.b) / run->slope.b
+		: NAN;
+	run->seconds = t32_now() - t0;
+
+	if (a.format == T32_FMT_JSON) {
+		corr_print_json(stdout, run);
+	} else if (a.format == T32_FMT_TSV) {
+		t32_provenance(stdout, argc, argv);
+		corr_print_summary(stdout, run);
+		corr_print_shares(stdout, run);
+		printf("\n\n");
+		corr_print_curve(stdout, run);
+	} else {
+		corr_print_table(stdout, &a, run);
+	}
+	rc = 0;
+	if (a.outdir) {
+		if (corr_write(a.outdir, "shares.tsv", argc, argv, run, corr_print_shares) ||
+		    corr_write(a.outdir, "curve.tsv", argc, argv, run, corr_print_curve) ||
+		    corr_plot(a.outdir, "shares", "shares.tsv", "shares.svg", run->unit_text) ||
+		    corr_plot(a.outdir, "model-overlay", "curve.tsv", "model-overlay.svg",
+			      run->unit_text))
+			rc = T32_EXIT_ERROR;
+	}
+	if (t32_close_stdout())
+		rc = T32_EXIT_ERROR;
+	if (!rc && run->sample_untrusted) {
+		t32_error("too few samples in the body to trust the shares '%llu'",
+			  (unsigned long long)run->fit.samples);
+		rc = T32_EXIT_UNTRUSTED;
+	}
+out:
+	if (!a.outdir) {
+		if (run->sweep_tsv[0])
+			unlink(run->sweep_tsv);
+		if (run->sample_tsv[0])
+			unlink(run->sample_tsv);
+	}
+	t32_corr_result_free(&run->fit);
+	free(kx);
+	free(code);
+	free(run->insns);
+	free(run->counts);
+	free(run->curve);
+	free(run->curve_hw);
+	t32_lattab_free(&tab);
+out_early:
+	t32_spec_free(&run->spec);
+	free(run);
+	return rc;
+}
+
+/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
+static double corr_summary_value(const char *text, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "# %s: ", key);
+	p = text ? strstr(text, pat) : NULL;
+	return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+/*
+ * make bench: `t32 correlate` on every block file in data/blocks, each as a child, with
+ * the TVD of the fitted shares (target <= 0.10), the retire width chosen, the
+ * error of the predicted cycles per iteration (target <= 5%) and the time taken.
+ */
+void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
+					int ok))
+{
+	char dir[PATH_MAX], self[PATH_MAX];
+	struct dirent **names = NULL;
+	int count;
+
+	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
+	if (corr_self(self, sizeof(self))) {
+		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
+		return;
+	}
+	count = scandir(dir, &names, NULL, alphasort);
+	if (count < 0) {
+		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		const char *nm = names[i]->d_name;
+		size_t l = strlen(nm);
+		char path[PATH_MAX], what[128], fig[160];
+		struct t32_child_output o;
+		double t0, took, tvd, err, w;
+
+		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
+			free(names[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
+		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
+		{
+			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
+					 "--seconds", "3", path, NULL };
+
+			t0 = t32_now();
+			if (t32_run_program(argv, &o) < 0) {
+				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
+				t32_child_output_free(&o);
+				free(names[i]);
+				continue;
+			}
+			took = t32_now() - t0;
+		}
+		if (o.status == T32_EXIT_UNAVAILABLE) {
+			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
+		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
+			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
+			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
+		} else {
+			tvd = corr_summary_value(o.text, "tvd");
+			err = corr_summary_value(o.text, "cycles_error_percent");
+			w = corr_summary_value(o.text, "retire_width");
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %.0f, cpi %+.1f%%, %.1f s", tvd, w, err,
+				 took);
+			report(what, fig, "TVD <= 0.10, err <= 5%",
+			       tvd <= 0.10 && fabs(err) <= 5 && o.status == 0);
+		}
+		t32_child_output_free(&o);
+		free(names[i]);
+	}
+	free(names);
+}
