@@ -32,6 +32,7 @@
 #include "t32/attrib.h"
 #include "t32/cmd.h"
 #include "t32/spec.h"
+#include "t32/run.h"
 #include "t32/util.h"
 
 #define CORR_MAX_SETS 64	/* --set options */
@@ -152,82 +153,20 @@ static int corr_unit(const struct t32_spec *s, char *buf, size_t len)
 	return 0;
 }
 
-/*
- * Assemble the unit text with nasm into flat code (BITS 64, one line per ';'
- * statement).  *code is malloc'd.  0, or -1 with the message in err.
- */
+/* The unit's machine code: its ';'-separated text as one body item. */
 static int corr_assemble(const char *text, unsigned char **code, size_t *len, char *err,
 			 size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
-	char src[PATH_MAX], bin[PATH_MAX];
-	int sfd = -1, bfd = -1, rc = -1;
-	struct stat st;
-	FILE *f;
+	struct t32_spec s = { 0 };
+	int rc;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(src, sizeof(src), "%.3000s/t32-corr-XXXXXX", tmp);
-	snprintf(bin, sizeof(bin), "%.3000s/t32-corr-XXXXXX", tmp);
-	if ((sfd = mkstemp(src)) < 0 || (bfd = mkstemp(bin)) < 0) {
-		snprintf(err, errlen, "cannot create a temporary file (%s) '%s'", strerror(errno), tmp);
-		goto out;
+	if (t32_spec_set_barrier(&s, "n", err, errlen) || t32_spec_add_item(&s, 1, text)) {
+		t32_spec_free(&s);
+		return -1;
 	}
-	f = fdopen(sfd, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write '%.200s'", src);
-		goto out;
-	}
-	sfd = -1;
-	fprintf(f, "BITS 64\n");
-	for (const char *p = text; *p;) {
-		size_t k = strcspn(p, ";");
-
-		fprintf(f, "\t%.*s\n", (int)k, p);
-		p += k;
-		if (*p == ';')
-			p++;
-	}
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write '%.200s'", src);
-		goto out;
-	}
-	{
-		char *argv[] = { "nasm", "-f", "bin", "-o", bin, src, NULL };
-		struct t32_child_output o;
-		int ran = t32_run_program(argv, &o);
-
-		if (ran < 0 || o.status != 0) {
-			const char *e = o.text ? strstr(o.text, "error: ") : NULL;
-
-			snprintf(err, errlen, "cannot assemble '%.300s' (%.*s)", text,
-				 e ? (int)strcspn(e + 7, "\n") : (int)strlen(o.error),
-				 e ? e + 7 : o.error);
-			t32_child_output_free(&o);
-			goto out;
-		}
-		t32_child_output_free(&o);
-	}
-	if (fstat(bfd, &st) != 0 || st.st_size <= 0) {
-		snprintf(err, errlen, "the block assembled to nothing '%.300s'", text);
-		goto out;
-	}
-	*len = (size_t)st.st_size;
-	*code = malloc(*len);
-	if (!*code || read(bfd, *code, *len) != (ssize_t)*len) {
-		free(*code);
-		*code = NULL;
-		snprintf(err, errlen, "cannot read the assembled block '%.200s'", bin);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (bfd >= 0)
-		close(bfd);
-	unlink(src);
-	unlink(bin);
+	s.store = 'm';
+	rc = t32_assemble_body(&s, code, len, err, errlen);
+	t32_spec_free(&s);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "analysis/deps.h"
 #include "analysis/model.h"
 #include "analysis/uarch.h"
+#include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
 #include "t32/util.h"
@@ -46,150 +47,6 @@ static const char model_help[] =
 	"\n"
 	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
 	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
-
-/* The first "error:" text of nasm's output and the source line it names, for a message. */
-static void model_nasm_error(const char *text, char *msg, size_t len, long *line)
-{
-	const char *p = text ? strstr(text, "error: ") : NULL, *bol, *q;
-
-	*line = -1;
-	snprintf(msg, len, "nasm failed");
-	if (!p)
-		return;
-	snprintf(msg, len, "nasm: %.*s", (int)strcspn(p + 7, "\n"), p + 7);
-	/* "FILE:LINE: error: ": the digits between the last two colons before p */
-	for (bol = p; bol > text && bol[-1] != '\n'; bol--)
-		;
-	q = p;
-	while (q > bol && q[-1] != ':')
-		q--;
-	if (q > bol) {
-		const char *d = q - 1;
-
-		while (d > bol && d[-1] >= '0' && d[-1] <= '9')
-			d--;
-		if (d < q - 1 && d > bol && d[-1] == ':')
-			*line = strtol(d, NULL, 10);
-	}
-}
-
-/*
- * Assemble the spec's body with nasm into flat machine code: BITS 64, then each
- * item as %rep N ... %endrep.  *code is malloc'd.  0, or -1 with the message in err.
- */
-static int model_assemble(const struct t32_spec *s, unsigned char **code, size_t *len,
-			  char *err, size_t errlen)
-{
-	const char *tmp = getenv("TMPDIR");
-	char src[PATH_MAX], bin[PATH_MAX], msg[400];
-	int sfd = -1, bfd = -1, rc = -1;
-	FILE *f = NULL;
-	const char **line_item = NULL;	/* which item's text each source line holds */
-	size_t nlines = 0, cap = 0;
-	struct stat st;
-
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(src, sizeof(src), "%s/t32-model-XXXXXX", tmp);
-	snprintf(bin, sizeof(bin), "%s/t32-model-XXXXXX", tmp);
-	if ((sfd = mkstemp(src)) < 0 || (bfd = mkstemp(bin)) < 0) {
-		snprintf(err, errlen, "cannot create a temporary file (%s) '%s'", strerror(errno), tmp);
-		goto out;
-	}
-	f = fdopen(sfd, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write '%.200s'", src);
-		goto out;
-	}
-	sfd = -1;
-	/* line_item[L] is the item whose text source line L holds (NULL for directives) */
-	for (size_t i = 0; i <= s->nitems; i++) {
-		const char *p = i < s->nitems ? s->items[i].text : "";
-		size_t want = nlines + 2 * strlen(p) + 8;
-
-		if (want > cap) {
-			const char **nl = realloc(line_item, want * sizeof(*nl));
-
-			if (!nl) {
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			line_item = nl;
-			cap = want;
-		}
-		if (i == 0) {
-			fprintf(f, "BITS 64\n");
-			line_item[++nlines] = NULL;
-		}
-		if (i == s->nitems)
-			break;
-		fprintf(f, "%%rep %llu\n", (unsigned long long)s->items[i].reps);
-		line_item[++nlines] = NULL;
-		while (*p) {
-			size_t k = strcspn(p, ";");
-
-			fprintf(f, "\t%.*s\n", (int)k, p);
-			line_item[++nlines] = s->items[i].text;
-			p += k;
-			if (*p == ';')
-				p++;
-		}
-		fprintf(f, "%%endrep\n");
-		line_item[++nlines] = NULL;
-	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		snprintf(err, errlen, "cannot write '%.200s'", src);
-		goto out;
-	}
-	f = NULL;
-	{
-		char *argv[] = { "nasm", "-f", "bin", "-o", bin, src, NULL };
-		struct t32_child_output o;
-
-		if (t32_run_program(argv, &o) < 0) {
-			snprintf(err, errlen, "cannot run the assembler (%s) 'nasm'", o.error);
-			t32_child_output_free(&o);
-			goto out;
-		}
-		if (o.status != 0) {
-			long line;
-			const char *what = "";
-
-			model_nasm_error(o.text, msg, sizeof(msg), &line);
-			if (line > 0 && (size_t)line <= nlines && line_item[line])
-				what = line_item[line];
-			snprintf(err, errlen, "cannot assemble '%s' (%s)", what, msg);
-			t32_child_output_free(&o);
-			goto out;
-		}
-		t32_child_output_free(&o);
-	}
-	if (stat(bin, &st) != 0 || st.st_size <= 0) {
-		snprintf(err, errlen, "the block assembled to nothing '%s'", s->items[0].text);
-		goto out;
-	}
-	*len = (size_t)st.st_size;
-	*code = malloc(*len);
-	if (!*code || lseek(bfd, 0, SEEK_SET) < 0 || read(bfd, *code, *len) != (ssize_t)*len) {
-		free(*code);
-		*code = NULL;
-		snprintf(err, errlen, "cannot read the assembled block '%.200s'", bin);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (f)
-		fclose(f);
-	if (sfd >= 0)
-		close(sfd);
-	if (bfd >= 0)
-		close(bfd);
-	unlink(src);
-	unlink(bin);
-	free(line_item);
-	return rc;
-}
 
 /* The steady state as JSON: parameters, the chart rows of one period, per-instruction figures. */
 static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
@@ -348,7 +205,7 @@ static int lat_from_sweep(const char *path, const char *uarch)
 			double lat = strtod(fld[6], NULL);
 
 			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
-			    model_assemble(&s, &code, &len, err, sizeof(err)) ||
+			    t32_assemble_body(&s, &code, &len, err, sizeof(err)) ||
 			    t32_deps_decode(code, len, &in, &n, err, sizeof(err)) || n != 1 ||
 			    (in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
 				t32_spec_free(&s);
@@ -471,7 +328,7 @@ int cmd_model(int argc, char **argv)
 		t32_error("%s", err);
 		goto out;
 	}
-	if (model_assemble(&spec, &code, &len, err, sizeof(err)) ||
+	if (t32_assemble_body(&spec, &code, &len, err, sizeof(err)) ||
 	    t32_deps_decode(code, len, &insns, &ninsn, err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;

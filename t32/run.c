@@ -172,6 +172,39 @@ out:
 	return rc;
 }
 
+int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *len, char *err,
+		      size_t errlen)
+{
+	struct t32_gen_opts go = { .shape = T32_GEN_TIMED, .unroll = 1 };
+	struct t32_gen g;
+	struct t32_blob b;
+	struct t32_fault f;
+	int rc;
+
+	*code = NULL;
+	*len = 0;
+	if (t32_generate(s, &go, &g)) {
+		snprintf(err, errlen, "cannot generate the block 'out of memory'");
+		return -1;
+	}
+	rc = t32_assemble(g.text, &g, &b, &f);
+	t32_gen_free(&g);
+	if (rc) {
+		t32_fault_describe(&f, s, err, errlen);
+		return -1;
+	}
+	*len = b.hdr.body_end - b.hdr.body;
+	*code = malloc(*len ? *len : 1);
+	if (!*code) {
+		t32_blob_free(&b);
+		snprintf(err, errlen, "out of memory '%zu bytes'", *len);
+		return -1;
+	}
+	memcpy(*code, b.image + b.hdr.body, *len);
+	t32_blob_free(&b);
+	return 0;
+}
+
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f)
 {
 	char dir[] = "/tmp/t32-XXXXXX", asmpath[64], objpath[64];

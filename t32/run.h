@@ -49,6 +49,13 @@ struct t32_run_opts {
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);
+/*
+ * The machine code of a spec's body alone (as the timed block holds it), for the
+ * retirement model's decoder.  *code is malloc'd.  0, or -1 with a message in err
+ * ("cannot assemble 'ITEM' (nasm: ...)").
+ */
+int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *len, char *err,
+		      size_t errlen);
 /* Assemble src as elf64 (with symbols) and link it statically into path. */
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f);
 
