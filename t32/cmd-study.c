@@ -6,6 +6,7 @@
  * Each step runs this very binary as a child (argv, never a shell string), so a
  * faulting block or a full disk in one recipe is reported and the others go on.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -34,12 +35,13 @@ struct profile {
 	const char *steps_budget;	/* recipe 4: seconds per n */
 	const char *steps_block_precision;	/* cycles on the whole block */
 	const char *combo_budget;	/* recipe 5 */
+	const char *interrupt_seconds;	/* recipe 6: sampling time per block */
 };
 
 static const struct profile profiles[] = {
-	{ "quick", 1000, 1000000, "0.15", "1", "0.1", "0.5", "0.3" },
-	{ "full", 1000, 1000000, "3", "0.2", "2", "0.1", "3" },
-	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL }
+	{ "quick", 1000, 1000000, "0.15", "1", "0.1", "0.5", "0.3", "2" },
+	{ "full", 1000, 1000000, "3", "0.2", "2", "0.1", "3", "10" },
+	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 struct study {
@@ -53,10 +55,13 @@ struct study {
 	int failures;
 };
 
-/* dir/name into buf. */
+/* dir/name into buf (a name too long for it is cut, and then not found). */
 static const char *path_in(const struct study *st, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", st->dir, name);
+	int n = snprintf(buf, len, "%.2000s/", st->dir);
+
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%.1000s", name);
 	return buf;
 }
 
@@ -400,6 +405,92 @@ static int recipe_combos(struct study *st)
 	return 0;
 }
 
+/* The value of `# key: value` in text, into buf ("" when absent). */
+static void summary_value(const char *text, const char *key, char *buf, size_t len)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "# %s: ", key);
+	buf[0] = 0;
+	if (!text || !(p = strstr(text, pat)))
+		return;
+	p += strlen(pat);
+	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Recipe 6 ("Where do interrupts happen?"): every block of data/blocks sampled,
+ * swept and fitted with `t32 correlate`; a summary table and each block's
+ * measured and predicted shares.
+ */
+static int recipe_interrupts(struct study *st)
+{
+	char dir[PATH_MAX], blocks[PATH_MAX], out[PATH_MAX], *names[64];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+	FILE *o;
+	int rc = 0;
+
+	snprintf(blocks, sizeof(blocks), "%s/blocks", t32_datadir());
+	path_in(st, "interrupts", dir, sizeof(dir));
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	d = opendir(blocks);
+	if (!d) {
+		t32_error("cannot read '%s' (%s)", blocks, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) && n < 64) {
+		size_t l = strlen(e->d_name);
+
+		if (l > 4 && strcmp(e->d_name + l - 4, ".blk") == 0)
+			names[n++] = strndup(e->d_name, l - 4);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), by_name);
+	o = fopen(path_in(st, "interrupts.tsv", out, sizeof(out)), "w");
+	if (!o)
+		return -1;
+	fprintf(o, "# recipe: interrupts, t32 correlate on each block of data/blocks\n"
+		   "block\tsamples\ttvd\tchi2_p\tretire_width\tcycles_measured\t"
+		   "cycles_predicted\tcycles_error_percent\tcurve_r\n");
+	for (size_t i = 0; i < n; i++) {
+		char sub[PATH_MAX], rel[PATH_MAX], *argv[] = { st->self, "correlate", "--format=tsv",
+			"--seconds", (char *)st->p->interrupt_seconds, "-o", sub, names[i], NULL };
+		struct t32_child_output res;
+		char v[9][64];
+		static const char *const keys[] = { "samples", "tvd", "chi2_p", "retire_width",
+			"cycles_per_iter_measured", "cycles_per_iter_predicted",
+			"cycles_error_percent", "curve_r" };
+
+		snprintf(rel, sizeof(rel), "interrupts/%s", names[i]);
+		path_in(st, rel, sub, sizeof(sub));
+		fprintf(stderr, "t32 study: interrupts: %s\n", names[i]);
+		if (t32_run_program(argv, &res) || res.status) {
+			t32_error("correlate failed on '%s'%s%s", names[i], res.text ? ": " : "",
+				  res.text ? res.text : "");
+			t32_child_output_free(&res);
+			rc = -1;
+			continue;
+		}
+		for (size_t k = 0; k < 8; k++)
+			summary_value(res.text, keys[k], v[k], sizeof(v[k]));
+		fprintf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[i], v[0], v[1], v[2],
+			v[3], v[4], v[5], v[6], v[7]);
+		t32_child_output_free(&res);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	return fclose(o) || rc ? -1 : 0;
+}
+
 static const struct recipe {
 	const char *name;
 	int (*fn)(struct study *st);
@@ -410,6 +501,7 @@ static const struct recipe {
 	{ "table", recipe_table, "the 24-form table of (t - bar) / n at n = 100 .. 100,000" },
 	{ "steps", recipe_steps, "step curves of inc eax and add eax, 1 for n = 1..100" },
 	{ "combos", recipe_combos, "C1 n C2 (inc ebx, n x inc eax) for n = 0, 1, 2, 3, 10, 100" },
+	{ "interrupts", recipe_interrupts, "where interrupts land in the study's blocks, measured and modelled" },
 	{ NULL, NULL, NULL }
 };
 
@@ -510,6 +602,34 @@ static int write_index(struct study *st, unsigned done)
 		html_table(h, path_in(st, "combos.tsv", path, sizeof(path)), 12);
 		fprintf(h, "<p>C2 alone:</p>\n");
 		html_table(h, path_in(st, "combos-single.tsv", path, sizeof(path)), 12);
+	}
+	if (done & 32) {
+		fprintf(h, "<h2>6. Where do interrupts happen?</h2><p>Each block of "
+			   "<code>data/blocks</code> run as a loop under timer interrupts, and the "
+			   "retirement model fitted to its samples and its step curve together "
+			   "(<code>t32 correlate</code>). A timer interrupt's sample lands on the "
+			   "instruction after the one that held retirement up. <code>tvd</code> is the "
+			   "total variation distance between measured and predicted shares.</p>\n");
+		html_table(h, path_in(st, "interrupts.tsv", path, sizeof(path)), 9);
+		{
+			FILE *t = fopen(path, "r");
+			char *line = NULL;
+			size_t cap = 0;
+
+			while (t && getline(&line, &cap, t) > 0) {
+				char name[128];
+
+				if (line[0] == '#' || strncmp(line, "block\t", 6) == 0)
+					continue;
+				snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "\t"), line);
+				fprintf(h, "<h3>%s</h3><img src=\"interrupts/%s/shares.svg\">"
+					   "<img src=\"interrupts/%s/model-overlay.svg\">\n", name, name,
+					name);
+			}
+			free(line);
+			if (t)
+				fclose(t);
+		}
 	}
 	fprintf(h, "</body></html>\n");
 	return fclose(h);
