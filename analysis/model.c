@@ -7,7 +7,12 @@
  *             instruction rob_size places earlier has retired
  *   ready     alloc, and every input's producer complete; a load's address
  *             registers first, then load latency, then its data inputs
- *   complete  ready + latency
+ *   start     the first cycle from ready with a free unit of the class
+ *             (ports.CLASS a cycle, 0 = unlimited), claimed in age order, so an
+ *             older instruction is never passed over for a younger one; a
+ *             memory form's load part takes a load unit from its address, a
+ *             read-modify-write's store part a store unit from its result
+ *   complete  start + latency
  *   retire    in order, at most retire_width a cycle, not before complete +
  *             the class's retire delay
  * A load of the same address expression as an earlier store (same registers,
@@ -78,10 +83,91 @@ static const struct fwd_store *forwarding_store(const struct fwd_store *st, size
 	return NULL;
 }
 
-/* Run total instructions (whole copies of the block) from an empty machine into rows. */
-static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		     size_t total, struct t32_model_row *rows)
+/*
+ * The execution units of one class taken in each cycle from the allocation
+ * point on: a sorted list of the cycles where at least one is taken.  No later
+ * instruction starts before the cycle it allocates in, so older cycles drop off.
+ */
+struct port_book {
+	long *cycle;		/* cycles with a unit taken, ascending, no repeats */
+	unsigned *used;		/* units taken in that cycle */
+	size_t head, len, cap;	/* the live entries are [head, len) */
+};
+
+/*
+ * Take one of units units (0 = unlimited: nothing is booked) in the first cycle
+ * from `from` that has one free; floor is the earliest cycle anyone can still
+ * ask for.  Returns that cycle, or -1 when there is no memory.
+ */
+static long port_take(struct port_book *pb, unsigned units, long from, long floor)
 {
+	size_t lo, hi;
+	long t = from;
+
+	if (!units)
+		return from;
+	while (pb->head < pb->len && pb->cycle[pb->head] < floor)
+		pb->head++;
+	if (pb->head == pb->len)
+		pb->head = pb->len = 0;
+	/* the first live entry at or after from */
+	lo = pb->head;
+	hi = pb->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pb->cycle[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo < pb->len && pb->cycle[lo] == t && pb->used[lo] >= units) {
+		lo++;
+		t++;
+	}
+	if (lo < pb->len && pb->cycle[lo] == t) {
+		pb->used[lo]++;
+		return t;
+	}
+	if (pb->len == pb->cap && pb->head > 0) {
+		/* slide the live entries down over the dead ones */
+		memmove(pb->cycle, pb->cycle + pb->head, (pb->len - pb->head) * sizeof(long));
+		memmove(pb->used, pb->used + pb->head, (pb->len - pb->head) * sizeof(unsigned));
+		pb->len -= pb->head;
+		lo -= pb->head;
+		pb->head = 0;
+	}
+	if (pb->len == pb->cap) {
+		size_t want = pb->cap ? 2 * pb->cap : 64;
+		long *nc = realloc(pb->cycle, want * sizeof(long));
+		unsigned *nu;
+
+		if (!nc)
+			return -1;
+		pb->cycle = nc;
+		nu = realloc(pb->used, want * sizeof(unsigned));
+		if (!nu)
+			return -1;
+		pb->used = nu;
+		pb->cap = want;
+	}
+	memmove(pb->cycle + lo + 1, pb->cycle + lo, (pb->len - lo) * sizeof(long));
+	memmove(pb->used + lo + 1, pb->used + lo, (pb->len - lo) * sizeof(unsigned));
+	pb->cycle[lo] = t;
+	pb->used[lo] = 1;
+	pb->len++;
+	return t;
+}
+
+/*
+ * Run total instructions (whole copies of the block) from an empty machine into
+ * rows.  0, or -1 when there is no memory for the execution-unit books.
+ */
+static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		    size_t total, struct t32_model_row *rows)
+{
+	struct port_book book[T32_NCLASS];
+	int rc = -1;
 	long res_time[T32_NRES] = { 0 };	/* cycle each resource's value is available */
 	unsigned char res_load[T32_NRES] = { 0 };	/* its producer was a pure load */
 	long alloc_cycle = 0, retire_cycle = 0;
@@ -96,6 +182,7 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 	unsigned walloc = u->alloc_width ? u->alloc_width : 1;
 	unsigned wretire = u->retire_width ? u->retire_width : 1;
 
+	memset(book, 0, sizeof(book));
 	for (size_t i = 0; i < total; i++) {
 		size_t k = i % n;
 		const struct t32_model_insn *m = &b[k];
@@ -103,8 +190,8 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 		struct t32_model_row *row = &rows[i];
 		unsigned lat = m->latency;
 		int mem = (d->flags & (T32_INSN_LOAD | T32_INSN_STORE)) != 0;
-		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0;
-		long a = alloc_cycle, ra, rop, c, r;
+		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0, renamed;
+		long a = alloc_cycle, ra, rop, start, c, r;
 
 		/* allocate */
 		if (alloc_count >= walloc)
@@ -131,11 +218,16 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 
 		/* the load, then the data inputs */
 		rop = ra;
+		start = -1;		/* the load part's start, when there is one */
 		/* an execute-at-retire latency covers its whole locked access */
 		if ((d->flags & T32_INSN_LOAD) && m->cls != T32_CLASS_ATRETIRE) {
 			const struct fwd_store *f = (d->flags & T32_INSN_MEMKEY) ?
 				forwarding_store(stores, nstores, next_store, d, res_ver) : NULL;
 			unsigned l = u->load_latency;
+
+			rop = start = port_take(&book[T32_CLASS_LOAD], u->ports[T32_CLASS_LOAD], ra, a);
+			if (start < 0)
+				goto out;
 
 			if (u->load_latency_chase && (d->flags & T32_INSN_CHASEABLE) &&
 			    d->naddrs == 1 && res_load[d->addrs[0]])
@@ -155,9 +247,32 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 		}
 		for (unsigned j = 0; j < d->nreads; j++)
 			rop = MAX(rop, res_time[d->reads[j]]);
-		if ((zero && u->zero_idioms) || ((d->flags & T32_INSN_MOVE) && u->move_elim))
+		renamed = (zero && u->zero_idioms) || ((d->flags & T32_INSN_MOVE) && u->move_elim);
+		if (renamed)
 			lat = 0;
-		c = rop + (long)lat;
+		if (start < 0)
+			start = rop;
+		c = rop;
+		/* the operation itself: a unit of its class, unless rename did it */
+		if (!renamed && m->cls != T32_CLASS_LOAD && m->cls != T32_CLASS_NOP &&
+		    m->cls != T32_CLASS_FENCE && m->cls != T32_CLASS_ATRETIRE &&
+		    m->cls != T32_CLASS_SERIAL) {
+			c = port_take(&book[m->cls], u->ports[m->cls], rop, a);
+			if (c < 0)
+				goto out;
+			if (!(d->flags & T32_INSN_LOAD))
+				start = c;
+		}
+		c += (long)lat;
+		/* a read-modify-write stores its result through a store unit */
+		if ((d->flags & T32_INSN_STORE) && m->cls != T32_CLASS_STORE &&
+		    m->cls != T32_CLASS_ATRETIRE) {
+			long s = port_take(&book[T32_CLASS_STORE], u->ports[T32_CLASS_STORE], c, a);
+
+			if (s < 0)
+				goto out;
+			c = MAX(c, s);
+		}
 
 		if ((d->flags & T32_INSN_STORE) && (d->flags & T32_INSN_MEMKEY)) {
 			struct fwd_store *f = &stores[next_store];
@@ -166,7 +281,7 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 			f->base_ver = reg_version(res_ver, d->mem_base);
 			f->index_ver = reg_version(res_ver, d->mem_index);
 			/* a pure store's data is its input; a read-modify-write's its result */
-			f->data = m->cls == T32_CLASS_STORE ? rop : c;
+			f->data = m->cls == T32_CLASS_STORE ? start : c;
 			next_store = (next_store + 1) % FWD_STORES;
 			if (nstores < FWD_STORES)
 				nstores++;
@@ -199,10 +314,18 @@ static void simulate(const struct t32_uarch *u, const struct t32_model_insn *b, 
 		row->iter = i / n;
 		row->alloc = a;
 		row->ready = mem ? ra : rop;
+		row->start = start;
 		row->complete = c;
 		row->retire = r;
 		row->share = 0;
 	}
+	rc = 0;
+out:
+	for (int k = 0; k < T32_NCLASS; k++) {
+		free(book[k].cycle);
+		free(book[k].used);
+	}
+	return rc;
 }
 
 int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
@@ -210,8 +333,7 @@ int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, s
 {
 	if (!n || !iters)
 		return -1;
-	simulate(u, b, n, n * iters, rows);
-	return 0;
+	return simulate(u, b, n, n * iters, rows);
 }
 
 /* Do the last rows repeat every p iterations?  Sets *shift to the cycles per period. */
@@ -228,7 +350,8 @@ static int repeats(const struct t32_model_row *rows, size_t total, size_t n, siz
 		const struct t32_model_row *x = &rows[i], *y = &rows[i - step];
 
 		if (x->retire - y->retire != d || x->alloc - y->alloc != d ||
-		    x->ready - y->ready != d || x->complete - y->complete != d)
+		    x->ready - y->ready != d || x->start - y->start != d ||
+		    x->complete - y->complete != d)
 			return 0;
 	}
 	*shift = d;
@@ -264,7 +387,10 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 			return -1;
 		}
 		rows = nr;
-		simulate(u, b, n, total, rows);
+		if (simulate(u, b, n, total, rows)) {
+			free(rows);
+			return -1;
+		}
 		for (p = 1; p <= pmax && !found; p++) {
 			size_t window = MAX(4 * p * n, (size_t)2 * u->rob_size + 2 * n);
 
@@ -302,6 +428,7 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 		x->iter = i / n;
 		x->alloc -= base;
 		x->ready -= base;
+		x->start -= base;
 		x->complete -= base;
 		x->retire -= base;
 		wsum += x->weight;
@@ -341,7 +468,10 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	if (!rows)
 		return -1;
 	/* a run of k copies is a prefix of a run of kmax copies: one pass gives them all */
-	simulate(u, b, n, kmax * n, rows);
+	if (simulate(u, b, n, kmax * n, rows)) {
+		free(rows);
+		return -1;
+	}
 	for (size_t k = 1; k <= kmax; k++)
 		cycles[k] = (double)(rows[k * n - 1].retire + 1);
 	free(rows);

@@ -1,7 +1,8 @@
 /*
  * model.h - the retirement model of "Where do interrupts happen?": instructions
  * allocate in order (alloc_width a cycle, bounded by the ROB), execute when their
- * inputs are ready, and retire in order (retire_width a cycle, not before they
+ * inputs are ready and a unit of their class is free (ports.CLASS a cycle, oldest
+ * first), and retire in order (retire_width a cycle, not before they
  * complete).  An interrupt selects the oldest unretired instruction, so the
  * instructions where the retire cycle advances are the selected ones, weighted by
  * the size of the advance; the sample lands on the next instruction (skid 1) or
@@ -39,7 +40,8 @@ struct t32_model_row {
 	size_t insn;		/* index in the block */
 	size_t iter;		/* iteration the row belongs to */
 	long alloc;		/* cycle it is allocated (enters the ROB and scheduler) */
-	long ready;		/* cycle its inputs are ready and it starts executing */
+	long ready;		/* cycle its inputs are ready (a memory form: its address) */
+	long start;		/* cycle it starts executing: ready, later if its class's units are taken */
 	long complete;		/* cycle its result is available */
 	long retire;		/* cycle it retires */
 	long weight;		/* cycles the retire cycle advanced here (> 0: selected) */
@@ -49,7 +51,8 @@ struct t32_model_row {
 /*
  * Run iters back-to-back copies of the block from an empty machine (all
  * registers ready at cycle 0).  rows gets iters * n rows; weight of the first
- * row counts from cycle 0.  Returns 0, or -1 for a bad argument (n == 0).
+ * row counts from cycle 0.  Returns 0, or -1 for a bad argument (n == 0) or no
+ * memory.
  */
 int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
 		    size_t iters, struct t32_model_row *rows);

@@ -15,6 +15,9 @@
 	  "cycles, latency of a " n " instruction without a table entry" },	\
 	{ "retire_delay." n, FIELD(retire_delay[c]), 0, 100000, 0,		\
 	  "cycles from completing to the earliest retirement (" n ")" }
+#define PORT_KEY(c, n)								\
+	{ "ports." n, FIELD(ports[c]), 0, 64, 0,				\
+	  "units that may start a " n " instruction each cycle (0: unlimited)" }
 
 static const struct t32_uarch_key keys[] = {
 	{ "alloc_width", FIELD(alloc_width), 1, 64, 1, "instructions allocated per cycle" },
@@ -41,6 +44,14 @@ static const struct t32_uarch_key keys[] = {
 	CLASS_KEYS(T32_CLASS_FENCE, "fence"),
 	CLASS_KEYS(T32_CLASS_ATRETIRE, "atretire"),
 	CLASS_KEYS(T32_CLASS_SERIAL, "serial"),
+	/* the classes that occupy an execution unit; the others never wait for one */
+	PORT_KEY(T32_CLASS_ALU, "alu"),
+	PORT_KEY(T32_CLASS_LOAD, "load"),
+	PORT_KEY(T32_CLASS_STORE, "store"),
+	PORT_KEY(T32_CLASS_MUL, "mul"),
+	PORT_KEY(T32_CLASS_DIV, "div"),
+	PORT_KEY(T32_CLASS_VECTOR, "vector"),
+	PORT_KEY(T32_CLASS_BRANCH, "branch"),
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 const struct t32_uarch_key *t32_uarch_keys = keys;

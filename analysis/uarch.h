@@ -1,7 +1,7 @@
 /*
  * uarch.h - the parameters of a micro-architecture that the retirement model
- * needs (widths, ROB, load latency, per-class latencies and retire delays), read
- * from data/uarch/NAME.uarch, and the per-form latency table data/uarch/latency.lat.
+ * needs (widths, ROB, load latency, per-class latencies, retire delays and
+ * execution ports), read from data/uarch/NAME.uarch, and the per-form latency table data/uarch/latency.lat.
  *
  * Every parameter has a key; t32_uarch_set() and t32_uarch_set_value() change
  * one by name, so a command line (--set key=value) and a fit vary the same thing.
@@ -27,6 +27,7 @@ struct t32_uarch {
 	unsigned zero_idioms;			/* 1: zero idioms break dependencies and execute at rename */
 	unsigned latency[T32_NCLASS];		/* cycles, execution latency of a class without a table entry */
 	unsigned retire_delay[T32_NCLASS];	/* cycles from completion to the earliest retirement */
+	unsigned ports[T32_NCLASS];		/* instructions of a class starting per cycle, 0 = unlimited */
 };
 
 /* One settable parameter: the table behind the file format and --set. */

@@ -1,6 +1,7 @@
 /*
- * 5003-uarch - micro-architecture files (good, bad line, missing key), --set,
- * the latency table (matching and errors) and the lookup of a name.
+ * 5003-uarch - micro-architecture files (good, bad line, missing key, execution
+ * ports optional), --set, the latency table (matching and errors) and the
+ * lookup of a name.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ int main(void)
 	unsigned cyc;
 	int have_src;
 
-	plan(31);
+	plan(35);
 	snprintf(src, sizeof(src), "%s/data/uarch/skylake.uarch", root && *root ? root : ".");
 	have_src = access(src, R_OK) == 0;
 
@@ -58,12 +59,16 @@ int main(void)
 		ok(u.alloc_width == 4 && u.retire_width == 4 && u.rob_size == 224,
 		   "skylake: 4 wide, 224-entry ROB");
 		ok(u.load_latency == 5 && u.load_latency_chase == 4, "skylake: load 5, chase 4");
+		ok(u.ports[T32_CLASS_ALU] == 4 && u.ports[T32_CLASS_LOAD] == 2 &&
+		   u.ports[T32_CLASS_STORE] == 1, "skylake: 4 ALU ports, 2 load, 1 store");
 		snprintf(src, sizeof(src), "%s/data/uarch/zen5.uarch", root && *root ? root : ".");
 		ok(t32_uarch_load(&u, src, NULL, err, sizeof(err)) == 0, "zen5.uarch loads (%s)", err);
 		ok(u.alloc_width == 8 && u.retire_width == 8 && u.rob_size == 448 &&
 		   u.load_latency == 4, "zen5: 8 wide, 448-entry ROB, load 4");
+		ok(u.ports[T32_CLASS_ALU] == 6 && u.ports[T32_CLASS_LOAD] == 4 &&
+		   u.ports[T32_CLASS_STORE] == 2, "zen5: 6 ALUs, 4 load pipes, 2 store");
 	} else {
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 7; i++)
 			skip("no source tree (T32_SRC) with data/uarch");
 	}
 
@@ -72,6 +77,13 @@ int main(void)
 	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == 0, "good file loads (%s)", err);
 	is_string("tiny", u.name, "name");
 	is_int(18, u.latency[T32_CLASS_ATRETIRE], "latency.atretire");
+	ok(u.ports[T32_CLASS_ALU] == 0 && u.ports[T32_CLASS_LOAD] == 0,
+	   "no ports.CLASS lines: every class unlimited");
+	unlink(path);
+	snprintf(text, sizeof(text), "%sports.alu = 3\n", base_uarch);
+	write_tmp(path, sizeof(path), text);
+	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == 0 && u.ports[T32_CLASS_ALU] == 3 &&
+	   u.ports[T32_CLASS_MUL] == 0, "ports.alu = 3 read, the other classes unlimited (%s)", err);
 	unlink(path);
 
 	/* a bad line names its line */

@@ -15,7 +15,7 @@ body='mov rax, [rax]; nop; nop'
 run model --uarch skylake "$body"
 is 0 "$rc" "model exits 0"
 is "" "$(cat "$TMP/err")" "nothing on stderr"
-like "$TMP/out" '^instruction +class +alloc +ready +complete +retired +selected +weight +share$' \
+like "$TMP/out" '^instruction +class +alloc +ready +start +complete +retired +selected +weight +share$' \
 	"the chart header names the columns"
 is 3 "$(grep -c -e '^mov ' -e '^nop ' "$TMP/out")" "one row per instruction"
 like "$TMP/out" '^mov rax, qword ptr \[rax\] +load .*<-- +4 ' "the load is selected, weight 4"
@@ -28,9 +28,9 @@ is "100.0%" "$(grep '^mov' "$TMP/out" | awk '{print $NF}')" "skid 0: the samples
 
 run model --uarch skylake --format=tsv "$body"
 is 0 "$rc" "tsv exits 0"
-like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
+like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
 	"tsv header with units in the names"
-is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 11' | wc -l | tr -d ' ')" \
+is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 12' | wc -l | tr -d ' ')" \
 	"tsv: 3 rows of 11 fields"
 like "$TMP/out" '^# cycles_per_iter: 4' "tsv provenance gives the cycles per iteration"
 

@@ -63,9 +63,10 @@ static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 		const struct t32_model_row *x = &r->rows[i];
 
 		fprintf(out, "%s\n  {\"iter\": %zu, \"idx\": %zu, \"alloc_cycle\": %ld, "
-			"\"ready_cycle\": %ld, \"complete_cycle\": %ld, \"retire_cycle\": %ld, "
-			"\"weight_cycles\": %ld, \"share\": %.6g}", i ? "," : "", x->iter, x->insn,
-			x->alloc, x->ready, x->complete, x->retire, x->weight, x->share);
+			"\"ready_cycle\": %ld, \"start_cycle\": %ld, \"complete_cycle\": %ld, "
+			"\"retire_cycle\": %ld, \"weight_cycles\": %ld, \"share\": %.6g}",
+			i ? "," : "", x->iter, x->insn, x->alloc, x->ready, x->start, x->complete,
+			x->retire, x->weight, x->share);
 	}
 	fprintf(out, "],\n \"insns\": [");
 	for (size_t k = 0; k < n; k++) {
@@ -95,14 +96,14 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 			"# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n# period_iters: %zu%s\n",
 			u->name, u->alloc_width, u->retire_width, u->rob_size, skid,
 			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
-		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tcomplete_cycle\t"
+		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\t"
 			"retire_cycle\tselected\tweight_cycles\tshare\n");
 		for (size_t i = 0; i < r->nrows; i++) {
 			const struct t32_model_row *x = &r->rows[i];
 
-			fprintf(out, "%zu\t%zu\t%s\t%s\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n", x->iter,
-				x->insn, b[x->insn].d.text, t32_classes[b[x->insn].cls].name, x->alloc,
-				x->ready, x->complete, x->retire, x->weight > 0, x->weight, x->share);
+			fprintf(out, "%zu\t%zu\t%s\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n",
+				x->iter, x->insn, b[x->insn].d.text, t32_classes[b[x->insn].cls].name,
+				x->alloc, x->ready, x->start, x->complete, x->retire, x->weight > 0, x->weight, x->share);
 		}
 		return;
 	}
@@ -110,17 +111,18 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		"cycles from the previous iteration's last retirement\n", u->name,
 		u->alloc_width, u->retire_width, u->rob_size, u->load_latency,
 		u->load_latency_scaled, u->load_latency_chase, skid);
-	fprintf(out, "%s%-32s %-8s %6s %6s %8s %7s %8s %6s %7s\n", r->period > 1 ? "iter  " : "",
-		"instruction", "class", "alloc", "ready", "complete", "retired", "selected",
+	fprintf(out, "%s%-32s %-8s %6s %6s %6s %8s %7s %8s %6s %7s\n",
+		r->period > 1 ? "iter  " : "", "instruction", "class", "alloc", "ready", "start",
+		"complete", "retired", "selected",
 		"weight", "share");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct t32_model_row *x = &r->rows[i];
 
 		if (r->period > 1)
 			fprintf(out, "%-4zu  ", x->iter);
-		fprintf(out, "%-32.32s %-8s %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
+		fprintf(out, "%-32.32s %-8s %6ld %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
 			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, x->alloc, x->ready,
-			x->complete, x->retire, x->weight > 0 ? "<--" : "", x->weight,
+			x->start, x->complete, x->retire, x->weight > 0 ? "<--" : "", x->weight,
 			100.0 * x->share);
 	}
 	if (r->period > 1) {
