@@ -242,6 +242,9 @@ static int corr_param_init(struct corr_ctx *c, size_t j, const char *key, char *
 		p->hi = start * 2 > CORR_WIDTH_MAX ? start * 2 : CORR_WIDTH_MAX;
 	else
 		p->hi = start * 2 > c->o->span_min ? start * 2 : c->o->span_min;
+	/* pairs are what a measured core has shown; wider groups only when asked for */
+	if (strcmp(key, "retire_group") == 0)
+		p->hi = start > 2 ? start : 2;
 	if (p->hi > kmax)
 		p->hi = kmax;
 	if (p->lo < 1 && strstr(key, "width"))
@@ -505,6 +508,8 @@ size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
 	}
 	if (m < max && !corr_pinned("retire_width", pinned, npinned))
 		snprintf(keys[m++], 48, "retire_width");
+	if (m < max && !corr_pinned("retire_group", pinned, npinned))
+		snprintf(keys[m++], 48, "retire_group");
 	for (int c = 0; c < T32_NCLASS; c++) {
 		char key[48];
 

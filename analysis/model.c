@@ -14,7 +14,10 @@
  *             read-modify-write's store part a store unit from its result
  *   complete  start + latency
  *   retire    in order, at most retire_width a cycle, not before complete +
- *             the class's retire delay
+ *             the class's retire delay; with retire_group G > 1 the stream is
+ *             cut into aligned groups of G (counted from the first instruction)
+ *             and a group retires only once all of it could, so its first
+ *             instruction is the one an interrupt selects
  * A load of the same address expression as an earlier store (same registers,
  * unchanged since) takes its value store_forward_latency after the store's data.
  * Execute-at-retire instructions start only when the one before them has retired;
@@ -181,7 +184,12 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	size_t nstores = 0, next_store = 0;
 	unsigned walloc = u->alloc_width ? u->alloc_width : 1;
 	unsigned wretire = u->retire_width ? u->retire_width : 1;
+	size_t group = u->retire_group ? u->retire_group : 1;
+	size_t gfirst = 0;		/* first instruction of the pending retire group */
+	long group_done = 0;		/* when all of the pending group could retire */
 
+	if (u->rob_size && group > u->rob_size)
+		group = u->rob_size;
 	memset(book, 0, sizeof(book));
 	for (size_t i = 0; i < total; i++) {
 		size_t k = i % n;
@@ -212,7 +220,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		if (mem)
 			ra = MAX(ra, mem_block);
 		if (m->cls == T32_CLASS_ATRETIRE || m->cls == T32_CLASS_SERIAL)
-			ra = MAX(ra, retire_cycle);
+			ra = MAX(ra, MAX(retire_cycle, group_done));
 		if (m->cls == T32_CLASS_FENCE)
 			ra = MAX(ra, all_complete);
 
@@ -297,26 +305,34 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		if (m->cls == T32_CLASS_ATRETIRE)
 			mem_block = MAX(mem_block, c);
 
-		/* retire */
-		r = MAX(c + (long)u->retire_delay[m->cls], retire_cycle);
-		if (r == retire_cycle && retire_count >= wretire)
-			r++;
-		row->weight = r - retire_cycle;
-		if (r != retire_cycle) {
-			retire_cycle = r;
-			retire_count = 0;
-		}
-		retire_count++;
-		if (m->cls == T32_CLASS_SERIAL)
-			serial_block = r + 1;
+		/* retire: the whole group at once, when its last member is known */
+		group_done = MAX(group_done, c + (long)u->retire_delay[m->cls]);
+		row->complete = c;
+		if ((i + 1) % group == 0 || i + 1 == total) {
+			for (size_t g = gfirst; g <= i; g++) {
+				struct t32_model_row *y = &rows[g];
 
+				r = MAX(group_done, retire_cycle);
+				if (r == retire_cycle && retire_count >= wretire)
+					r++;
+				y->weight = r - retire_cycle;
+				if (r != retire_cycle) {
+					retire_cycle = r;
+					retire_count = 0;
+				}
+				retire_count++;
+				y->retire = r;
+				if (b[g % n].cls == T32_CLASS_SERIAL)
+					serial_block = r + 1;
+			}
+			gfirst = i + 1;
+			group_done = 0;
+		}
 		row->insn = k;
 		row->iter = i / n;
 		row->alloc = a;
 		row->ready = mem ? ra : rop;
 		row->start = start;
-		row->complete = c;
-		row->retire = r;
 		row->share = 0;
 	}
 	rc = 0;

@@ -22,6 +22,8 @@
 static const struct t32_uarch_key keys[] = {
 	{ "alloc_width", FIELD(alloc_width), 1, 64, 1, "instructions allocated per cycle" },
 	{ "retire_width", FIELD(retire_width), 1, 64, 1, "instructions retired per cycle" },
+	{ "retire_group", FIELD(retire_group), 1, 4, 0,
+	  "instructions that retire together: aligned groups counted from the block's start" },
 	{ "rob_size", FIELD(rob_size), 1, 100000, 1, "instructions in flight, at most" },
 	{ "load_latency", FIELD(load_latency), 0, 10000, 1, "cycles, L1 hit, [base + index + disp]" },
 	{ "load_latency_scaled", FIELD(load_latency_scaled), 0, 10000, 1,

@@ -18,6 +18,7 @@ struct t32_uarch {
 	char name[32];				/* "skylake" */
 	unsigned alloc_width;			/* instructions allocated per cycle */
 	unsigned retire_width;			/* instructions retired per cycle */
+	unsigned retire_group;			/* instructions that retire together (aligned groups) */
 	unsigned rob_size;			/* instructions allocated and not yet retired, at most */
 	unsigned load_latency;			/* cycles, L1 hit, [base + index + disp] */
 	unsigned load_latency_scaled;		/* cycles, L1 hit, index register scaled by 2, 4 or 8 */

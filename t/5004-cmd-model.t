@@ -9,7 +9,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 run model --help
 [ "$rc" -eq 0 ] || skip_all "this t32 has no model subcommand"
 
-plan 20
+plan 26
 
 body='mov rax, [rax]; nop; nop'
 run model --uarch skylake "$body"
@@ -31,7 +31,7 @@ is 0 "$rc" "tsv exits 0"
 like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
 	"tsv header with units in the names"
 is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 12' | wc -l | tr -d ' ')" \
-	"tsv: 3 rows of 11 fields"
+	"tsv: 3 rows of 12 fields"
 like "$TMP/out" '^# cycles_per_iter: 4' "tsv provenance gives the cycles per iteration"
 
 run model --uarch skylake --format=json "$body"
@@ -43,6 +43,15 @@ is 4 "$(grep -c '^[0-9]' "$TMP/out")" "curve: k = 0..3"
 
 run model --uarch skylake --set retire_width=1 "$body"
 like "$TMP/out" '^cycles per iteration: 4\.00$' "--set retire_width=1: still 4 cycles (3 per 4)"
+
+run model --set retire_group=2 add-2-1-1
+is 0 "$rc" "a block name: exit 0"
+is 4 "$(grep -c '^add ' "$TMP/out")" "add-2-1-1 is modelled as its unit of four adds"
+like "$TMP/out" '^# zen5: alloc 8, retire 8 \(groups of 2\)' "the header names the retire group"
+like "$TMP/out" '^add rax, 2 .* 100\.0%$' "pairs: every sample on the chain's second add"
+run model data/blocks/no-such-block.blk
+is 1 "$rc" "an unreadable block file: exit 1"
+like "$TMP/err" "^t32: cannot read block file" "and says so"
 
 run model
 is 2 "$rc" "no instruction: exit 2"

@@ -20,11 +20,12 @@ SHORT="--samples 300 --seconds 1 --kmax 6"
 run correlate --format=tsv $SHORT "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
 
-plan 24
+plan 25
 
 is 0 "$rc" "correlate exits 0"
 cp "$TMP/out" "$TMP/tsv"
 like "$TMP/tsv" '^# retire_width: [0-9]+$' "the retire width chosen"
+like "$TMP/tsv" '^# retire_group: [12]$' "the retire group chosen, 1 or 2"
 like "$TMP/tsv" '^# fit: retire_width = [0-9]+ est [0-9.]+ sd ' "fitted parameters with an sd"
 like "$TMP/tsv" '^# tvd: (0|1)\.[0-9]+$' "the total variation distance"
 like "$TMP/tsv" '^# chi2_p: ' "the chi-square test's p"

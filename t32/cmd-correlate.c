@@ -56,8 +56,9 @@ static const char correlate_help[] =
 	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
 	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
 	"                      retire_delay.atretire...) or latency@I, the latency of\n"
-	"                      instruction I of the unit; default: retire_width and the\n"
-	"                      class latencies and delays the latency table leaves open\n"
+	"                      instruction I of the unit; default: retire_width,\n"
+	"                      retire_group (1 or 2) and the class latencies and delays\n"
+	"                      the latency table leaves open\n"
 	"  --kmax K            step curve up to K copies (default 16)\n"
 	"  --samples N         stop sampling after N samples (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
@@ -556,7 +557,8 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
 	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
-	fprintf(out, "# uarch: %s\n# retire_width: %u\n", r->u.name, r->u.retire_width);
+	fprintf(out, "# uarch: %s\n# retire_width: %u\n# retire_group: %u\n", r->u.name,
+		r->u.retire_width, r->u.retire_group ? r->u.retire_group : 1);
 	for (size_t j = 0; j < r->np; j++)
 		fprintf(out, "# fit: %s = %lu est %.3f sd %.3f ci %lu..%lu start %lu\n", r->p[j].key,
 			r->p[j].value, r->p[j].est, r->p[j].sd, r->p[j].ci_lo, r->p[j].ci_hi,
@@ -615,7 +617,8 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	fprintf(out, ", \"skid\": %d, \"samples\": %llu, \"uarch\": ", run->skid,
 		(unsigned long long)r->samples);
 	t32_json_string(out, r->u.name);
-	fprintf(out, ", \"retire_width\": %u,\n \"params\": [", r->u.retire_width);
+	fprintf(out, ", \"retire_width\": %u, \"retire_group\": %u,\n \"params\": [",
+		r->u.retire_width, r->u.retire_group ? r->u.retire_group : 1);
 	for (size_t j = 0; j < r->np; j++) {
 		fprintf(out, "%s{\"key\": ", j ? ", " : "");
 		t32_json_string(out, r->p[j].key);
@@ -1052,7 +1055,7 @@ static double corr_summary_value(const char *text, const char *key)
 
 /*
  * make bench: `t32 correlate` on every block file in data/blocks, each as a child, with
- * the TVD of the fitted shares (target <= 0.10), the retire width chosen, the
+ * the TVD of the fitted shares (target <= 0.10), the retire width and group chosen, the
  * error of the predicted cycles per iteration (target <= 5%) and the time taken.
  */
 void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
@@ -1077,7 +1080,7 @@ void t32_bench_correlate(void (*report)(const char *what, const char *figure, co
 		size_t l = strlen(nm);
 		char path[PATH_MAX], what[128], fig[160];
 		struct t32_child_output o;
-		double t0, took, tvd, err, w;
+		double t0, took, tvd, err, w, g;
 
 		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
 			free(names[i]);
@@ -1107,8 +1110,9 @@ void t32_bench_correlate(void (*report)(const char *what, const char *figure, co
 			tvd = corr_summary_value(o.text, "tvd");
 			err = corr_summary_value(o.text, "cycles_error_percent");
 			w = corr_summary_value(o.text, "retire_width");
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %.0f, cpi %+.1f%%, %.1f s", tvd, w, err,
-				 took);
+			g = corr_summary_value(o.text, "retire_group");
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %.0f/G%.0f, cpi %+.1f%%, %.1f s", tvd, w,
+				 g, err, took);
 			report(what, fig, "TVD <= 0.10, err <= 5%",
 			       tvd <= 0.10 && fabs(err) <= 5 && o.status == 0);
 		}

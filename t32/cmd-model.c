@@ -15,6 +15,7 @@
 #include "analysis/deps.h"
 #include "analysis/model.h"
 #include "analysis/uarch.h"
+#include "t32/attrib.h"
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
@@ -25,7 +26,7 @@
 
 static const char model_usage[] =
 	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] [--lat FILE] "
-	"[--format=table|tsv|json] [--curve=KMAX] [N] INSN [[N] INSN]...\n"
+	"[--format=table|tsv|json] [--curve=KMAX] ([N] INSN [[N] INSN]... | FILE.blk | BLOCK)\n"
 	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
 
 static const char model_help[] =
@@ -33,7 +34,9 @@ static const char model_help[] =
 	"Run the retirement model of \"Where do interrupts happen?\" on a block run as a\n"
 	"loop: when each instruction allocates, is ready, completes and retires; the\n"
 	"instructions where retirement advances (selected by an interrupt) and by how\n"
-	"many cycles; where the samples land; the cycles per iteration.\n"
+	"many cycles; where the samples land; the cycles per iteration.  A block file\n"
+	"(data/blocks/BLOCK.blk) is modelled as its unit: when every line repeats the\n"
+	"same number of times, each once.\n"
 	"\n"
 	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file (zen5)\n"
 	"  --set KEY=VALUE     change one parameter, e.g. retire_width=4 (repeatable)\n"
@@ -55,9 +58,11 @@ static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 {
 	fprintf(out, "{\"uarch\": ");
 	t32_json_string(out, u->name);
-	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"rob_size\": %u, \"skid\": %d,\n"
+	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"retire_group\": %u, "
+		"\"rob_size\": %u, \"skid\": %d,\n"
 		" \"cycles_per_iter\": %.6g, \"period_iters\": %zu, \"periodic\": %s,\n \"rows\": [",
-		u->alloc_width, u->retire_width, u->rob_size, skid, r->cycles_per_iter, r->period,
+		u->alloc_width, u->retire_width, u->retire_group ? u->retire_group : 1, u->rob_size,
+		skid, r->cycles_per_iter, r->period,
 		r->periodic ? "true" : "false");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct t32_model_row *x = &r->rows[i];
@@ -93,8 +98,9 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 	if (fmt == T32_FMT_TSV) {
 		t32_provenance(out, argc, argv);
 		fprintf(out, "# uarch: %s\n# alloc_width: %u\n# retire_width: %u\n"
-			"# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n# period_iters: %zu%s\n",
-			u->name, u->alloc_width, u->retire_width, u->rob_size, skid,
+			"# retire_group: %u\n# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n"
+			"# period_iters: %zu%s\n", u->name, u->alloc_width, u->retire_width,
+			u->retire_group ? u->retire_group : 1, u->rob_size, skid,
 			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
 		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\t"
 			"retire_cycle\tselected\tweight_cycles\tshare\n");
@@ -107,9 +113,9 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		}
 		return;
 	}
-	fprintf(out, "# %s: alloc %u, retire %u, rob %u, load %u/%u/%u cycles; skid %d; "
-		"cycles from the previous iteration's last retirement\n", u->name,
-		u->alloc_width, u->retire_width, u->rob_size, u->load_latency,
+	fprintf(out, "# %s: alloc %u, retire %u (groups of %u), rob %u, load %u/%u/%u cycles; "
+		"skid %d; cycles from the previous iteration's last retirement\n", u->name,
+		u->alloc_width, u->retire_width, u->retire_group ? u->retire_group : 1, u->rob_size, u->load_latency,
 		u->load_latency_scaled, u->load_latency_chase, skid);
 	fprintf(out, "%s%-32s %-8s %6s %6s %6s %8s %7s %8s %6s %7s\n",
 		r->period > 1 ? "iter  " : "", "instruction", "class", "alloc", "ready", "start",
@@ -299,7 +305,21 @@ int cmd_model(int argc, char **argv)
 	}
 	if (i >= argc)
 		return t32_usage(model_usage);
-	if (t32_spec_parse_body(&spec, argc - i, argv + i, err, sizeof(err))) {
+	if (argc - i == 1 && t32_blockfile_find(argv[i], t32_datadir(), path, sizeof(path))) {
+		struct t32_blockfile bf;
+		int same = 1;
+
+		if (t32_blockfile_load(path, &spec, &bf, err, sizeof(err))) {
+			t32_error("%s", err);
+			t32_spec_free(&spec);
+			return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
+		}
+		/* the unit: a steady state of copies of the whole is one of copies of it */
+		for (size_t k = 1; k < spec.nitems; k++)
+			same &= spec.items[k].reps == spec.items[0].reps;
+		for (size_t k = 0; same && k < spec.nitems; k++)
+			spec.items[k].reps = 1;
+	} else if (t32_spec_parse_body(&spec, argc - i, argv + i, err, sizeof(err))) {
 		t32_error("%s", err);
 		t32_spec_free(&spec);
 		return T32_EXIT_USAGE;

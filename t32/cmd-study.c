@@ -459,7 +459,7 @@ static int recipe_interrupts(struct study *st)
 	if (!o)
 		return -1;
 	fprintf(o, "# recipe: interrupts, t32 correlate on each block of data/blocks\n"
-		   "block\tsamples\ttvd\tchi2_p\tretire_width\tcycles_measured\t"
+		   "block\tsamples\ttvd\tchi2_p\tretire_width\tretire_group\tcycles_measured\t"
 		   "cycles_predicted\tcycles_error_percent\tcurve_r\n");
 	for (size_t i = 0; i < n; i++) {
 		char sub[PATH_MAX], rel[PATH_MAX], *argv[] = { st->self, "correlate", "--format=tsv",
@@ -467,6 +467,7 @@ static int recipe_interrupts(struct study *st)
 		struct t32_child_output res;
 		char v[9][64];
 		static const char *const keys[] = { "samples", "tvd", "chi2_p", "retire_width",
+			"retire_group",
 			"cycles_per_iter_measured", "cycles_per_iter_predicted",
 			"cycles_error_percent", "curve_r" };
 
@@ -480,10 +481,10 @@ static int recipe_interrupts(struct study *st)
 			rc = -1;
 			continue;
 		}
-		for (size_t k = 0; k < 8; k++)
+		for (size_t k = 0; k < 9; k++)
 			summary_value(res.text, keys[k], v[k], sizeof(v[k]));
-		fprintf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[i], v[0], v[1], v[2],
-			v[3], v[4], v[5], v[6], v[7]);
+		fprintf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[i], v[0], v[1],
+			v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
 		t32_child_output_free(&res);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -610,7 +611,7 @@ static int write_index(struct study *st, unsigned done)
 			   "(<code>t32 correlate</code>). A timer interrupt's sample lands on the "
 			   "instruction after the one that held retirement up. <code>tvd</code> is the "
 			   "total variation distance between measured and predicted shares.</p>\n");
-		html_table(h, path_in(st, "interrupts.tsv", path, sizeof(path)), 9);
+		html_table(h, path_in(st, "interrupts.tsv", path, sizeof(path)), 10);
 		{
 			FILE *t = fopen(path, "r");
 			char *line = NULL;
