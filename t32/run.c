@@ -325,6 +325,10 @@ void *t32_arena_new(void)
 		munmap(region, shift);
 	if (slack - shift)
 		munmap((char *)a + T32_ARENA_SIZE, slack - shift);
+#ifdef MADV_POPULATE_WRITE
+	/* its pages in one call rather than one fault each (a third of a start-up in a VM) */
+	madvise(a, T32_ARENA_SIZE, MADV_POPULATE_WRITE);
+#endif
 	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
 		a[i] = (uint64_t)(uintptr_t)&a[i];
 	return a;
