@@ -23,7 +23,8 @@ B         = build
 LIB_SRC  = $(filter-out t32/main.c,$(wildcard t32/*.c gen/*.c analysis/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/obj/%.o)
 HEADERS  = $(wildcard t32/*.h gen/*.h analysis/*.h t/*.h)
-TEST_SRC = $(filter-out t/tap.c,$(wildcard t/*.c))
+TEST_SRC = $(filter-out t/tap.c t/modelkit.c,$(wildcard t/*.c))
+TEST_LIB = $(B)/obj/t/tap.o $(B)/obj/t/modelkit.o
 TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 
 # Debian packages behind each requirement: what `make deps` installs.
@@ -54,9 +55,9 @@ $(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(T32_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/t/%.t: t/%.c $(B)/obj/t/tap.o $(B)/libt32.a
+$(B)/t/%.t: t/%.c $(TEST_LIB) $(B)/libt32.a
 	@mkdir -p $(B)/t
-	$(CC) $(T32_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/t/tap.o $(B)/libt32.a $(T32_LIBS)
+	$(CC) $(T32_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(B)/libt32.a $(T32_LIBS)
 
 tests: all $(TEST_BIN)
 
@@ -111,4 +112,4 @@ uninstall:
 
 clean:
 	rm -rf $(B) t32/t32
-.SECONDARY: $(B)/obj/t/tap.o
+.SECONDARY: $(TEST_LIB)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/model.h"
+#include "t/modelkit.h"
 #include "t/tap.h"
 
 /* Machine code of the instructions the blog uses. */
@@ -33,21 +34,8 @@ struct piece {
  */
 static void blog_uarch(struct t32_uarch *u)
 {
-	memset(u, 0, sizeof(*u));
-	strcpy(u->name, "blog");
-	u->alloc_width = 4;
-	u->retire_width = 4;
-	u->rob_size = 224;
-	u->load_latency = 5;
-	u->load_latency_scaled = 5;
-	u->load_latency_chase = 0;
+	kit_uarch(u, "blog", 4, 224, 5);
 	u->store_forward_latency = 4;
-	u->move_elim = 1;
-	u->zero_idioms = 1;
-	for (int c = 0; c < T32_NCLASS; c++)
-		u->latency[c] = 1;
-	u->latency[T32_CLASS_NOP] = 0;
-	u->latency[T32_CLASS_LOAD] = 0;
 	u->latency[T32_CLASS_VECTOR] = 10;
 	u->latency[T32_CLASS_ATRETIRE] = 18;
 }

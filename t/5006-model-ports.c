@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/model.h"
+#include "t/modelkit.h"
 #include "t/tap.h"
 
 /* Machine code of the instructions used here. */
@@ -31,43 +32,12 @@ static const unsigned char MIXED[] = {		/* imul rax, rax; add rax, 1; add rsi, 3
 	0x48, 0x83, 0xc7, 0x04, 0x48, 0x01, 0xc3, 0x48, 0x83, 0xc1, 0x01,
 };
 
-/* An 8-wide machine like Zen 5 with no execution-unit limits. */
+/* An 8-wide machine like Zen 5 with no execution-unit limits; imul 3 cycles. */
 static void wide_uarch(struct t32_uarch *u)
 {
-	memset(u, 0, sizeof(*u));
-	strcpy(u->name, "wide");
-	u->alloc_width = 8;
-	u->retire_width = 8;
-	u->rob_size = 448;
-	u->load_latency = 4;
+	kit_uarch(u, "wide", 8, 448, 4);
 	u->load_latency_scaled = 5;
-	u->move_elim = 1;
-	u->zero_idioms = 1;
-	for (int c = 0; c < T32_NCLASS; c++)
-		u->latency[c] = 1;
-	u->latency[T32_CLASS_NOP] = 0;
-	u->latency[T32_CLASS_LOAD] = 0;
 	u->latency[T32_CLASS_MUL] = 3;
-}
-
-/* Decode code into a prepared block; the instruction count, 0 on failure. */
-static size_t block(const struct t32_uarch *u, const unsigned char *code, size_t len,
-		    struct t32_model_insn **out)
-{
-	struct t32_insn *in;
-	size_t n = 0;
-	char err[256];
-
-	if (t32_deps_decode(code, len, &in, &n, err, sizeof(err))) {
-		diag("%s", err);
-		return 0;
-	}
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		return 0;
-	t32_model_prepare(u, NULL, in, n, *out);
-	free(in);
-	return n;
 }
 
 /* Steady-state cycles per iteration, or -1 when the model fails. */
@@ -140,7 +110,7 @@ int main(void)
 	   "ports.load, store, mul, vector, branch and div are keys");
 
 	/* eight independent adds */
-	n = block(&u, INDEP_ADD, sizeof(INDEP_ADD), &b);
+	n = kit_block(&u, INDEP_ADD, sizeof(INDEP_ADD), &b);
 	if (n != 8)
 		bail("cannot decode the eight adds");
 	u.ports[T32_CLASS_ALU] = 0;
@@ -166,12 +136,12 @@ int main(void)
 
 	/* loads and stores wait for their units */
 	wide_uarch(&u);
-	n = block(&u, TWO_LOADS, sizeof(TWO_LOADS), &b);
+	n = kit_block(&u, TWO_LOADS, sizeof(TWO_LOADS), &b);
 	is_double(0.25, cpi(&u, b, n), 1e-9, "two independent loads, unlimited: allocation bound");
 	u.ports[T32_CLASS_LOAD] = 1;
 	is_double(2.0, cpi(&u, b, n), 1e-9, "two independent loads, ports.load = 1: 2 cycles");
 	free(b);
-	n = block(&u, TWO_STORES, sizeof(TWO_STORES), &b);
+	n = kit_block(&u, TWO_STORES, sizeof(TWO_STORES), &b);
 	is_double(0.25, cpi(&u, b, n), 1e-9, "two stores, unlimited: allocation bound");
 	u.ports[T32_CLASS_STORE] = 1;
 	is_double(2.0, cpi(&u, b, n), 1e-9, "two stores, ports.store = 1: 2 cycles");
@@ -180,7 +150,7 @@ int main(void)
 	/* moves eliminated at rename take no unit */
 	wide_uarch(&u);
 	u.ports[T32_CLASS_ALU] = 1;
-	n = block(&u, MOVES, sizeof(MOVES), &b);
+	n = kit_block(&u, MOVES, sizeof(MOVES), &b);
 	is_double(0.5, cpi(&u, b, n), 1e-9, "renamed moves with ports.alu = 1: still allocation bound");
 	u.move_elim = 0;
 	is_double(4.0, cpi(&u, b, n), 1e-9, "the same moves executed: one a cycle");
@@ -188,7 +158,7 @@ int main(void)
 
 	/* a mixed block: classes count apart, oldest first within each */
 	wide_uarch(&u);
-	n = block(&u, MIXED, sizeof(MIXED), &b);
+	n = kit_block(&u, MIXED, sizeof(MIXED), &b);
 	if (n != 6)
 		bail("cannot decode the mixed block");
 	is_double(4.0, cpi(&u, b, n), 1e-9, "imul + add chain through rax: 4 cycles, unlimited");

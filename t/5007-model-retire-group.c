@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/model.h"
+#include "t/modelkit.h"
 #include "t/tap.h"
 
 static const unsigned char ADD_2_1_1[] = {	/* add rax, 1; add rax, 2; add rsi, 3; add rdi, 4 */
@@ -26,41 +27,11 @@ static const unsigned char LOCKED[] = {		/* add rsi, 1; lock add [rbx], rax; add
 	0x48, 0x83, 0xc6, 0x01, 0xf0, 0x48, 0x01, 0x03, 0x48, 0x83, 0xc7, 0x01,
 };
 
+/* An 8-wide machine like Zen 5; lock add 20 cycles. */
 static void wide_uarch(struct t32_uarch *u)
 {
-	memset(u, 0, sizeof(*u));
-	strcpy(u->name, "wide");
-	u->alloc_width = 8;
-	u->retire_width = 8;
-	u->rob_size = 448;
-	u->load_latency = 4;
-	u->load_latency_scaled = 5;
-	u->move_elim = 1;
-	u->zero_idioms = 1;
-	for (int c = 0; c < T32_NCLASS; c++)
-		u->latency[c] = 1;
-	u->latency[T32_CLASS_NOP] = 0;
-	u->latency[T32_CLASS_LOAD] = 0;
+	kit_uarch(u, "wide", 8, 448, 4);
 	u->latency[T32_CLASS_ATRETIRE] = 20;
-}
-
-static size_t block(const struct t32_uarch *u, const unsigned char *code, size_t len,
-		    struct t32_model_insn **out)
-{
-	struct t32_insn *in;
-	size_t n = 0;
-	char err[256];
-
-	if (t32_deps_decode(code, len, &in, &n, err, sizeof(err))) {
-		diag("%s", err);
-		return 0;
-	}
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		return 0;
-	t32_model_prepare(u, NULL, in, n, *out);
-	free(in);
-	return n;
 }
 
 /* Steady state with skid 1 into r; bails when the model fails. */
@@ -94,7 +65,7 @@ int main(void)
 	   "retire_group=0 is out of range (%s)", err);
 
 	/* add-2-1-1: the chain through rax takes 2 cycles an iteration either way */
-	n = block(&u, ADD_2_1_1, sizeof(ADD_2_1_1), &b);
+	n = kit_block(&u, ADD_2_1_1, sizeof(ADD_2_1_1), &b);
 	if (n != 4)
 		bail("cannot decode add-2-1-1");
 	u.retire_group = 1;
@@ -117,7 +88,7 @@ int main(void)
 	free(b);
 
 	/* the same adds shifted by one: the pairs now split the chain */
-	n = block(&u, SHIFTED, sizeof(SHIFTED), &b);
+	n = kit_block(&u, SHIFTED, sizeof(SHIFTED), &b);
 	u.retire_group = 1;
 	steady(&u, b, n, &r);
 	ok(r.share[2] == 0.5 && r.share[3] == 0.5, "shifted, group 1: samples on idx 2 and 3");
@@ -129,7 +100,7 @@ int main(void)
 	free(b);
 
 	/* three instructions, pairs: the alignment alternates, two iterations repeat */
-	n = block(&u, ODD, sizeof(ODD), &b);
+	n = kit_block(&u, ODD, sizeof(ODD), &b);
 	steady(&u, b, n, &r);
 	is_int(2, r.period, "an odd block in pairs repeats every two iterations");
 	is_double(2.0, r.cycles_per_iter, 1e-9, "and keeps its 2 cycles an iteration");
@@ -140,7 +111,7 @@ int main(void)
 	free(b);
 
 	/* an execute-at-retire instruction inside a group waits for the one before */
-	n = block(&u, LOCKED, sizeof(LOCKED), &b);
+	n = kit_block(&u, LOCKED, sizeof(LOCKED), &b);
 	u.retire_group = 2;
 	t32_model_trace(&u, b, n, 4, rows);
 	ok(rows[1].start >= rows[0].complete && rows[1].complete - rows[1].start >= 20,

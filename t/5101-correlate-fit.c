@@ -14,6 +14,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "analysis/correlate.h"
+#include "t/modelkit.h"
 #include "t/tap.h"
 
 /* mov rax, [rax]; 4 nops; add rax, 0; 5 nops: a load-add chain with nops to retire */
@@ -27,18 +28,8 @@ static const unsigned char CODE[] = {
 /* A Skylake-like machine (the blog's), built in place so the test needs no data file. */
 static void test_uarch(struct t32_uarch *u)
 {
-	memset(u, 0, sizeof(*u));
-	strcpy(u->name, "test");
-	u->alloc_width = 4;
-	u->retire_width = 4;
-	u->rob_size = 224;
-	u->load_latency = 5;
-	u->load_latency_scaled = 5;
+	kit_uarch(u, "test", 4, 224, 5);
 	u->store_forward_latency = 4;
-	u->move_elim = 1;
-	u->zero_idioms = 1;
-	u->latency[T32_CLASS_ALU] = 1;
-	u->latency[T32_CLASS_STORE] = 1;
 	u->latency[T32_CLASS_MUL] = 3;
 	u->latency[T32_CLASS_DIV] = 26;
 	u->latency[T32_CLASS_VECTOR] = 1;
