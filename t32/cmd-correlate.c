@@ -713,20 +713,6 @@ static int corr_plot(const char *dir, const char *script, const char *in, const 
 	return 0;
 }
 
-/* Take the value of an option given as --opt=V or --opt V. */
-static const char *corr_optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t l = strlen(name);
-
-	if (strncmp(argv[*i], name, l) != 0)
-		return NULL;
-	if (argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (argv[*i][l] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 /* Parse the command line into a; -1 to go on, else the exit code. */
 static int corr_parse(int argc, char **argv, struct corr_args *a)
 {
@@ -741,15 +727,15 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: %s\n%s", correlate_usage, correlate_help);
 			return t32_close_stdout();
-		} else if ((v = corr_optval(argc, argv, &i, "--uarch"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
 			a->uarch = v;
-		} else if ((v = corr_optval(argc, argv, &i, "--set"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
 			if (a->nsets >= CORR_MAX_SETS) {
 				t32_error("too many --set options '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			a->sets[a->nsets++] = v;
-		} else if ((v = corr_optval(argc, argv, &i, "--fit"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--fit"))) {
 			while (*v) {
 				size_t l = strcspn(v, ",");
 
@@ -761,17 +747,17 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 				snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
 				v += l + (v[l] == ',');
 			}
-		} else if ((v = corr_optval(argc, argv, &i, "--kmax"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--kmax"))) {
 			if (t32_parse_u64(v, 2, CORR_MAX_KMAX, &a->kmax)) {
 				t32_error("bad kmax (2 to %d) '%s'", CORR_MAX_KMAX, v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = corr_optval(argc, argv, &i, "--samples"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--samples"))) {
 			if (t32_parse_u64(v, 1, UINT32_MAX, &a->samples)) {
 				t32_error("bad sample count '%s'", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = corr_optval(argc, argv, &i, "--seconds"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--seconds"))) {
 			char *end;
 
 			a->seconds = strtod(v, &end);
@@ -779,15 +765,15 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 				t32_error("bad seconds (above 0, at most 3600) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = corr_optval(argc, argv, &i, "--backend"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--backend"))) {
 			a->backend = v;
-		} else if ((v = corr_optval(argc, argv, &i, "--format"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
 			if (t32_parse_format(v, &a->format)) {
 				t32_error("unknown format (table, tsv, json) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = corr_optval(argc, argv, &i, "-o")) ||
-			   (v = corr_optval(argc, argv, &i, "--output"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "-o")) ||
+			   (v = t32_optval(argc, argv, &i, "--output"))) {
 			a->outdir = v;
 		} else {
 			t32_error("unknown option '%s'", argv[i]);

@@ -142,20 +142,6 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		r->periodic ? "" : " (no period found: mean of the last window)");
 }
 
-/* Take the value of an option given as --opt=V or --opt V. */
-static const char *model_optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t l = strlen(name);
-
-	if (strncmp(argv[*i], name, l) != 0)
-		return NULL;
-	if (argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (argv[*i][l] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 /*
  * A latency table from a sweep: every latency-mode row measured in cycles, its
  * form looked up in the table the sweep names (`# sweep: ... of=TABLE`),
@@ -269,30 +255,30 @@ int cmd_model(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0) {
 			printf("usage: %s\n%s", model_usage, model_help);
 			return t32_close_stdout();
-		} else if ((v = model_optval(argc, argv, &i, "--uarch"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
 			uarch_name = v;
-		} else if ((v = model_optval(argc, argv, &i, "--set"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
 			if (nsets >= MODEL_MAX_SETS) {
 				t32_error("too many --set options '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			sets[nsets++] = v;
-		} else if ((v = model_optval(argc, argv, &i, "--skid"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--skid"))) {
 			if (t32_parse_u64(v, 0, 1, &x)) {
 				t32_error("bad skid (0 or 1) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			skid = (int)x;
-		} else if ((v = model_optval(argc, argv, &i, "--format"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
 			if (t32_parse_format(v, &fmt)) {
 				t32_error("unknown format (table, tsv, json) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = model_optval(argc, argv, &i, "--lat-from"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--lat-from"))) {
 			return lat_from_sweep(v, uarch_name);
-		} else if ((v = model_optval(argc, argv, &i, "--lat"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--lat"))) {
 			lat_path = v;
-		} else if ((v = model_optval(argc, argv, &i, "--curve"))) {
+		} else if ((v = t32_optval(argc, argv, &i, "--curve"))) {
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
 				t32_error("bad curve length (0 to 100000) '%s'", v);
 				return T32_EXIT_USAGE;

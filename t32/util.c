@@ -282,3 +282,16 @@ void t32_provenance(FILE *f, int argc, char **argv)
 		c.hypervisor ? c.hv_vendor : "");
 	fprintf(f, "# date: %s\n", date);
 }
+
+const char *t32_optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(argv[*i], name, l) != 0)
+		return NULL;
+	if (argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (argv[*i][l] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}

@@ -69,4 +69,7 @@ void t32_cpu_identify(struct t32_cpu *c);
 
 #define T32_VERSION "0.1"
 
+/* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
+const char *t32_optval(int argc, char **argv, int *i, const char *name);
+
 #endif
