@@ -278,7 +278,8 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 	}
 	p->est = (double)p->value;
 	p->sd = INFINITY;
-	if (a > 0) {
+	/* a rise within the tie margin on the one side there is is flat too */
+	if (a > CORR_TIE * (1 + fabs(f0))) {
 		double shift = -g / (2 * a);
 
 		if (shift > 0.5)
