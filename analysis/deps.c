@@ -192,6 +192,19 @@ static void add_res(uint8_t *set, unsigned *n, unsigned res)
 		set[(*n)++] = (uint8_t)res;
 }
 
+/*
+ * Add the flag groups an EFLAGS access touches: those named in f (the CF bit
+ * cf, the OSZAP bits oszap), or both when capstone names none.
+ */
+static void add_flags(uint8_t *set, unsigned *n, uint64_t f, uint64_t cf, uint64_t oszap)
+{
+	f &= cf | oszap;
+	if (!f || (f & cf))
+		add_res(set, n, T32_RES_CF);
+	if (!f || (f & oszap))
+		add_res(set, n, T32_RES_OSZAP);
+}
+
 /* Remove res from a set. */
 static void drop_res(uint8_t *set, unsigned *n, unsigned res)
 {
@@ -403,12 +416,7 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 		int r;
 
 		if (rr[i] == X86_REG_EFLAGS) {
-			uint64_t f = x->eflags & (CF_READ | OSZAP_READ);
-
-			if (!f || (f & CF_READ))
-				add_res(in->reads, &in->nreads, T32_RES_CF);
-			if (!f || (f & OSZAP_READ))
-				add_res(in->reads, &in->nreads, T32_RES_OSZAP);
+			add_flags(in->reads, &in->nreads, x->eflags, CF_READ, OSZAP_READ);
 			continue;
 		}
 		r = reg_res(rr[i], &bytes, &shape);
@@ -423,12 +431,7 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 		int r;
 
 		if (rw[i] == X86_REG_EFLAGS) {
-			uint64_t f = x->eflags & (CF_WRITE | OSZAP_WRITE);
-
-			if (!f || (f & CF_WRITE))
-				add_res(in->writes, &in->nwrites, T32_RES_CF);
-			if (!f || (f & OSZAP_WRITE))
-				add_res(in->writes, &in->nwrites, T32_RES_OSZAP);
+			add_flags(in->writes, &in->nwrites, x->eflags, CF_WRITE, OSZAP_WRITE);
 			continue;
 		}
 		r = reg_res(rw[i], &bytes, &shape);

@@ -184,7 +184,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	size_t nstores = 0, next_store = 0;
 	unsigned walloc = u->alloc_width ? u->alloc_width : 1;
 	unsigned wretire = u->retire_width ? u->retire_width : 1;
-	size_t group = u->retire_group ? u->retire_group : 1;
+	size_t group = t32_uarch_retire_group(u);
 	size_t gfirst = 0;		/* first instruction of the pending retire group */
 	long group_done = 0;		/* when all of the pending group could retire */
 

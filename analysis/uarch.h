@@ -32,6 +32,12 @@ struct t32_uarch {
 };
 
 /* One settable parameter: the table behind the file format and --set. */
+/* Instructions per retire group: 0 in the struct (absent from the file) means 1. */
+static inline unsigned t32_uarch_retire_group(const struct t32_uarch *u)
+{
+	return u->retire_group ? u->retire_group : 1;
+}
+
 struct t32_uarch_key {
 	const char *key;	/* "rob_size", "latency.alu" */
 	size_t offset;		/* of the unsigned field in struct t32_uarch */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gen/gen.h"
+#include "t32/attrib.h"
 
 void t32_block_opts_init(struct t32_block_opts *o)
 {
@@ -247,4 +248,25 @@ void t32_session_close(struct t32_session *ss)
 	for (size_t i = 0; i < ss->n; i++)
 		t32_blob_free(&ss->blob[i]);
 	ss->n = 0;
+}
+
+int t32_block_body(int argc, char **argv, struct t32_spec *s, char *path, size_t len)
+{
+	char err[1024];
+
+	if (argc == 1 && t32_blockfile_find(argv[0], t32_datadir(), path, len)) {
+		struct t32_blockfile bf;
+
+		if (t32_blockfile_load(path, s, &bf, err, sizeof(err))) {
+			t32_error("%s", err);
+			return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
+		}
+		return -1;
+	}
+	path[0] = 0;
+	if (t32_spec_parse_body(s, argc, argv, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_USAGE;
+	}
+	return -1;
 }

@@ -68,6 +68,14 @@ int t32_session_respawn(struct t32_session *ss);
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out);
 void t32_session_close(struct t32_session *ss);
 
+/*
+ * The block a command's body arguments give: a single argument naming a block
+ * file (FILE.blk, or NAME for DATADIR/blocks/NAME.blk) is read, its path left in
+ * path; otherwise the arguments are the body and path is "".  -1 to go on, else
+ * the exit code (1 unreadable file, 2 bad block), the message printed.
+ */
+int t32_block_body(int argc, char **argv, struct t32_spec *s, char *path, size_t len);
+
 /* Print a fault as `t32: ...` and return its exit code. */
 int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s);
 

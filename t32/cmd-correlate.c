@@ -30,6 +30,7 @@
 #include "analysis/model.h"
 #include "analysis/uarch.h"
 #include "t32/attrib.h"
+#include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/spec.h"
 #include "t32/run.h"
@@ -558,7 +559,7 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
 	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
 	fprintf(out, "# uarch: %s\n# retire_width: %u\n# retire_group: %u\n", r->u.name,
-		r->u.retire_width, r->u.retire_group ? r->u.retire_group : 1);
+		r->u.retire_width, t32_uarch_retire_group(&r->u));
 	for (size_t j = 0; j < r->np; j++)
 		fprintf(out, "# fit: %s = %lu est %.3f sd %.3f ci %lu..%lu start %lu\n", r->p[j].key,
 			r->p[j].value, r->p[j].est, r->p[j].sd, r->p[j].ci_lo, r->p[j].ci_hi,
@@ -618,7 +619,7 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 		(unsigned long long)r->samples);
 	t32_json_string(out, r->u.name);
 	fprintf(out, ", \"retire_width\": %u, \"retire_group\": %u,\n \"params\": [",
-		r->u.retire_width, r->u.retire_group ? r->u.retire_group : 1);
+		r->u.retire_width, t32_uarch_retire_group(&r->u));
 	for (size_t j = 0; j < r->np; j++) {
 		fprintf(out, "%s{\"key\": ", j ? ", " : "");
 		t32_json_string(out, r->p[j].key);
@@ -790,23 +791,11 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 /* Load the block (a file or INSN arguments) into run->spec and its unit text; exit code or -1. */
 static int corr_block(struct corr_args *a, struct corr_run *run)
 {
-	char err[1024];
+	int rc = t32_block_body(a->body_argc, a->body_argv, &run->spec, a->block_file,
+				sizeof(a->block_file));
 
-	if (a->body_argc == 1 && t32_blockfile_find(a->body_argv[0], t32_datadir(), a->block_file,
-						    sizeof(a->block_file))) {
-		struct t32_blockfile bf;
-
-		if (t32_blockfile_load(a->block_file, &run->spec, &bf, err, sizeof(err))) {
-			t32_error("%s", err);
-			return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
-		}
-	} else {
-		a->block_file[0] = 0;
-		if (t32_spec_parse_body(&run->spec, a->body_argc, a->body_argv, err, sizeof(err))) {
-			t32_error("%s", err);
-			return T32_EXIT_USAGE;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (run->spec.nitems == 0) {
 		t32_error("the block has no instructions '%s'", a->body_argv[0]);
 		return T32_EXIT_USAGE;

@@ -15,7 +15,7 @@
 #include "analysis/deps.h"
 #include "analysis/model.h"
 #include "analysis/uarch.h"
-#include "t32/attrib.h"
+#include "t32/block.h"
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
@@ -61,7 +61,7 @@ static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"retire_group\": %u, "
 		"\"rob_size\": %u, \"skid\": %d,\n"
 		" \"cycles_per_iter\": %.6g, \"period_iters\": %zu, \"periodic\": %s,\n \"rows\": [",
-		u->alloc_width, u->retire_width, u->retire_group ? u->retire_group : 1, u->rob_size,
+		u->alloc_width, u->retire_width, t32_uarch_retire_group(u), u->rob_size,
 		skid, r->cycles_per_iter, r->period,
 		r->periodic ? "true" : "false");
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -100,7 +100,7 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		fprintf(out, "# uarch: %s\n# alloc_width: %u\n# retire_width: %u\n"
 			"# retire_group: %u\n# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n"
 			"# period_iters: %zu%s\n", u->name, u->alloc_width, u->retire_width,
-			u->retire_group ? u->retire_group : 1, u->rob_size, skid,
+			t32_uarch_retire_group(u), u->rob_size, skid,
 			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
 		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\t"
 			"retire_cycle\tselected\tweight_cycles\tshare\n");
@@ -115,8 +115,8 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 	}
 	fprintf(out, "# %s: alloc %u, retire %u (groups of %u), rob %u, load %u/%u/%u cycles; "
 		"skid %d; cycles from the previous iteration's last retirement\n", u->name,
-		u->alloc_width, u->retire_width, u->retire_group ? u->retire_group : 1, u->rob_size, u->load_latency,
-		u->load_latency_scaled, u->load_latency_chase, skid);
+		u->alloc_width, u->retire_width, t32_uarch_retire_group(u), u->rob_size,
+		u->load_latency, u->load_latency_scaled, u->load_latency_chase, skid);
 	fprintf(out, "%s%-32s %-8s %6s %6s %6s %8s %7s %8s %6s %7s\n",
 		r->period > 1 ? "iter  " : "", "instruction", "class", "alloc", "ready", "start",
 		"complete", "retired", "selected",
@@ -291,24 +291,20 @@ int cmd_model(int argc, char **argv)
 	}
 	if (i >= argc)
 		return t32_usage(model_usage);
-	if (argc - i == 1 && t32_blockfile_find(argv[i], t32_datadir(), path, sizeof(path))) {
-		struct t32_blockfile bf;
+	rc = t32_block_body(argc - i, argv + i, &spec, path, sizeof(path));
+	if (rc >= 0) {
+		t32_spec_free(&spec);
+		return rc;
+	}
+	rc = T32_EXIT_ERROR;
+	if (path[0]) {
 		int same = 1;
 
-		if (t32_blockfile_load(path, &spec, &bf, err, sizeof(err))) {
-			t32_error("%s", err);
-			t32_spec_free(&spec);
-			return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
-		}
 		/* the unit: a steady state of copies of the whole is one of copies of it */
 		for (size_t k = 1; k < spec.nitems; k++)
 			same &= spec.items[k].reps == spec.items[0].reps;
 		for (size_t k = 0; same && k < spec.nitems; k++)
 			spec.items[k].reps = 1;
-	} else if (t32_spec_parse_body(&spec, argc - i, argv + i, err, sizeof(err))) {
-		t32_error("%s", err);
-		t32_spec_free(&spec);
-		return T32_EXIT_USAGE;
 	}
 	if (t32_spec_insns(&spec) == 0 || t32_spec_insns(&spec) > MODEL_MAX_INSNS) {
 		t32_error("block must hold 1 to %d instructions '%llu'", MODEL_MAX_INSNS,
