@@ -48,15 +48,23 @@ if ! perf_positions; then
 	skip "perf record cannot sample here"
 	done_testing
 fi
-run sample --format=tsv --unroll 10 --samples 2000 --seconds 10 'mov rax, [rax]' 10 nop
+# t32's positions, folded the same way
+t32_positions() {
+	run sample --format=tsv --unroll 10 --samples 2000 --seconds 10 'mov rax, [rax]' 10 nop
+	awk -F'\t' '/^#/ || $1 == "position" {next} { n[$1 % 11] += $4; t += $4 } END { for (p = 0; p < 11; p++) printf "%d\t%d\n", p, n[p]; printf "total\t%d\n", t }' "$TMP/out" >"$TMP/t32.pos"
+}
+t32_positions
 is 0 "$rc" "t32 sample on the same block"
-awk -F'\t' '/^#/ || $1 == "position" {next} { n[$1 % 11] += $4; t += $4 } END { for (p = 0; p < 11; p++) printf "%d\t%d\n", p, n[p]; printf "total\t%d\n", t }' "$TMP/out" >"$TMP/t32.pos"
 compare
-# one more perf run if they disagree: another busy process on the CPU scatters a run
-if [ "$tvd" != few ] && ! awk -v t="$tvd" -v a="$allow" 'BEGIN { exit !(t <= a) }'; then
-	diag "TVD $tvd on the first perf run; running perf once more"
-	perf_positions && compare
-fi
+# Both once or twice more if they disagree: a busy neighbour on the core (another
+# process, another guest) smears the samples of whichever run it overlaps.
+for again in 1 2; do
+	if [ "$tvd" = few ] || awk -v t="$tvd" -v a="$allow" 'BEGIN { exit !(t <= a) }'; then
+		break
+	fi
+	diag "TVD $tvd (allowed $allow); measuring both once more"
+	perf_positions && t32_positions && compare
+done
 diag "position: perf samples / t32 samples"
 paste "$TMP/perf.pos" "$TMP/t32.pos" | awk '{printf "# %s: %s / %s\n", $1, $2, $4}'
 diag "total variation distance $tvd (allowed $allow)"
