@@ -11,6 +11,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 /* Ordinary least squares, for few points or when the robust fit fails. */
 static void linfit_ols(const double *x, const double *y, size_t n, struct t32_linfit *f)
@@ -131,19 +133,10 @@ static int pt_cmp(const void *a, const void *b)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Ascending doubles, for qsort. */
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of v[0..n), reordering v. */
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return gsl_stats_median(v, 1, n);
 }
 
 /* Median y of points [first, last]. */
@@ -154,28 +147,6 @@ static double run_level(const struct pt *p, size_t first, size_t last, double *t
 	for (size_t i = 0; i < m; i++)
 		tmp[i] = p[first + i].y;
 	return median(tmp, m);
-}
-
-/*
- * The sd of the difference of two neighbouring points, from the differences
- * themselves: the smaller of the MAD about their median (right when jumps are
- * rare, also on a slope) and the lower quartile of their sizes (right when up to
- * three quarters of them are jumps, as on a staircase of period 2).
- */
-static double diff_noise(const double *d, size_t m, double *tmp)
-{
-	if (m == 0)
-		return 0;
-	memcpy(tmp, d, m * sizeof(*d));
-	double med = median(tmp, m);
-	for (size_t i = 0; i < m; i++)
-		tmp[i] = fabs(d[i] - med);
-	double s1 = 1.4826 * median(tmp, m);
-	for (size_t i = 0; i < m; i++)
-		tmp[i] = fabs(d[i]);
-	qsort(tmp, m, sizeof(*tmp), dbl_cmp);
-	double s2 = tmp[m / 4] / 0.3186;
-	return fmin(s1, s2);
 }
 
 /* Fit step positions to a grid x0 + period * j: the rhythm of the steps. */
@@ -228,13 +199,222 @@ static void steps_rhythm(struct t32_steps *s, double *tmp)
 	s->periodic = m >= 3 && s->regular >= 0.8;
 }
 
+/*
+ * Step finding works on the differences of neighbouring points.  Each difference
+ * is judged against a window of STEPS_SIDE differences on either side: the local
+ * slope (least squares through the window's points) and the median and spread of
+ * the neighbours' differences once that slope is taken out.
+ */
+#define STEPS_SIDE 10	/* differences on each side of a candidate that judge it */
+#define STEPS_SLOPES 6	/* a step rises at least this many times what the local slope adds */
+
+/* The verdicts of one pass over the points, one entry per difference, and scratch room. */
+struct steps_diffs {
+	double *d;	/* y unit: y[i + 1] - y[i] */
+	double *rise;	/* y unit: what the local slope adds over the same x */
+	double *e;	/* y unit: d - rise */
+	double *pair;	/* y unit: median y of the three points after it less that of the three before */
+	double *trend;	/* y unit: what the local slope adds between those two medians */
+	double *jump;	/* y unit: e less the median e of the window */
+	double *thr;	/* y unit: the smallest jump counted as a step at this difference */
+	double sigma;	/* y unit: robust sd of e over the whole curve */
+	double *tmp;	/* scratch: n doubles */
+	double *work;	/* scratch: 3 n doubles */
+	int *iwork;	/* scratch: 5 n ints */
+};
+
+/* Median of three. */
+static double med3(double a, double b, double c)
+{
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+/* Median y of the points q[a..b), one to three of them; *x: where it stands. */
+static double med_y(const struct pt *q, size_t a, size_t b, double *x)
+{
+	if (b - a >= 3) {
+		*x = q[a + 1].x;
+		return med3(q[a].y, q[a + 1].y, q[a + 2].y);
+	}
+	*x = b - a == 2 ? (q[a].x + q[a + 1].x) / 2 : q[a].x;
+	return b - a == 2 ? (q[a].y + q[a + 1].y) / 2 : q[a].y;
+}
+
+/*
+ * Least-squares slope of the points q[lo..hi] of n (y unit per x unit), through
+ * GSL, each y the median of itself and its neighbours so that a lone outlier does
+ * not tilt it (a line or a staircase is left as it is); 0 when the x do not
+ * spread.  xs, ys: room for hi - lo + 1 doubles each.
+ */
+static double window_slope(const struct pt *q, size_t n, size_t lo, size_t hi, double *xs,
+			   double *ys)
+{
+	size_t m = hi - lo + 1;
+	double c0, c1, cov00, cov01, cov11, sumsq;
+
+	for (size_t i = 0; i < m; i++) {
+		size_t j = lo + i;
+		xs[i] = q[j].x;
+		ys[i] = j > 0 && j + 1 < n ? med3(q[j - 1].y, q[j].y, q[j + 1].y) : q[j].y;
+	}
+	if (xs[m - 1] == xs[0] ||
+	    gsl_fit_linear(xs, 1, ys, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) != GSL_SUCCESS)
+		return 0;
+	return c1;
+}
+
+/*
+ * Robust sd of v[0..c) through GSL's Qn (sorts v): the scale of the pairwise
+ * distances, which a mix of flat runs and jumps does not inflate where the
+ * median absolute deviation would jump to the distance between the two.
+ */
+static double robust_sd(double *v, size_t c, struct steps_diffs *D)
+{
+	if (c < 2)
+		return 0;
+	gsl_sort(v, 1, c);
+	return gsl_stats_Qn_from_sorted_data(v, 1, c, D->work, D->iwork);
+}
+
+/* First and last difference of the window that judges difference i of nd (kept inside). */
+static void steps_window(size_t i, size_t nd, size_t *lo, size_t *hi)
+{
+	*lo = i > STEPS_SIDE ? i - STEPS_SIDE : 0;
+	*hi = *lo + 2 * STEPS_SIDE;
+	if (*hi > nd - 1) {
+		*hi = nd - 1;
+		*lo = *hi > 2 * STEPS_SIDE ? *hi - 2 * STEPS_SIDE : 0;
+	}
+}
+
+/* Judge the m - 1 differences of q[0..m) (m >= 2) into D; k, floor_jump: see t32_steps_find. */
+static void steps_judge(const struct pt *q, size_t m, double k, double floor_jump,
+			struct steps_diffs *D)
+{
+	size_t nd = m - 1, lo, hi;
+	double *tmp = D->tmp;
+
+	for (size_t i = 0; i < nd; i++) {
+		steps_window(i, nd, &lo, &hi);
+		double slope = window_slope(q, m, lo, hi + 1, tmp, D->work);
+		size_t b0 = i >= 2 ? i - 2 : 0, a1 = i + 4 <= m ? i + 4 : m;
+		double xb, xa;
+
+		D->d[i] = q[i + 1].y - q[i].y;
+		D->rise[i] = slope * (q[i + 1].x - q[i].x);
+		D->e[i] = D->d[i] - D->rise[i];
+		D->pair[i] = med_y(q, i + 1, a1, &xa) - med_y(q, b0, i + 1, &xb);
+		D->trend[i] = slope * (xa - xb);
+	}
+	memcpy(tmp, D->e, nd * sizeof(*tmp));
+	D->sigma = robust_sd(tmp, nd, D);
+	for (size_t i = 0; i < nd; i++) {
+		size_t c = 0;
+
+		steps_window(i, nd, &lo, &hi);
+		for (size_t j = lo; j <= hi; j++)
+			tmp[c++] = D->e[j];
+		double sigma = robust_sd(tmp, c, D);
+		D->jump[i] = D->e[i] - median(tmp, c);
+		D->thr[i] = fmax(k * fmax(sigma, D->sigma), floor_jump);
+	}
+}
+
+/*
+ * Difference i is a step: it stands far out of its neighbours' differences, and
+ * the levels on either side (the median of three points each, so that neither
+ * an outlier beside the jump nor a point caught half way up it decides) differ
+ * by more than the slope explains, by the threshold (scaled to a median's
+ * noise) and by STEPS_SLOPES times what the slope adds from one point to the
+ * next.  A line rises three slopes' worth between the medians, a staircase one
+ * step.
+ */
+static int steps_is_jump(const struct steps_diffs *D, size_t i)
+{
+	double lift = D->pair[i] - D->trend[i];
+
+	return fabs(D->jump[i]) > D->thr[i] && fabs(lift) > sqrt(0.5) * D->thr[i] &&
+	       fabs(D->pair[i]) >= STEPS_SLOPES * fabs(D->rise[i]) &&
+	       (D->d[i] > 0) == (D->jump[i] > 0) && (D->pair[i] > 0) == (D->d[i] > 0) &&
+	       (lift > 0) == (D->d[i] > 0);
+}
+
+/*
+ * How far point a of m stands out as an outlier, 0 when it does not (or is no
+ * interior point): it must stand out of the line through its two neighbours by
+ * more than the threshold (scaled from a difference to a point: sd sqrt(3/4) of a
+ * difference's), and by more than the neighbours lie apart.  A point on a real
+ * jump lies between its neighbours.  Both measured on the jumps (what the
+ * differences add over the window's typical difference).
+ */
+static double steps_spike(const struct steps_diffs *D, size_t m, size_t a)
+{
+	if (a == 0 || a >= m - 1)
+		return 0;
+	double dev = fabs(D->jump[a - 1] - D->jump[a]) / 2;
+	double gap = fabs(D->jump[a - 1] + D->jump[a]);
+
+	return dev > sqrt(0.75) * fmax(D->thr[a - 1], D->thr[a]) && dev > gap ? dev : 0;
+}
+
+/* Default min_jump: above rounding, so that exact data (no noise) has a threshold. */
+static double steps_floor(const struct pt *p, size_t n)
+{
+	double ymax = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ymax = fmax(ymax, fabs(p[i].y));
+	return 1e-9 * ymax;
+}
+
+/*
+ * One pass over the outliers of q[0..n): judge the differences, then set each
+ * outlier to what its neighbours say it should be, each going on by the typical
+ * difference of its side; where the two disagree by what could be a step (the
+ * outlier sits on a jump) to the one nearer it, else to their mean.  Setting
+ * rather than dropping keeps the spacing of x, and a jump beside an outlier
+ * within one point of where it was.  Of two neighbours only the one that stands
+ * out more is set in one pass (a good point beside an outlier stands out of the
+ * line through it too).  Returns how many were set.
+ */
+static size_t steps_clip_spikes(struct pt *q, size_t n, double k, double floor_jump,
+				struct steps_diffs *D)
+{
+	double *to = D->tmp;
+	size_t clipped = 0;
+
+	if (n < 3)
+		return 0;
+	steps_judge(q, n, k, floor_jump, D);
+	for (size_t a = 1; a + 1 < n; a++) {
+		double v = steps_spike(D, n, a);
+		to[a] = q[a].y;
+		if (v > 0 && v >= steps_spike(D, n, a - 1) && v > steps_spike(D, n, a + 1)) {
+			double left = q[a].y - D->jump[a - 1], right = q[a].y + D->jump[a];
+			double apart = fabs(left - right);
+			if (apart <= fmax(D->thr[a - 1], D->thr[a]) ||
+			    apart < STEPS_SLOPES * fmax(fabs(D->rise[a - 1]), fabs(D->rise[a])))
+				to[a] = (left + right) / 2;
+			else
+				to[a] = fabs(left - q[a].y) < fabs(right - q[a].y) ? left : right;
+		}
+	}
+	for (size_t a = 1; a + 1 < n; a++) {
+		clipped += to[a] != q[a].y;
+		q[a].y = to[a];
+	}
+	return clipped;
+}
+
 /* Jumps, plateaus and rhythm of a curve (rules in fit.h). */
 int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_steps_opts *o,
 		   struct t32_steps *s)
 {
 	struct t32_steps_opts def = { 0 };
-	struct pt *p = NULL;
-	double *d = NULL, *tmp = NULL;
+	struct steps_diffs D = { 0 };
+	struct pt *p = NULL, *q = NULL;
+	double *buf = NULL, *tmp;
+	int *ibuf = NULL;
 	size_t *start = NULL, np = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -246,53 +426,76 @@ int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_
 		if (!isfinite(x[i]) || !isfinite(y[i]))
 			return -1;
 	p = malloc(n * sizeof(*p));
-	d = malloc(n * sizeof(*d));
-	tmp = malloc(n * sizeof(*tmp));
+	q = malloc(n * sizeof(*q));
+	buf = malloc(11 * n * sizeof(*buf));
+	ibuf = malloc(5 * n * sizeof(*ibuf));
 	start = malloc((n + 1) * sizeof(*start));
-	if (!p || !d || !tmp || !start)
+	if (!p || !q || !buf || !ibuf || !start)
 		goto fail;
+	D.d = buf;
+	D.rise = buf + n;
+	D.e = buf + 2 * n;
+	D.jump = buf + 3 * n;
+	D.thr = buf + 4 * n;
+	D.tmp = tmp = buf + 5 * n;
+	D.work = buf + 6 * n;
+	D.pair = buf + 9 * n;
+	D.trend = buf + 10 * n;
+	D.iwork = ibuf;
 	for (size_t i = 0; i < n; i++)
 		p[i] = (struct pt){ x[i], y[i], i };
 	qsort(p, n, sizeof(*p), pt_cmp);
+	memcpy(q, p, n * sizeof(*q));
 
-	double ymax = 0;
-	for (size_t i = 0; i < n; i++)
-		ymax = fmax(ymax, fabs(p[i].y));
-	for (size_t i = 0; i + 1 < n; i++)
-		d[i] = p[i + 1].y - p[i].y;
-	double sd_d = diff_noise(d, n - 1, tmp);
 	double k = o->k > 0 ? o->k : 5;
-	double floor_jump = o->min_jump > 0 ? o->min_jump : 1e-9 * ymax;
-	s->noise = sd_d / sqrt(2);
-	s->threshold = fmax(k * sd_d, floor_jump);
+	double floor_jump = o->min_jump > 0 ? o->min_jump : steps_floor(p, n);
+
+	/* Outliers first, a few passes (a pair of them shows as one after the other goes). */
+	for (int pass = 0; pass < 4; pass++)
+		if (!steps_clip_spikes(q, n, k, floor_jump, &D))
+			break;
 
 	/* Runs between jumps: start[r] is the first point of run r; start[np] = n. */
 	start[np++] = 0;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (fabs(d[i]) > s->threshold)
-			start[np++] = i + 1;
+	if (n >= 2) {
+		steps_judge(q, n, k, floor_jump, &D);
+		for (size_t i = 0; i + 1 < n; i++)
+			if (steps_is_jump(&D, i))
+				start[np++] = i + 1;
+	}
 	start[np] = n;
+	s->noise = D.sigma / sqrt(2);
+	s->threshold = fmax(k * D.sigma, floor_jump);
 
 	/*
-	 * A lone point off two neighbours that agree is a spike: fold it into them.
-	 * Then merge neighbours whose levels are closer than the threshold, until none.
+	 * One or two points between jumps of opposite sign are a burst of outliers,
+	 * not two steps: both jumps go.  A lone point between jumps of one sign lies
+	 * on the way up (or down) and joins the run whose level it is nearer.
 	 */
 	for (size_t r = 1; r + 1 < np; r++) {
-		if (start[r + 1] - start[r] != 1)
+		size_t a = start[r], b = start[r + 1];
+		if (b - a > 2)
 			continue;
-		double before = p[start[r] - 1].y, after = p[start[r] + 1].y;
-		if (fabs(after - before) > s->threshold)
+		if (D.d[a - 1] * D.d[b - 1] < 0) {
+			memmove(&start[r], &start[r + 2], (np + 1 - (r + 2)) * sizeof(*start));
+			np -= 2;
+			r--;
 			continue;
-		memmove(&start[r], &start[r + 2], (np + 1 - (r + 2)) * sizeof(*start));
-		np -= 2;
-		r--;
+		}
+		if (b - a != 1)
+			continue;
+		int to_before = fabs(q[a].y - q[a - 1].y) < fabs(q[a + 1].y - q[a].y);
+		size_t drop = to_before ? r : r + 1;
+		memmove(&start[drop], &start[drop + 1], (np - drop) * sizeof(*start));
+		np--;
 	}
+	/* Neighbour runs whose levels differ by less than the threshold there are one. */
 	for (int merged = 1; merged;) {
 		merged = 0;
 		for (size_t r = 0; r + 1 < np; r++) {
-			double a = run_level(p, start[r], start[r + 1] - 1, tmp);
-			double b = run_level(p, start[r + 1], start[r + 2] - 1, tmp);
-			if (fabs(b - a) > s->threshold)
+			double a = run_level(q, start[r], start[r + 1] - 1, tmp);
+			double b = run_level(q, start[r + 1], start[r + 2] - 1, tmp);
+			if (fabs(b - a) > D.thr[start[r + 1] - 1])
 				continue;
 			memmove(&start[r + 1], &start[r + 2], (np - (r + 1)) * sizeof(*start));
 			np--;
@@ -310,10 +513,11 @@ int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_
 		struct t32_plateau *pl = &s->plateaus[r];
 		pl->first = start[r];
 		pl->last = start[r + 1] - 1;
-		pl->x0 = p[pl->first].x;
-		pl->x1 = p[pl->last].x;
+		pl->x0 = q[pl->first].x;
+		pl->x1 = q[pl->last].x;
 		pl->points = pl->last - pl->first + 1;
-		pl->level = run_level(p, pl->first, pl->last, tmp);
+		/* an outlier counts at the value its neighbours set it to */
+		pl->level = run_level(q, pl->first, pl->last, tmp);
 		if (r > 0) {
 			struct t32_step *st = &s->steps[s->nsteps++];
 			st->x = pl->x0;
@@ -323,14 +527,16 @@ int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_
 	}
 	steps_rhythm(s, tmp);
 	free(p);
-	free(d);
-	free(tmp);
+	free(q);
+	free(buf);
+	free(ibuf);
 	free(start);
 	return 0;
 fail:
 	free(p);
-	free(d);
-	free(tmp);
+	free(q);
+	free(buf);
+	free(ibuf);
 	free(start);
 	t32_steps_free(s);
 	return -1;

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,9 @@
 const struct t32_flag_name t32_est_flags[] = {
 	{ T32_EST_NOQUANT, "noquant", "the TSC advances by single ticks: the two lowest ticks give the value" },
 	{ T32_EST_FEW, "few", "few samples in the two lowest levels" },
-	{ T32_EST_LEVELS, "levels", "noise comparable to the TSC step: more than two levels" },
+	{ T32_EST_LEVELS, "levels", "the duration varies by more than a TSC step: the mean of the bulk" },
 	{ T32_EST_FALLBACK, "fallback", "too few samples for a proportion: the value is the minimum" },
+	{ T32_EST_SHARED, "shared", "another task or the hypervisor took time on the measuring CPU" },
 	{ 0, NULL, NULL },
 };
 
@@ -332,6 +334,61 @@ uint64_t t32_quantum(const uint64_t *ticks, size_t n, uint64_t *offset, double *
 	return q;
 }
 
+/* Share of the differences d[0..n) that are multiples of q. */
+static double multiples(const uint64_t *d, size_t n, uint64_t q)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += d[i] % q == 0;
+	return n ? (double)k / n : 0;
+}
+
+/* The step from raw readings (see stats.h). */
+uint64_t t32_tsc_step(const uint64_t *readings, size_t n, double *share)
+{
+	struct t32_hist h = { 0 };
+	uint64_t *d, best = 1, mode = 0, modecount = 0;
+	size_t nd = 0;
+
+	if (share)
+		*share = 0;
+	if (n < 101 || !(d = malloc((n - 1) * sizeof(*d))))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (readings[i] > readings[i - 1] && readings[i] - readings[i - 1] < (1u << 30))
+			d[nd++] = readings[i] - readings[i - 1];
+	if (nd < 100 || t32_hist_add(&h, d, nd)) {
+		free(d);
+		t32_hist_free(&h);
+		return 0;
+	}
+	for (size_t i = 0; i < h.nlv; i++)
+		if (h.lv[i].count > modecount) {
+			modecount = h.lv[i].count;
+			mode = h.lv[i].ticks;
+		}
+	if (h.nlv < 4) {
+		free(d);
+		t32_hist_free(&h);
+		return 0;
+	}
+	t32_hist_free(&h);
+	/* Divisors of the most frequent difference, the largest that explains enough. */
+	for (uint64_t a = 1; a * a <= mode; a++) {
+		if (mode % a)
+			continue;
+		uint64_t pair[2] = { a, mode / a };
+		for (int j = 0; j < 2; j++)
+			if (pair[j] > best && multiples(d, nd, pair[j]) >= T32_QUANTUM_SHARE)
+				best = pair[j];
+	}
+	if (share)
+		*share = best > 1 ? multiples(d, nd, best) : 1;
+	free(d);
+	return best;
+}
+
 /* Count at exactly v, 0 if not seen. */
 static uint64_t hist_count(const struct t32_hist *h, uint64_t v)
 {
@@ -347,7 +404,11 @@ static uint64_t hist_count(const struct t32_hist *h, uint64_t v)
 	return lo < h->nlv && h->lv[lo].ticks == v ? h->lv[lo].count : 0;
 }
 
-/* The two-level estimate of stats.h, with its flags, from a histogram. */
+/*
+ * The estimate of stats.h, with its flags, from a histogram: the mean of the
+ * lattice levels in the bulk window, which with two levels is the two-level
+ * estimate L + q k1 / (k0 + k1).
+ */
 int t32_estimate_hist(const struct t32_hist *h, uint64_t q, struct t32_estimate *e)
 {
 	uint64_t offset = 0;
@@ -371,39 +432,53 @@ int t32_estimate_hist(const struct t32_hist *h, uint64_t q, struct t32_estimate 
 		e->flags |= T32_EST_NOQUANT;
 
 	/*
-	 * L: the lowest lattice level, passing over isolated ones (nothing at L + q,
-	 * under 1% of the samples), which a glitch or a reordered reading leaves
-	 * below the real bottom.  A real bottom with nothing above it holds the
-	 * clean majority.
+	 * The window: the most frequent lattice level M and one level either side
+	 * (a two-level reading is always among them), widened while the next level
+	 * out holds at least T32_EST_BULK of M's samples (a duration that itself
+	 * varies by more than a step: a wobbling core clock, a block of variable
+	 * timing).  Outside it lie the outliers: interrupts above, glitches below.
 	 */
-	const struct t32_level *first = NULL, *l = NULL;
-	for (size_t i = 0; i < h->nlv && !l; i++) {
-		const struct t32_level *c = &h->lv[i];
-		if (c->ticks % q != offset)
-			continue;
-		if (!first)
-			first = c;
-		if (hist_count(h, c->ticks + q) || c->count >= T32_EST_ISOLATED * h->n)
-			l = c;
-		else
-			e->below += c->count;
+	size_t mode = SIZE_MAX;
+	for (size_t i = 0; i < h->nlv; i++)
+		if (h->lv[i].ticks % q == offset &&
+		    (mode == SIZE_MAX || h->lv[i].count > h->lv[mode].count))
+			mode = i;
+	uint64_t m = h->lv[mode].ticks, lo = m >= q ? m - q : m, top = m + q;
+	double bulk = T32_EST_BULK * (double)h->lv[mode].count;
+	while (lo >= q && hist_count(h, lo - q) >= bulk)
+		lo -= q;
+	while (top + q > top && hist_count(h, top + q) >= bulk)
+		top += q;
+	while (lo < m && !hist_count(h, lo))
+		lo += q;
+	while (top > m && !hist_count(h, top))
+		top -= q;
+	if (top == lo)
+		top = lo + q;	/* one level: the pair is it and the empty one above */
+	for (size_t i = 0; i < h->nlv && h->lv[i].ticks < lo; i++)
+		if (h->lv[i].ticks % q == offset)
+			e->below += h->lv[i].count;
+	e->bottom = lo;
+	e->top = top;
+	e->k0 = hist_count(h, lo);
+	e->k1 = hist_count(h, lo + q);
+	e->k2 = hist_count(h, lo + 2 * q);
+
+	long double sum = 0, sum2 = 0;
+	for (uint64_t v = lo; v <= top; v += q) {
+		uint64_t c = hist_count(h, v);
+		long double x = (long double)(v - lo);
+		e->window += c;
+		sum += x * c;
+		sum2 += x * x * c;
 	}
-	if (!l) {
-		/* All isolated: no bottom stands out, keep the lowest. */
-		l = first;
-		e->below = 0;
-	}
-	e->bottom = l->ticks;
-	e->k0 = l->count;
-	e->k1 = hist_count(h, e->bottom + q);
-	e->k2 = hist_count(h, e->bottom + 2 * q);
 
 	uint64_t pair = e->k0 + e->k1;
-	if (pair < T32_EST_MIN_PAIR || pair < T32_EST_MIN_SHARE * e->n)
+	if (e->window < T32_EST_MIN_PAIR || e->window < T32_EST_MIN_SHARE * e->n)
 		e->flags |= T32_EST_FEW;
-	if (e->k2 > e->k1 || pair < T32_EST_LEVELS_SHARE * e->n)
+	if (top > e->bottom + q || pair < T32_EST_LEVELS_SHARE * e->n)
 		e->flags |= T32_EST_LEVELS;
-	if (pair < T32_EST_MIN_RATIO) {
+	if (e->window < T32_EST_MIN_RATIO) {
 		e->flags |= T32_EST_FALLBACK;
 		e->value = e->bottom;
 		e->lo = e->bottom;
@@ -411,11 +486,27 @@ int t32_estimate_hist(const struct t32_hist *h, uint64_t q, struct t32_estimate 
 		return 0;
 	}
 
-	double plo, phi;
-	t32_wilson(e->k1, pair, t32_z(0.95), &plo, &phi);
-	e->value = e->bottom + (double)q * e->k1 / pair;
-	e->lo = e->bottom + q * plo;
-	e->hi = e->bottom + q * phi;
+	double z = t32_z(0.95);
+	if (top == e->bottom + q) {
+		/*
+		 * Two levels: Wilson on the share above, both ways (one level may be the
+		 * upper of a pair whose lower level never showed).
+		 */
+		double plo, phi;
+		t32_wilson(e->k1, pair, z, &plo, &phi);
+		e->value = e->bottom + (double)q * e->k1 / pair;
+		e->lo = e->bottom + q * plo;
+		e->hi = e->bottom + q * phi;
+		if (e->k1 == 0)
+			e->lo = e->bottom - q * phi;
+		return 0;
+	}
+	double mean = (double)(sum / e->window);
+	double var = (double)(sum2 / e->window) - mean * mean;
+	double half = z * sqrt(fmax(var, 0) / e->window) + (double)q / e->window;
+	e->value = e->bottom + mean;
+	e->lo = e->value - half;
+	e->hi = e->value + half;
 	return 0;
 }
 

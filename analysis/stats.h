@@ -17,24 +17,29 @@
  * where c is an offset all readings share (c = L mod q, the residue of the most
  * frequent value).  Hence c + D = L + q * f, and f is estimated by k1 / (k0 + k1),
  * the counts of the two lowest populated levels (c cancels in block - empty).
+ * More generally the mean of the quantised readings is c + the mean of D for any
+ * spread of D, when the phase is uniform; the estimate is the mean of the lattice
+ * levels in the bulk window L .. top, which is the two-level estimate above when
+ * the window holds two levels.
  * Assumptions, and what happens when they fail:
  *  - the start phase is uniform over the step and independent of D: true when the
  *    loop around the block is not itself locked to the TSC's step;
- *  - D is the same for every run; noise e >= 0 adds to it.  Noise that is large
- *    (e >= q: interrupts, misses) moves a sample to L + 2q or above, where it is
- *    ignored, so a clean majority plus rare large outliers gives an unbiased
- *    estimate.  Noise smaller than q moves samples from L to L + q: what the
- *    readings reveal is then the mean of D + e, so the estimate is biased up by
- *    about the mean of that noise (no reading can tell it from a longer block),
- *    and D lies between L (the plain minimum, a lower bound) and the estimate.
- *    Noise that spills past L + q as well is what can be seen: T32_EST_LEVELS says
- *    so (L + 2q holds more than L + q, or the bottom two levels hold less than 90%
- *    of the samples);
+ *  - noise e >= 0 adds to D.  Rare large noise (interrupts, misses) lands above the
+ *    window and is ignored, so a clean majority plus rare outliers gives an
+ *    unbiased estimate.  Noise smaller than q moves samples from L to L + q: the
+ *    readings then reveal the mean of D + e, biased up by about the mean of that
+ *    noise (no reading can tell it from a longer block), and D lies between L (the
+ *    plain minimum, a lower bound) and the estimate;
+ *  - a duration that itself varies by more than a step (a core clock that wobbles
+ *    under a hypervisor, a block of variable timing) fills levels above L + q: the
+ *    window grows while the next level holds T32_EST_BULK of the mode's samples,
+ *    the estimate is the mean duration, and T32_EST_LEVELS says so;
  *  - readings not on the lattice c + k q (a TSC step, a migration) are ignored,
  *    and so are isolated levels below the bottom (nothing one step above them,
  *    under 1% of the samples: a reordered or glitched reading).
- * The interval covers the sampling of the phase only: when T32_EST_LEVELS is set,
- * D itself varies and the interval understates the uncertainty.
+ * q is a property of the machine (t32_tsc_step finds it from raw readings): a
+ * block whose duration is a whole number of steps shows one level only, and
+ * guessing q from such deltas would give nonsense.
  * Without a step (q == 1, bare metal) the same holds one tick at a time: the
  * dithered start phase makes a block of 153.4 ticks read 153 or 154, 40% of them
  * 154; the flag noquant only says the step is a single tick.
@@ -91,18 +96,32 @@ uint64_t t32_quantum(const uint64_t *ticks, size_t n, uint64_t *offset, double *
 uint64_t t32_quantum_hist(const struct t32_hist *h, uint64_t *offset, double *share);
 #define T32_QUANTUM_SHARE 0.99	/* share of samples a step must explain */
 
+/*
+ * The TSC's step from raw readings taken one after another with a random spin
+ * between them (not from a block's deltas): the largest q whose multiples hold
+ * T32_QUANTUM_SHARE of the differences, looked for among the divisors of the most
+ * frequent difference.  *share (may be NULL) gets the share q explains.  Returns
+ * 0 when the differences are too few or too alike to tell (fewer than 100, or
+ * fewer than 4 distinct values: spin longer), else q >= 1; 1 means the TSC really
+ * moves by single ticks (*share then tells how regular that is).
+ */
+uint64_t t32_tsc_step(const uint64_t *readings, size_t n, double *share);
+
 /* Flags of an estimate: why it deserves less trust. */
 enum {
 	T32_EST_NOQUANT = 1 << 0,	/* q == 1: the TSC steps by single ticks (information only) */
-	T32_EST_FEW = 1 << 1,		/* bottom two levels hold < 30 samples or < 5% of them */
-	T32_EST_LEVELS = 1 << 2,	/* noise comparable to q: the two-level model is doubtful */
+	T32_EST_FEW = 1 << 1,		/* the window holds < 30 samples or < 5% of them */
+	T32_EST_LEVELS = 1 << 2,	/* the duration varies by more than q: the mean of the bulk */
 	T32_EST_FALLBACK = 1 << 3,	/* too few samples for a proportion: the value is the minimum */
+	T32_EST_SHARED = 1 << 4,	/* the measuring CPU was shared (set by the measuring loop) */
 };
-#define T32_EST_MIN_PAIR 30		/* FEW below this many samples in the bottom two levels */
+#define T32_EST_MIN_PAIR 30		/* FEW below this many samples in the window */
 #define T32_EST_MIN_SHARE 0.05		/* ... or below this share of the samples */
 #define T32_EST_LEVELS_SHARE 0.9	/* LEVELS when the bottom two hold less than this share */
-#define T32_EST_MIN_RATIO 10		/* FALLBACK below this many samples in the bottom two */
+#define T32_EST_MIN_RATIO 10		/* FALLBACK below this many samples in the window */
 #define T32_EST_ISOLATED 0.01		/* a lone bottom level under this share is set aside */
+#define T32_EST_BULK 0.02		/* a level beside the window with this share of the most
+					   frequent level's samples still belongs to the bulk */
 
 /* The flags' names, for output such as "few,levels"; ends with { 0, NULL, NULL }. */
 struct t32_flag_name {
@@ -117,11 +136,14 @@ char *t32_est_flags_str(unsigned flags, char *buf, size_t len);
 /* A block's duration estimated below the TSC's step. */
 struct t32_estimate {
 	double value;		/* ticks */
-	double lo, hi;		/* ticks: 95% interval (Wilson on k1 / (k0 + k1), scaled by q) */
+	double lo, hi;		/* ticks: 95% interval (Wilson on k1 / (k0 + k1), scaled by q, with
+				   two levels; the mean's normal interval with more) */
 	uint64_t q;		/* ticks: the TSC step used */
 	uint64_t bottom;	/* ticks: L, the lowest populated level of the lattice */
 	uint64_t k0, k1, k2;	/* samples at L, L + q, L + 2q */
 	uint64_t below;		/* samples on isolated lattice levels below L, set aside */
+	uint64_t top;		/* ticks: the highest level of the bulk window (>= L + q) */
+	uint64_t window;	/* samples in the window L .. top */
 	uint64_t n;		/* samples in all */
 	unsigned flags;		/* T32_EST_* */
 };

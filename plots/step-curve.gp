@@ -1,14 +1,19 @@
 # step-curve.gp - cost of a block against n, the number of instructions in it, with
-# the fitted line and the detected steps (the study's step-shaped curves).
+# the fitted line, the study's minimum-based curve and its detected steps (the
+# study's step-shaped curves).
 #
 #   gnuplot -c plots/step-curve.gp IN.tsv OUT.svg|OUT.png [TITLE [STEPS.tsv]]
 #
 # IN.tsv: '#' provenance lines, a header row, then rows with columns
 #   n                   instructions in the block
 #   cycles | estimate   cost of the block: core cycles, or the estimate in TSC ticks
+#   min_cycles | min_ticks  (optional) the study's (min - min), whole block, same unit
 #   fit       (optional) the fitted line at n
-#   step      (optional) 1 on rows where a step was detected, else 0
-# STEPS.tsv (optional): a header row and a column `n`, one row per detected step.
+#   step      (optional) 1 on rows where a step was detected (in the minimum-based
+#             curve when there is one), else 0; marked on that curve
+# STEPS.tsv (optional): a header row and a column `n` (the first n after the jump),
+#   optionally `n_before` (the last n before it), one row per detected step: a
+#   dotted line at each jump.
 # TITLE is usually the machine name ("" to leave it out when giving STEPS.tsv).
 
 if (ARGC < 2) {
@@ -42,6 +47,13 @@ set table $header
 plot in every ::0::0 using (header = "", sum [c = 1:64] (header = header . "\t" . columnhead(c), 0)):(0) with table
 unset table
 has(name) = strstrt(header . "\t", "\t" . name . "\t") > 0
+steps_header = ""
+if (steps ne "") {
+	set table $stepsheader
+	plot steps every ::0::0 using (steps_header = "", sum [c = 1:16] (steps_header = steps_header . "\t" . columnhead(c), 0)):(0) with table
+	unset table
+}
+steps_has(name) = strstrt(steps_header . "\t", "\t" . name . "\t") > 0
 
 if (has("cycles")) {
 	y = "cycles"
@@ -58,22 +70,36 @@ if (has("cycles")) {
 stats in using y nooutput
 ylo = STATS_min
 yhi = STATS_max
+# The study's minimum-based curve, in the unit of y.
+mn = has("min_cycles") ? "min_cycles" : (has("min_ticks") ? "min_ticks" : "")
+if (mn ne "") {
+	stats in using mn nooutput
+	ylo = (STATS_min < ylo) ? STATS_min : ylo
+	yhi = (STATS_max > yhi) ? STATS_max : yhi
+}
 
 set title ((machine eq "") ? "Cost against n" : "Cost against n - " . machine)
 set xlabel "n (instructions in the block)"
 set grid
 set key top left opaque
 
-# Each optional layer is added only when its data is there.
-cmd = "plot in using \"n\":y with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"#3465a4\" title \"measured\""
+# Each optional layer is added only when its data is there; "detected step" is one
+# legend entry: the circles on the curve the steps were found in, or else the lines.
+cmd = "plot in using \"n\":y with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"#3465a4\" title \"" . ((mn ne "") ? "sub-quantum estimate" : "measured") . "\""
+if (mn ne "") {
+	cmd = cmd . ", in using \"n\":mn with linespoints pt 5 ps 0.5 lw 1.5 lc rgb \"#ce5c00\" title \"minimum-based, (min - min)\""
+}
 if (has("fit")) {
 	cmd = cmd . ", in using \"n\":\"fit\" with lines lw 2 dt 2 lc rgb \"#cc0000\" title \"fit\""
 }
-if (has("step")) {
-	cmd = cmd . ", in using \"n\":(column(\"step\") == 1 ? column(y) : NaN) with points pt 6 ps 2 lw 2 lc rgb \"#4e9a06\" title \"detected step\""
-}
 if (steps ne "") {
-	cmd = cmd . ", steps using \"n\":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" title \"detected step\""
+	# at the jump: half way between the last n before it and the first after
+	stepx = steps_has("n_before") ? "((column(\"n\") + column(\"n_before\")) / 2)" : "(column(\"n\"))"
+	cmd = cmd . ", steps using " . stepx . ":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" " . (has("step") ? "notitle" : "title \"detected step\"")
+}
+if (has("step")) {
+	on = (mn ne "") ? mn : y
+	cmd = cmd . ", in using \"n\":(column(\"step\") == 1 ? column(on) : NaN) with points pt 6 ps 2 lw 2 lc rgb \"#4e9a06\" title \"detected step\""
 }
 set autoscale xfix
 set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05

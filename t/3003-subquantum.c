@@ -102,7 +102,7 @@ int main(void)
 		double d = BASE + Q * (s + 0.3) / 10;
 		simulate(r, x, N, d, Q, C, SMALL);
 		t32_estimate(x, N, Q, &e);
-		flagged += e.flags != 0;
+		flagged += (e.flags & ~T32_EST_LEVELS) != 0;
 		lo_err = fmin(lo_err, e.value - (d + C));
 		hi_err = fmax(hi_err, e.value - (d + C));
 		between += e.bottom <= d + C + 0.03 * Q && d + C - 0.03 * Q <= e.value;
@@ -111,7 +111,7 @@ int main(void)
 	ok(hi_err < 0.05 * Q + 0.05 * Q * 1.5, "small noise: bias up within its mean (highest %+.3f)",
 	   hi_err);
 	is_int(10, between, "small noise: min <= truth <= estimate");
-	is_int(0, flagged, "small noise: no flags");
+	is_int(0, flagged, "small noise: no flags but levels (the duration varies)");
 
 	/* Noise as wide as the step: the two-level model is flagged, wherever D lies. */
 	flagged = 0;
@@ -168,8 +168,8 @@ int main(void)
 	t32_estimate(x, N, Q, &e);
 	is_int(0, e.k1, "whole steps: nothing at L + q");
 	is_double(BASE + C, e.value, 0, "whole steps: the bottom level");
-	ok(e.lo == e.value && e.hi > e.value && e.hi < e.value + 0.01 * Q,
-	   "whole steps: a one-sided interval [%.3f, %.3f]", e.lo, e.hi);
+	ok(e.lo < e.value && e.hi > e.value && e.hi - e.lo < 0.01 * Q,
+	   "whole steps: a narrow interval both ways [%.3f, %.3f]", e.lo, e.hi);
 
 	/* Batches through a histogram give the same estimate. */
 	simulate(r, x, N, BASE + 4.4, Q, C, OUTLIERS);

@@ -29,7 +29,7 @@ if [ $rc -ne 0 ] || ! grep -q '^usage: t32 fit' "$tmp/help"; then
 	exit 0
 fi
 
-echo "1..30"
+echo "1..33"
 
 ok 0 "--help exits 0"
 [ ! -s "$tmp/help.err" ]; ok $? "--help writes nothing to stderr"
@@ -76,6 +76,15 @@ awk -v s="$icpt" 'BEGIN { exit !(s > 2.8 && s < 3.2) }'; ok $? "intercept 3 ($ic
 [ "$(col "$tmp/out.tsv" "inc eax" step_height)" = "21,21" ]; ok $? "staircase: steps 21 high"
 [ "$(col "$tmp/out.tsv" "inc eax" period)" = 37 ]; ok $? "staircase: 37 apart"
 [ "$(col "$tmp/out.tsv" nop skipped)" = 1 ]; ok $? "a row without a value is skipped, not an error"
+[ "$(col "$tmp/out.tsv" "add rbx, 1" steps)" = 0 ]; ok $? "a noisy line has no steps"
+
+# A straight line of 1 cycle per instruction: every difference is the slope, none a step.
+awk 'BEGIN { print "n\testimate"; for (n = 1; n <= 100; n++) printf "%d\t%d\n", n, 3 + n }' \
+	>"$tmp/line.tsv"
+ok $? "write a straight line"
+"$T32" fit --format=tsv "$tmp/line.tsv" >"$tmp/line.out" 2>"$tmp/err" &&
+	[ "$(col "$tmp/line.out" all steps)" = 0 ] && [ "$(col "$tmp/line.out" all plateaus)" = 1 ]
+ok $? "by default a straight line has no steps and one plateau"
 
 "$T32" fit "$tmp/sweep.tsv" >"$tmp/out.txt" 2>"$tmp/err"
 ok $? "table (default) exits 0"

@@ -5,7 +5,6 @@
  * by a column (form, when there is one), fits y = a + b x robustly and finds the
  * steps of y against x in each group, and prints a table or TSV.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -15,6 +14,7 @@
 
 #include "analysis/fit.h"
 #include "t32/cmd.h"
+#include "t32/tsv.h"
 #include "t32/util.h"
 
 #define FIT_USAGE \
@@ -38,35 +38,6 @@ struct fit_input {
 	char **comments;	/* the input's own # lines, without the '#' */
 	size_t ncomments;
 };
-
-/* A system error about a subject in the house form, lowercase. */
-static void fit_syserr(const char *what, const char *subject, int err)
-{
-	char msg[128];
-
-	snprintf(msg, sizeof(msg), "%s", strerror(err));
-	msg[0] = (char)tolower((unsigned char)msg[0]);
-	t32_error("%s '%s' (%s)", what, subject, msg);
-}
-
-/* Split line (modified in place) at tabs into at most max fields; returns the count. */
-static size_t fit_split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	for (char *p = line;;) {
-		char *tab = strchr(p, '\t');
-		if (n < max)
-			f[n] = p;
-		n++;
-		if (!tab)
-			break;
-		*tab = '\0';
-		p = tab + 1;
-	}
-	return n;
-}
 
 /* Index of column name in the header, or -1. */
 static long fit_column(char **head, size_t nhead, const char *name)
@@ -172,42 +143,41 @@ struct fit_cols {
  */
 static int fit_read(const char *path, const struct fit_cols *c, struct fit_input *in, int *by_used)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	char *line = NULL, *head_line = NULL, **head = NULL, **f = NULL;
-	size_t cap = 0, nhead = 0, lineno = 0;
+	struct t32_tsv t;
+	char **head = NULL;
+	size_t nhead = 0, rows = 0;
 	long xi = -1, yi = -1, bi = -1;
-	int ret = T32_EXIT_ERROR;
-	ssize_t len;
+	int ret = T32_EXIT_ERROR, got;
 
-	if (!fp) {
-		fit_syserr("cannot read", path, errno);
+	/* one bounded reader for t32's TSV: fields unescaped, endless lines refused */
+	if (t32_tsv_open(&t, path))
 		return T32_EXIT_ERROR;
-	}
-	while ((len = getline(&line, &cap, fp)) >= 0) {
-		lineno++;
-		if (line[0] == '#') {
-			char **nc = realloc(in->comments, (in->ncomments + 1) * sizeof(*nc));
-			if (!nc)
+	while ((got = t32_tsv_next(&t)) > 0) {
+		if (t.line[0] == '#') {
+			char **nc;
+
+			if (in->ncomments >= 4096) {
+				t32_error("more than 4096 comment lines in '%s'", path);
+				goto out;
+			}
+			if (!(nc = realloc(in->comments, (in->ncomments + 1) * sizeof(*nc))))
 				goto nomem;
 			in->comments = nc;
-			line[strcspn(line, "\r\n")] = '\0';
-			if (!(in->comments[in->ncomments] = strdup(line + 1)))
+			if (!(in->comments[in->ncomments] = strdup(t.line + 1)))
 				goto nomem;
 			in->ncomments++;
 			continue;
 		}
-		if (line[strspn(line, " \t\r\n")] == '\0')
+		if (t.line[strspn(t.line, " \t")] == '\0')
 			continue;
 		if (!head) {
-			if (!(head_line = strdup(line)))
+			size_t nf = t32_tsv_split(&t);
+
+			if (!(head = calloc(nf, sizeof(*head))))
 				goto nomem;
-			size_t want = fit_split(head_line, NULL, 0);
-			head = malloc(want * sizeof(*head));
-			f = malloc(want * sizeof(*f));
-			if (!head || !f)
-				goto nomem;
-			strcpy(head_line, line);
-			nhead = fit_split(head_line, head, want);
+			for (nhead = 0; nhead < nf; nhead++)
+				if (!(head[nhead] = strdup(t.fields[nhead])))
+					goto nomem;
 			xi = fit_column(head, nhead, c->x);
 			yi = fit_column(head, nhead, c->y);
 			if (c->by)
@@ -221,12 +191,19 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 			}
 			continue;
 		}
-		size_t nf = fit_split(line, f, nhead);
+		if (++rows > T32_TSV_ROWS_MAX) {
+			/* an endless stream of rows stops here, not at the end of memory */
+			t32_error("more than %u rows in '%s' (line %zu)", T32_TSV_ROWS_MAX, path,
+				  t.lineno);
+			goto out;
+		}
+		size_t nf = t32_tsv_split(&t);
+		char **f = t.fields;
 		long need = xi > yi ? xi : yi;
 		if (bi > need)
 			need = bi;
 		if ((long)nf <= need) {
-			t32_error("too few columns in '%s' (line %zu)", path, lineno);
+			t32_error("too few columns in '%s' (line %zu)", path, t.lineno);
 			goto out;
 		}
 		struct fit_group *g = fit_group(in, bi >= 0 ? f[bi] : "all");
@@ -239,16 +216,14 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 		}
 		if (fit_number(f[xi], &x) < 0 || fit_number(f[yi], &y) < 0) {
 			t32_error("not a number '%s' in '%s' (line %zu)",
-				  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, lineno);
+				  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, t.lineno);
 			goto out;
 		}
 		if (fit_push(g, x, y) < 0)
 			goto nomem;
 	}
-	if (ferror(fp)) {
-		fit_syserr("cannot read", path, errno);
+	if (got < 0)
 		goto out;
-	}
 	if (!head) {
 		t32_error("no header row in '%s'", path);
 		goto out;
@@ -263,12 +238,10 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 nomem:
 	t32_error("out of memory reading '%s'", path);
 out:
-	free(line);
-	free(head_line);
+	for (size_t i = 0; head && i < nhead; i++)
+		free(head[i]);
 	free(head);
-	free(f);
-	if (fp != stdin)
-		fclose(fp);
+	t32_tsv_close(&t);
 	return ret;
 }
 
@@ -315,7 +288,8 @@ static void fit_print_tsv(const struct fit_input *in, const char *by)
 		const struct fit_group *g = &in->g[i];
 		const struct t32_linfit *f = &g->fit;
 		const struct t32_steps *s = &g->steps;
-		printf("%s\t%zu\t%zu", g->name, g->n, g->skipped);
+		t32_tsv_fputs(g->name, stdout);	/* escaped as the input was */
+		printf("\t%zu\t%zu", g->n, g->skipped);
 		if (g->fitted) {
 			fit_tsv_num(f->a);
 			fit_tsv_num(f->se_a);

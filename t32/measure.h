@@ -64,6 +64,47 @@ struct t32_measurement {
 int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m);
 
+/*
+ * Where deltas come from: the warm measuring process, or a simulated machine.
+ * run() runs blocks 0..nb-1 in turn, per runs each after skip unrecorded ones,
+ * reps times, into out laid out [rep][block][run]; block 0 is the block, 1 its
+ * empty twin (or base), 2 and 3 the calibration chains of cal_len and cal_len / 2
+ * `add eax, 1`.  respawn() (may be NULL) starts a fresh process: new placement.
+ * Budgets and segments are timed on now(), so a simulation keeps its own time.
+ * Both return an exit code, the message printed.
+ */
+struct t32_source {
+	int (*run)(void *ctx, size_t nb, uint64_t per, uint64_t skip, uint64_t reps,
+		   uint64_t *out);
+	int (*respawn)(void *ctx);
+	double (*now)(void *ctx);	/* seconds on the source's clock; NULL: the wall clock */
+	void *ctx;
+	double tsc_hz;		/* the TSC's rate */
+	uint64_t q;		/* ticks: the TSC's step (t32_machine_tsc_step) */
+};
+
+/* The measuring loop of t32_measure on any source of deltas; n instructions per block. */
+int t32_measure_source(const struct t32_source *src, uint64_t insns,
+		       const struct t32_measure_opts *mo, volatile int *stop,
+		       struct t32_measurement *m);
+
+/*
+ * Say in m->untrusted why a result cannot be trusted, if it cannot: not finite,
+ * an impossible calibration, too few readings in a bulk, a cost below zero by more
+ * than its interval, an interval that never reached the precision asked for.
+ */
+void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		       int interrupted);
+#define T32_RATIO_MIN 0.05	/* core cycles per tick outside this are not a clock */
+#define T32_RATIO_MAX 20.0
+
+/*
+ * The machine's TSC step in ticks, found once per process from raw readings
+ * (t32_tsc_step; 1 when they never tell).  *share (may be NULL): how much of the
+ * readings' differences it explains.
+ */
+uint64_t t32_machine_tsc_step(double *share);
+
 /* TSC frequency in Hz, measured against CLOCK_MONOTONIC_RAW over about `seconds`. */
 double t32_tsc_hz(double seconds);
 
