@@ -157,6 +157,29 @@ int t32_uarch_set(struct t32_uarch *u, const char *assignment, char *err, size_t
 	return set_text(u, trim(buf), trim(eq + 1), err, errlen);
 }
 
+#define TEXT_MAX_LINES 1000000	/* lines in a .uarch or .lat file: an endless one stops here */
+
+/*
+ * A line fgets read into buf (size len) that cannot be text: too long, holding a
+ * NUL byte (fgets stopped short of a newline and of the end), or past
+ * TEXT_MAX_LINES.  1 with the message in err, else 0.
+ */
+static int text_line_bad(const char *buf, size_t len, FILE *f, unsigned lineno, const char *path,
+			 char *err, size_t errlen)
+{
+	size_t n = strlen(buf);
+
+	if (lineno > TEXT_MAX_LINES)
+		snprintf(err, errlen, "%s:%u: more than %d lines", path, lineno, TEXT_MAX_LINES);
+	else if (strchr(buf, '\n') || feof(f))
+		return 0;
+	else if (n + 1 < len)
+		snprintf(err, errlen, "%s:%u: a NUL byte (not a text file)", path, lineno);
+	else
+		snprintf(err, errlen, "%s:%u: line too long '%.40s'", path, lineno, buf);
+	return 1;
+}
+
 int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, size_t errlen)
 {
 	char line[512], msg[300];
@@ -168,10 +191,8 @@ int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, s
 		char *p, *eq, *hash;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long '%.40s'", path, lineno, line);
+		if (text_line_bad(line, sizeof(line), f, lineno, path, err, errlen))
 			return -1;
-		}
 		if ((hash = strchr(line, '#')))
 			*hash = 0;
 		p = trim(line);
@@ -192,7 +213,7 @@ int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, s
 				seen[i] = 1;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s'", path);
+		snprintf(err, errlen, "cannot read '%s' (%s)", path, strerror(errno));
 		return -1;
 	}
 	if (!u->name[0]) {
@@ -363,6 +384,40 @@ int t32_lattab_latency(const struct t32_lat_entry *e, const char *uarch, unsigne
 	return found;
 }
 
+/*
+ * Copy a form into out (len bytes) with its blanks normalised: one space between
+ * words and one after each comma, so "imul r64,r64" and "imul r64, r64" match.
+ * The copy can be longer than the text; -1 when it does not fit.
+ */
+static int normalise_form(const char *form, char *out, size_t len)
+{
+	size_t o = 0;
+	int blank = 0;
+
+	for (const char *q = form; *q; q++) {
+		if (isspace((unsigned char)*q)) {
+			blank = 1;
+			continue;
+		}
+		if (blank && o && out[o - 1] != ' ' && *q != ',') {
+			if (o + 1 >= len)
+				return -1;
+			out[o++] = ' ';
+		}
+		blank = 0;
+		if (o + 1 >= len)
+			return -1;
+		out[o++] = *q;
+		if (*q == ',') {
+			if (o + 1 >= len)
+				return -1;
+			out[o++] = ' ';
+		}
+	}
+	out[o] = 0;
+	return 0;
+}
+
 /* Parse the latency field: "3", "skylake=10 zen5=3", or a mix. */
 static int parse_latencies(struct t32_lat_entry *e, char *field, char *msg, size_t mlen)
 {
@@ -417,6 +472,8 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		struct t32_lat_entry *e;
 
 		lineno++;
+		if (text_line_bad(line, sizeof(line), f, lineno, path, err, errlen))
+			goto fail;
 		if ((hash = strchr(line, '#')))
 			*hash = 0;
 		p = trim(line);
@@ -444,28 +501,10 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		e = &t->e[t->n];
 		memset(e, 0, sizeof(*e));
 		p = trim(p);
-		if (!*p || strlen(p) >= sizeof(e->form)) {
-			snprintf(err, errlen, "%s:%u: bad form '%s'", path, lineno, p);
+		if (!*p || normalise_form(p, e->form, sizeof(e->form))) {
+			snprintf(err, errlen, "%s:%u: bad form (1 to %zu characters once blanks are "
+				 "normalised) '%s'", path, lineno, sizeof(e->form) - 1, p);
 			goto fail;
-		}
-		/* normalise blanks: one space after the mnemonic and after each comma */
-		{
-			size_t o = 0;
-			int blank = 0;
-
-			for (const char *q = p; *q && o + 1 < sizeof(e->form); q++) {
-				if (isspace((unsigned char)*q)) {
-					blank = 1;
-					continue;
-				}
-				if (blank && o && e->form[o - 1] != ' ' && *q != ',')
-					e->form[o++] = ' ';
-				blank = 0;
-				e->form[o++] = *q;
-				if (*q == ',' && o + 1 < sizeof(e->form))
-					e->form[o++] = ' ';
-			}
-			e->form[o] = 0;
 		}
 		cls = trim(bar1 + 1);
 		if (strcmp(cls, "-") == 0) {
@@ -481,7 +520,7 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		t->n++;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s'", path);
+		snprintf(err, errlen, "cannot read '%s' (%s)", path, strerror(errno));
 		goto fail;
 	}
 	fclose(f);
@@ -497,4 +536,140 @@ void t32_lattab_free(struct t32_lattab *t)
 	free(t->e);
 	t->e = NULL;
 	t->n = 0;
+}
+
+/*
+ * The cores CPUID names.  Sources: Linux arch/x86/kernel/cpu/amd.c
+ * (bsp_init_amd, the Zen generations by family and model range) and
+ * arch/x86/include/asm/intel-family.h (Intel family 6 models and their cores);
+ * Hygon family 0x18 is Zen (arch/x86/kernel/cpu/hygon.c).  A core without its
+ * own .uarch file borrows the nearest one that has: Zen to Zen 3 take zen4 (the
+ * closest in widths, ROB and latencies); Zen 6 takes zen5; Palm Cove (Cannon
+ * Lake, Skylake with AVX-512) takes skylake; Sunny/Willow/Cypress Cove, Redwood
+ * Cove and Lion Cove take goldencove (the same line of cores, 5-cycle L1D and
+ * the fast divider, unlike Skylake).  Alder Lake-N (0xbe) has only Gracemont
+ * E-cores and is left unknown.
+ */
+#define AMD "AuthenticAMD"
+#define INTEL "GenuineIntel"
+static const struct t32_uarch_id ids[] = {
+	{ AMD, 0x17, 0x00, 0x2f, "zen", "zen4", "Zen, Zen+ (Naples, Summit/Pinnacle/Raven Ridge, Picasso)" },
+	{ AMD, 0x17, 0x50, 0x5f, "zen", "zen4", "Zen" },
+	{ AMD, 0x17, 0x30, 0x4f, "zen2", "zen4", "Zen 2 (Rome, Castle Peak)" },
+	{ AMD, 0x17, 0x60, 0x7f, "zen2", "zen4", "Zen 2 (Renoir, Lucienne, Matisse)" },
+	{ AMD, 0x17, 0x90, 0x91, "zen2", "zen4", "Zen 2 (Van Gogh)" },
+	{ AMD, 0x17, 0xa0, 0xaf, "zen2", "zen4", "Zen 2 (Mendocino)" },
+	{ AMD, 0x19, 0x00, 0x0f, "zen3", "zen4", "Zen 3 (Milan)" },
+	{ AMD, 0x19, 0x20, 0x5f, "zen3", "zen4", "Zen 3 (Vermeer, Cezanne, Rembrandt)" },
+	{ AMD, 0x19, 0x10, 0x1f, "zen4", "zen4", "Zen 4 (Genoa)" },
+	{ AMD, 0x19, 0x60, 0xaf, "zen4", "zen4", "Zen 4 (Raphael, Phoenix, Bergamo)" },
+	{ AMD, 0x1a, 0x00, 0x2f, "zen5", "zen5", "Zen 5 (Turin, Strix Point)" },
+	{ AMD, 0x1a, 0x40, 0x4f, "zen5", "zen5", "Zen 5 (Granite Ridge)" },
+	{ AMD, 0x1a, 0x60, 0x7f, "zen5", "zen5", "Zen 5" },
+	{ AMD, 0x1a, 0x50, 0x5f, "zen6", "zen5", "Zen 6" },
+	{ AMD, 0x1a, 0x80, 0xaf, "zen6", "zen5", "Zen 6" },
+	{ AMD, 0x1a, 0xc0, 0xcf, "zen6", "zen5", "Zen 6" },
+	{ "HygonGenuine", 0x18, 0x00, 0xff, "zen", "zen4", "Hygon Dhyana (Zen)" },
+	{ INTEL, 6, 0x4e, 0x4e, "skylake", "skylake", "Skylake mobile" },
+	{ INTEL, 6, 0x5e, 0x5e, "skylake", "skylake", "Skylake desktop" },
+	{ INTEL, 6, 0x55, 0x55, "skylake", "skylake", "Skylake-X, Cascade Lake, Cooper Lake" },
+	{ INTEL, 6, 0x8e, 0x8e, "skylake", "skylake", "Kaby/Amber/Whiskey/Coffee Lake mobile" },
+	{ INTEL, 6, 0x9e, 0x9e, "skylake", "skylake", "Kaby Lake, Coffee Lake desktop" },
+	{ INTEL, 6, 0xa5, 0xa6, "skylake", "skylake", "Comet Lake" },
+	{ INTEL, 6, 0x66, 0x66, "palmcove", "skylake", "Cannon Lake" },
+	{ INTEL, 6, 0x6a, 0x6a, "sunnycove", "goldencove", "Ice Lake-SP" },
+	{ INTEL, 6, 0x6c, 0x6c, "sunnycove", "goldencove", "Ice Lake-D" },
+	{ INTEL, 6, 0x7d, 0x7e, "sunnycove", "goldencove", "Ice Lake client" },
+	{ INTEL, 6, 0x9d, 0x9d, "sunnycove", "goldencove", "Ice Lake NNPI" },
+	{ INTEL, 6, 0x8a, 0x8a, "sunnycove", "goldencove", "Lakefield (its big core)" },
+	{ INTEL, 6, 0xa7, 0xa7, "sunnycove", "goldencove", "Rocket Lake (Cypress Cove)" },
+	{ INTEL, 6, 0x8c, 0x8d, "sunnycove", "goldencove", "Tiger Lake (Willow Cove)" },
+	{ INTEL, 6, 0x97, 0x97, "goldencove", "goldencove", "Alder Lake-S P-cores" },
+	{ INTEL, 6, 0x9a, 0x9a, "goldencove", "goldencove", "Alder Lake-P/U P-cores" },
+	{ INTEL, 6, 0xb7, 0xb7, "goldencove", "goldencove", "Raptor Lake (Raptor Cove P-cores)" },
+	{ INTEL, 6, 0xba, 0xba, "goldencove", "goldencove", "Raptor Lake-P (Raptor Cove P-cores)" },
+	{ INTEL, 6, 0xbf, 0xbf, "goldencove", "goldencove", "Raptor Lake-S (Raptor Cove P-cores)" },
+	{ INTEL, 6, 0x8f, 0x8f, "goldencove", "goldencove", "Sapphire Rapids" },
+	{ INTEL, 6, 0xcf, 0xcf, "goldencove", "goldencove", "Emerald Rapids (Raptor Cove)" },
+	{ INTEL, 6, 0xaa, 0xaa, "redwoodcove", "goldencove", "Meteor Lake mobile" },
+	{ INTEL, 6, 0xac, 0xac, "redwoodcove", "goldencove", "Meteor Lake" },
+	{ INTEL, 6, 0xad, 0xae, "redwoodcove", "goldencove", "Granite Rapids" },
+	{ INTEL, 6, 0xb5, 0xb5, "lioncove", "goldencove", "Arrow Lake-U" },
+	{ INTEL, 6, 0xc5, 0xc6, "lioncove", "goldencove", "Arrow Lake" },
+	{ INTEL, 6, 0xbd, 0xbd, "lioncove", "goldencove", "Lunar Lake" },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL }
+};
+const struct t32_uarch_id *t32_uarch_ids = ids;
+
+/* An unknown CPU: the newest core of its vendor that has data; any other vendor, zen5. */
+static const struct {
+	const char *vendor;
+	const char *data;
+} vendor_fallback[] = {
+	{ AMD, "zen5" },
+	{ INTEL, "goldencove" },
+	{ NULL, "zen5" },
+};
+#undef AMD
+#undef INTEL
+
+const struct t32_uarch_id *t32_uarch_identify(const char *vendor, unsigned family, unsigned model)
+{
+	for (const struct t32_uarch_id *r = ids; r->name; r++)
+		if (strcmp(r->vendor, vendor) == 0 && r->family == family && model >= r->model_lo &&
+		    model <= r->model_hi)
+			return r;
+	return NULL;
+}
+
+void t32_uarch_choose(const char *asked, const char *vendor, unsigned family, unsigned model,
+		      struct t32_uarch_choice *c)
+{
+	const struct t32_uarch_id *r;
+	size_t k = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (asked) {
+		snprintf(c->data, sizeof(c->data), "%s", asked);
+		c->how = T32_UARCH_ASKED;
+		return;
+	}
+	snprintf(c->cpu, sizeof(c->cpu), "%.13s family %#x model %#x", vendor, family, model);
+	r = t32_uarch_identify(vendor, family, model);
+	if (r) {
+		snprintf(c->core, sizeof(c->core), "%s", r->name);
+		snprintf(c->data, sizeof(c->data), "%s", r->data);
+		c->how = strcmp(r->name, r->data) == 0 ? T32_UARCH_DETECTED : T32_UARCH_FALLBACK;
+		return;
+	}
+	while (vendor_fallback[k].vendor && strcmp(vendor_fallback[k].vendor, vendor) != 0)
+		k++;
+	snprintf(c->core, sizeof(c->core), "unknown");
+	snprintf(c->data, sizeof(c->data), "%s", vendor_fallback[k].data);
+	c->how = T32_UARCH_FALLBACK;
+}
+
+const char *t32_uarch_how_name(enum t32_uarch_how how)
+{
+	static const char *const names[] = {
+		[T32_UARCH_ASKED] = "asked",
+		[T32_UARCH_DETECTED] = "detected",
+		[T32_UARCH_FALLBACK] = "fallback",
+	};
+
+	return names[how];
+}
+
+void t32_uarch_choice_text(const struct t32_uarch_choice *c, const char *loaded, char *buf,
+			   size_t len)
+{
+	if (c->how == T32_UARCH_ASKED)
+		snprintf(buf, len, "%s (chosen with --uarch%s%.200s)", loaded,
+			 strcmp(loaded, c->data) ? " " : "", strcmp(loaded, c->data) ? c->data : "");
+	else if (c->how == T32_UARCH_DETECTED)
+		snprintf(buf, len, "%s (detected: %s)", loaded, c->cpu);
+	else if (strcmp(c->core, "unknown") == 0)
+		snprintf(buf, len, "%s (fallback: unknown CPU %s)", loaded, c->cpu);
+	else
+		snprintf(buf, len, "%s (fallback: %s has no data file; %s)", loaded, c->core, c->cpu);
 }

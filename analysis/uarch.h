@@ -1,7 +1,8 @@
 /*
  * uarch.h - the parameters of a micro-architecture that the retirement model
  * needs (widths, ROB, load latency, per-class latencies, retire delays and
- * execution ports), read from data/uarch/NAME.uarch, and the per-form latency table data/uarch/latency.lat.
+ * execution ports), read from data/uarch/NAME.uarch, the per-form latency table
+ * data/uarch/latency.lat, and which of them this CPU is (from its CPUID identity).
  *
  * Every parameter has a key; t32_uarch_set() and t32_uarch_set_value() change
  * one by name, so a command line (--set key=value) and a fit vary the same thing.
@@ -91,5 +92,52 @@ void t32_lattab_free(struct t32_lattab *t);
 const struct t32_lat_entry *t32_lattab_find(const struct t32_lattab *t, const char *form);
 /* Latency of an entry for a micro-architecture; -1 if the entry gives none for it. */
 int t32_lattab_latency(const struct t32_lat_entry *e, const char *uarch, unsigned *cycles);
+
+/*
+ * Naming the core from CPUID: one row per vendor, family and model range, as
+ * Linux's arch/x86 tables give them.  `data` is the file the model reads for
+ * the core, data/uarch/DATA.uarch: its own where there is one, else the
+ * nearest core that has one (a stated fallback).
+ */
+struct t32_uarch_id {
+	const char *vendor;		/* CPUID leaf 0: "AuthenticAMD", "GenuineIntel" */
+	unsigned family;		/* base family plus extended family */
+	unsigned model_lo, model_hi;	/* model with extended model, inclusive */
+	const char *name;		/* the core: "zen4", "goldencove" */
+	const char *data;		/* the .uarch file used for it */
+	const char *parts;		/* the chips, for people */
+};
+extern const struct t32_uarch_id *t32_uarch_ids;	/* ends with name == NULL */
+
+/* The row that names this vendor, family and model; NULL for an unknown CPU. */
+const struct t32_uarch_id *t32_uarch_identify(const char *vendor, unsigned family,
+					      unsigned model);
+
+/*
+ * The micro-architecture data a command uses, and why.  --uarch wins; else the
+ * core CPUID names, with its data file; a core without one gets the row's
+ * `data`; an unknown CPU gets the newest core of its vendor that has data
+ * (AMD zen5, Intel goldencove), any other vendor zen5.
+ */
+enum t32_uarch_how { T32_UARCH_ASKED, T32_UARCH_DETECTED, T32_UARCH_FALLBACK };
+struct t32_uarch_choice {
+	char data[256];		/* to load: a name in data/uarch/ or a path (--uarch FILE) */
+	char core[32];		/* the core CPUID names, "unknown"; "" when asked */
+	enum t32_uarch_how how;
+	char cpu[64];		/* "AuthenticAMD family 0x19 model 0x11", "" when asked */
+};
+void t32_uarch_choose(const char *asked, const char *vendor, unsigned family, unsigned model,
+		      struct t32_uarch_choice *c);
+/* How, as one word for programs: "asked" (--uarch), "detected", "fallback". */
+const char *t32_uarch_how_name(enum t32_uarch_how how);
+/*
+ * The choice in one line, after the name of the data loaded (`loaded`, the
+ * file's name = key): "zen5 (detected: AuthenticAMD family 0x1a model 0x2)",
+ * "zen4 (fallback: zen3 has no data file; AuthenticAMD family 0x19 model 0x21)",
+ * "goldencove (fallback: unknown CPU GenuineIntel family 0x6 model 0xbe)",
+ * "skylake (chosen with --uarch)".
+ */
+void t32_uarch_choice_text(const struct t32_uarch_choice *c, const char *loaded, char *buf,
+			   size_t len);
 
 #endif

@@ -44,7 +44,7 @@ is 4 "$(grep -c '^[0-9]' "$TMP/out")" "curve: k = 0..3"
 run model --uarch skylake --set retire_width=1 "$body"
 like "$TMP/out" '^cycles per iteration: 4\.00$' "--set retire_width=1: still 4 cycles (3 per 4)"
 
-run model --set retire_group=2 add-2-1-1
+run model --uarch zen5 --set retire_group=2 add-2-1-1
 is 0 "$rc" "a block name: exit 0"
 is 4 "$(grep -c '^add ' "$TMP/out")" "add-2-1-1 is modelled as its unit of four adds"
 like "$TMP/out" '^# zen5: alloc 8, retire 8 \(groups of 2\)' "the header names the retire group"

@@ -53,7 +53,9 @@ static const char correlate_help[] =
 	"curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
 	"timer interrupts land in it run as a loop (t32 sample).\n"
 	"\n"
-	"  --uarch NAME|FILE   micro-architecture to start from (default zen5)\n"
+	"  --uarch NAME|FILE   micro-architecture to start from (default: the one this\n"
+	"                      CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
+	"                      its vendor's newest, else zen5)\n"
 	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
 	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
 	"                      retire_delay.atretire...) or latency@I, the latency of\n"
@@ -67,6 +69,7 @@ static const char correlate_help[] =
 	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
 	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
 	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
+	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
 	"\n"
 	"Exit 3 when no sampling backend is available here.\n";
 
@@ -105,6 +108,7 @@ struct corr_run {
 	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
 	double cpi_error;		/* (predicted - measured) / measured */
 	struct t32_corr_result fit;
+	struct t32_uarch_choice uarch;	/* the data the fit started from, and why */
 	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
 	double seconds;			/* wall time of the whole command */
 };
@@ -379,6 +383,8 @@ static int corr_sweep(const char *self, const struct corr_args *a, struct corr_r
 	argv[ac++] = "0.25";
 	argv[ac++] = "-o";
 	argv[ac++] = run->sweep_tsv;
+	if (t32_spec_raw_nasm())
+		argv[ac++] = "--raw-nasm";
 	corr_init_arg(&run->spec, init, sizeof(init), argv, &ac);
 	argv[ac++] = "l";
 	argv[ac++] = "m";
@@ -437,6 +443,8 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 		argv[ac++] = "--backend";
 		argv[ac++] = (char *)a->backend;
 	}
+	if (t32_spec_raw_nasm())
+		argv[ac++] = "--raw-nasm";
 	argv[ac++] = "--";
 	if (a->block_file[0]) {
 		argv[ac++] = (char *)a->block_file;
@@ -467,7 +475,8 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 	    corr_read_samples(o.text, run->n, run->counts, run->backend, sizeof(run->backend),
 				  err, sizeof(err))) {
 		if (!err[0])
-			snprintf(err, sizeof(err), "cannot write '%.400s'", run->sample_tsv);
+			snprintf(err, sizeof(err), "cannot write '%.400s' (%s)", run->sample_tsv,
+				 strerror(errno));
 		t32_error("%s", err);
 		t32_child_output_free(&o);
 		return T32_EXIT_ERROR;
@@ -504,9 +513,12 @@ static void corr_print_param(FILE *out, const struct t32_corr_param *p)
 static void corr_print_table(FILE *out, const struct corr_args *a, const struct corr_run *run)
 {
 	const struct t32_corr_result *r = &run->fit;
+	char text[512];
 
+	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
 	fprintf(out, "block      %s\n", a->block_file[0] ? a->block_file : run->unit_text);
 	fprintf(out, "unit       %zu instructions: %s\n", run->n, run->unit_text);
+	fprintf(out, "uarch      %s\n", text);
 	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
 		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
 	fprintf(out, "curve      k = 0..%zu copies between lfences", run->kmax);
@@ -558,7 +570,10 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
 	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
-	fprintf(out, "# uarch: %s\n# retire_width: %u\n# retire_group: %u\n", r->u.name,
+	char text[512];
+
+	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
+	fprintf(out, "# uarch: %s\n# retire_width: %u\n# retire_group: %u\n", text,
 		r->u.retire_width, t32_uarch_retire_group(&r->u));
 	for (size_t j = 0; j < r->np; j++)
 		fprintf(out, "# fit: %s = %lu est %.3f sd %.3f ci %lu..%lu start %lu\n", r->p[j].key,
@@ -618,6 +633,8 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	fprintf(out, ", \"skid\": %d, \"samples\": %llu, \"uarch\": ", run->skid,
 		(unsigned long long)r->samples);
 	t32_json_string(out, r->u.name);
+	fprintf(out, ", \"uarch_choice\": ");
+	t32_uarch_choice_json(out, &run->uarch);
 	fprintf(out, ", \"retire_width\": %u, \"retire_group\": %u,\n \"params\": [",
 		r->u.retire_width, t32_uarch_retire_group(&r->u));
 	for (size_t j = 0; j < r->np; j++) {
@@ -673,19 +690,13 @@ static int corr_write(const char *dir, const char *name, int argc, char **argv,
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%.3000s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		t32_error("cannot write (%s) '%s'", strerror(errno), path);
+	f = t32_fopen_out(path);	/* written whole beside path, then renamed */
+	if (!f)
 		return -1;
-	}
 	t32_provenance(f, argc, argv);
 	corr_print_summary(f, run);
 	rows(f, run);
-	if (ferror(f) | fclose(f)) {
-		t32_error("cannot write '%s'", path);
-		return -1;
-	}
-	return 0;
+	return t32_fclose_out(f) ? -1 : 0;
 }
 
 /* Draw plots/NAME.gp from DIR/IN.tsv into DIR/OUT.svg; 0 or -1 (message printed). */
@@ -728,6 +739,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: %s\n%s", correlate_usage, correlate_help);
 			return t32_close_stdout();
+		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
+			t32_spec_allow_raw_nasm(1);
 		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
 			a->uarch = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
@@ -811,7 +824,7 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 /* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
 int cmd_correlate(int argc, char **argv)
 {
-	struct corr_args a = { .uarch = "zen5", .kmax = 16, .samples = 2000, .seconds = 3,
+	struct corr_args a = { .uarch = NULL, .kmax = 16, .samples = 2000, .seconds = 3,
 			       .format = T32_FMT_TABLE };
 	struct corr_run *run = calloc(1, sizeof(*run));
 	struct t32_uarch u;
@@ -838,7 +851,8 @@ int cmd_correlate(int argc, char **argv)
 	rc = T32_EXIT_ERROR;
 
 	/* the model's side: uarch, latency table, the unit decoded */
-	if (t32_uarch_load(&u, a.uarch, t32_datadir(), err, sizeof(err))) {
+	t32_block_uarch(a.uarch, &run->uarch);
+	if (t32_uarch_load(&u, run->uarch.data, t32_datadir(), err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
 	}

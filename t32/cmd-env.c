@@ -1,7 +1,8 @@
 /*
- * cmd-env.c - `t32 env`: what this machine offers and what it costs: the CPU, the
- * TSC (frequency, step), the core/TSC ratio, each barrier's cost, the pinned CPU
- * and its SMT sibling, perf_event, rdpmc and precise sampling.
+ * cmd-env.c - `t32 env`: what this machine offers and what it costs: the CPU and the
+ * micro-architecture its CPUID names, the TSC (frequency, step), the core/TSC
+ * ratio, each barrier's cost, the pinned CPU and its SMT sibling, perf_event,
+ * rdpmc and precise sampling.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -30,9 +31,11 @@ struct barrier_cost {
 
 struct env {
 	struct t32_cpu cpu;
+	struct t32_uarch_choice uarch;	/* the core CPUID names, the data model and correlate use */
 	int invariant_tsc;
 	double tsc_ghz;
-	uint64_t q;
+	uint64_t q;		/* ticks: the TSC's step, from raw readings */
+	double q_share;		/* share of the readings' differences it explains */
 	double ratio, ratio_hw;	/* core cycles per tick */
 	double core_ghz;
 	struct barrier_cost barrier[5];
@@ -120,7 +123,7 @@ static int barrier_cost(const char *letters, uint64_t runs, const struct t32_blo
 	if (!rc)
 		rc = t32_session_run(&ss, 0, runs, d);
 	t32_session_close(&ss);
-	if (!rc && !t32_estimate(d, runs, 0, &e)) {
+	if (!rc && !t32_estimate(d, runs, t32_machine_tsc_step(NULL), &e)) {
 		c->ticks = e.value;
 		c->cycles = e.value * ratio;
 		c->ok = 1;
@@ -141,12 +144,14 @@ static void gather(struct env *v, const struct t32_block_opts *bo)
 
 	memset(v, 0, sizeof(*v));
 	t32_cpu_identify(&v->cpu);
+	t32_uarch_choose(NULL, v->cpu.vendor, v->cpu.family, v->cpu.model, &v->uarch);
 	__cpuid(0x80000000, a, b, c, d);
 	if (a >= 0x80000007) {
 		__cpuid(0x80000007, a, b, c, d);
 		v->invariant_tsc = (d >> 8) & 1;
 	}
 	v->pinned = bo->run.cpu;
+	v->q = t32_machine_tsc_step(&v->q_share);
 
 	/* the clock: calibration chain through the measuring engine */
 	{
@@ -164,7 +169,6 @@ static void gather(struct env *v, const struct t32_block_opts *bo)
 		mo.max_runs = 2000000;
 		if (t32_measure(&s, bo, &mo, NULL, &m) == 0) {
 			v->tsc_ghz = m.tsc_ghz;
-			v->q = m.q;
 			v->ratio = m.ratio;
 			v->ratio_hw = m.ratio_hw;
 			v->core_ghz = m.ratio * m.tsc_ghz;
@@ -207,13 +211,18 @@ static const char *yes(int v)
 
 static void print_table(const struct env *v)
 {
+	char text[512];
+
 	printf("cpu            %s\n", v->cpu.brand);
 	printf("               %s family %#x model %#x stepping %u\n", v->cpu.vendor, v->cpu.family,
 	       v->cpu.model, v->cpu.stepping);
+	t32_uarch_choice_text(&v->uarch, v->uarch.data, text, sizeof(text));
+	printf("uarch          %s\n", text);
 	printf("hypervisor     %s%s%s\n", yes(v->cpu.hypervisor), v->cpu.hypervisor ? ", " : "",
 	       v->cpu.hv_vendor);
-	printf("tsc            %.4f GHz, step %llu ticks%s%s\n", v->tsc_ghz,
-	       (unsigned long long)v->q, v->invariant_tsc ? ", invariant" : ", NOT invariant",
+	printf("tsc            %.4f GHz, step %llu ticks (%.1f%% of raw differences)%s%s\n",
+	       v->tsc_ghz, (unsigned long long)v->q, 100 * v->q_share,
+	       v->invariant_tsc ? ", invariant" : ", NOT invariant",
 	       v->q > 1 ? " (single runs cannot resolve below one step)" : "");
 	printf("core/tsc       %.4f +- %.4f core cycles per tick (core about %.2f GHz; one step = %.1f cycles)\n",
 	       v->ratio, v->ratio_hw, v->core_ghz, v->ratio * (double)v->q);
@@ -243,8 +252,11 @@ static void print_json(const struct env *v)
 	       "\"stepping\": %u, \"hypervisor\": %s, \"hypervisor_vendor\": \"%s\"},\n",
 	       v->cpu.brand, v->cpu.vendor, v->cpu.family, v->cpu.model, v->cpu.stepping,
 	       v->cpu.hypervisor ? "true" : "false", v->cpu.hv_vendor);
-	printf(" \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"invariant\": %s},\n", v->tsc_ghz,
-	       (unsigned long long)v->q, v->invariant_tsc ? "true" : "false");
+	printf(" \"uarch\": ");
+	t32_uarch_choice_json(stdout, &v->uarch);
+	printf(",\n");
+	printf(" \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"step_share\": %.4f, \"invariant\": %s},\n",
+	       v->tsc_ghz, (unsigned long long)v->q, v->q_share, v->invariant_tsc ? "true" : "false");
 	printf(" \"cycles_per_tick\": %.5f, \"cycles_per_tick_hw\": %.5f, \"core_ghz\": %.4f,\n",
 	       v->ratio, v->ratio_hw, v->core_ghz);
 	printf(" \"barriers\": {");

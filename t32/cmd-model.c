@@ -19,6 +19,7 @@
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
+#include "t32/tsv.h"
 #include "t32/util.h"
 
 #define MODEL_MAX_INSNS 10000	/* instructions in one block */
@@ -38,7 +39,9 @@ static const char model_help[] =
 	"(data/blocks/BLOCK.blk) is modelled as its unit: when every line repeats the\n"
 	"same number of times, each once.\n"
 	"\n"
-	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file (zen5)\n"
+	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file\n"
+	"                      (default: the one this CPU's CPUID names, as t32 env\n"
+	"                      shows; an unknown CPU gets its vendor's newest, else zen5)\n"
 	"  --set KEY=VALUE     change one parameter, e.g. retire_width=4 (repeatable)\n"
 	"  --skid 0|1          samples land on the selected instruction (0, precise)\n"
 	"                      or on the next one (1, the default)\n"
@@ -47,17 +50,21 @@ static const char model_help[] =
 	"  --lat FILE          per-form latencies from FILE instead of data/uarch/latency.lat\n"
 	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
 	"                      (t32 sweep TABLE.tbl), for --lat\n"
+	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
 	"\n"
 	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
 	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
 
 /* The steady state as JSON: parameters, the chart rows of one period, per-instruction figures. */
-static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
+static void model_print_json(FILE *out, const struct t32_uarch *u,
+			     const struct t32_uarch_choice *c, int skid,
 			     const struct t32_model_insn *b, size_t n,
 			     const struct t32_model_result *r)
 {
 	fprintf(out, "{\"uarch\": ");
 	t32_json_string(out, u->name);
+	fprintf(out, ", \"uarch_choice\": ");
+	t32_uarch_choice_json(out, c);
 	fprintf(out, ", \"alloc_width\": %u, \"retire_width\": %u, \"retire_group\": %u, "
 		"\"rob_size\": %u, \"skid\": %d,\n"
 		" \"cycles_per_iter\": %.6g, \"period_iters\": %zu, \"periodic\": %s,\n \"rows\": [",
@@ -88,18 +95,21 @@ static void model_print_json(FILE *out, const struct t32_uarch *u, int skid,
 
 /* Print the steady-state chart: rows of one period, then per-instruction figures. */
 static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
-			const struct t32_uarch *u, int skid, const struct t32_model_insn *b,
-			size_t n, const struct t32_model_result *r)
+			const struct t32_uarch *u, const struct t32_uarch_choice *c, int skid,
+			const struct t32_model_insn *b, size_t n, const struct t32_model_result *r)
 {
+	char text[512];
+
 	if (fmt == T32_FMT_JSON) {
-		model_print_json(out, u, skid, b, n, r);
+		model_print_json(out, u, c, skid, b, n, r);
 		return;
 	}
+	t32_uarch_choice_text(c, u->name, text, sizeof(text));
 	if (fmt == T32_FMT_TSV) {
 		t32_provenance(out, argc, argv);
 		fprintf(out, "# uarch: %s\n# alloc_width: %u\n# retire_width: %u\n"
 			"# retire_group: %u\n# rob_size: %u\n# skid: %d\n# cycles_per_iter: %.4f\n"
-			"# period_iters: %zu%s\n", u->name, u->alloc_width, u->retire_width,
+			"# period_iters: %zu%s\n", text, u->alloc_width, u->retire_width,
 			t32_uarch_retire_group(u), u->rob_size, skid,
 			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
 		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\t"
@@ -113,6 +123,7 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		}
 		return;
 	}
+	fprintf(out, "# uarch: %s\n", text);
 	fprintf(out, "# %s: alloc %u, retire %u (groups of %u), rob %u, load %u/%u/%u cycles; "
 		"skid %d; cycles from the previous iteration's last retirement\n", u->name,
 		u->alloc_width, u->retire_width, t32_uarch_retire_group(u), u->rob_size,
@@ -151,23 +162,27 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
  * that touch memory: the table counts their latency after the load, which a
  * chain through memory cannot separate.
  */
-static int lat_from_sweep(const char *path, const char *uarch)
+static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *of = NULL, err[512];
-	size_t cap = 0, kept = 0;
+	const char *uarch = c->data;
+	char text[512];
+	struct t32_tsv t;
+	char *line, *of = NULL, err[512];
+	size_t kept = 0;
 	struct t32_table tbl = { 0 };
-	int rc = 0;
+	int rc = 0, got;
 
-	if (!f) {
-		t32_error("cannot read '%s' (%s)", path, strerror(errno));
+	/* the bounded reader: a file without newlines is an error, not memory without end */
+	if (t32_tsv_open(&t, path))
 		return T32_EXIT_ERROR;
-	}
+	t32_uarch_choice_text(c, uarch, text, sizeof(text));
 	printf("# latencies measured by t32 sweep, from %s\n"
-	       "# applies to: %s (this machine)\n", path, uarch);
-	while (getline(&line, &cap, f) > 0) {
+	       "# applies to: %s (this machine)\n# uarch: %s\n", path, uarch, text);
+	while ((got = t32_tsv_next(&t)) > 0) {
 		char *fld[18], *save = NULL, *tok;
 		int k = 0;
+
+		line = t.line;
 
 		if (strncmp(line, "# sweep:", 8) == 0 && !of) {
 			char *p = strstr(line, " of=");
@@ -215,9 +230,10 @@ static int lat_from_sweep(const char *path, const char *uarch)
 			free(in);
 		}
 	}
-	free(line);
+	if (got < 0)
+		rc = T32_EXIT_ERROR;
 	free(of);
-	fclose(f);
+	t32_tsv_close(&t);
 	t32_table_free(&tbl);
 	if (!rc && !kept) {
 		t32_error("no latency rows in cycles of single-instruction forms in '%s'", path);
@@ -230,7 +246,7 @@ static int lat_from_sweep(const char *path, const char *uarch)
 
 int cmd_model(int argc, char **argv)
 {
-	const char *uarch_name = "zen5", *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
+	const char *uarch_asked = NULL, *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
 	const char *lat_path = NULL;
 	size_t nsets = 0, ninsn = 0, len = 0;
 	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
@@ -239,11 +255,13 @@ int cmd_model(int argc, char **argv)
 	char err[1024], path[PATH_MAX];
 	struct t32_spec spec;
 	struct t32_uarch u;
+	struct t32_uarch_choice choice;
 	struct t32_lattab tab = { NULL, 0 };
 	unsigned char *code = NULL;
 	struct t32_insn *insns = NULL;
 	struct t32_model_insn *block = NULL;
 	struct t32_model_result res;
+	char text[512];
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
@@ -255,8 +273,10 @@ int cmd_model(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0) {
 			printf("usage: %s\n%s", model_usage, model_help);
 			return t32_close_stdout();
+		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
+			t32_spec_allow_raw_nasm(1);
 		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
-			uarch_name = v;
+			uarch_asked = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
 			if (nsets >= MODEL_MAX_SETS) {
 				t32_error("too many --set options '%s'", v);
@@ -275,7 +295,8 @@ int cmd_model(int argc, char **argv)
 				return T32_EXIT_USAGE;
 			}
 		} else if ((v = t32_optval(argc, argv, &i, "--lat-from"))) {
-			return lat_from_sweep(v, uarch_name);
+			t32_block_uarch(uarch_asked, &choice);
+			return lat_from_sweep(v, &choice);
 		} else if ((v = t32_optval(argc, argv, &i, "--lat"))) {
 			lat_path = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--curve"))) {
@@ -313,7 +334,8 @@ int cmd_model(int argc, char **argv)
 		return T32_EXIT_USAGE;
 	}
 
-	if (t32_uarch_load(&u, uarch_name, dir, err, sizeof(err))) {
+	t32_block_uarch(uarch_asked, &choice);
+	if (t32_uarch_load(&u, choice.data, dir, err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
 	}
@@ -352,9 +374,12 @@ int cmd_model(int argc, char **argv)
 			t32_error("out of memory");
 			goto out;
 		}
+		t32_uarch_choice_text(&choice, u.name, text, sizeof(text));
 		if (fmt == T32_FMT_JSON) {
 			printf("{\"uarch\": ");
 			t32_json_string(stdout, u.name);
+			printf(", \"uarch_choice\": ");
+			t32_uarch_choice_json(stdout, &choice);
 			printf(", \"cycles\": [");
 			for (uint64_t k = 0; k <= curve; k++)
 				printf("%s%.0f", k ? ", " : "", cyc[k]);
@@ -363,7 +388,7 @@ int cmd_model(int argc, char **argv)
 			if (fmt == T32_FMT_TSV)
 				t32_provenance(stdout, argc, argv);
 			printf("# cycles of k copies between barriers, each from an empty machine\n"
-			       "# uarch: %s\ncopies\tcycles\n", u.name);
+			       "# uarch: %s\ncopies\tcycles\n", text);
 			for (uint64_t k = 0; k <= curve; k++)
 				printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
 		}
@@ -373,7 +398,7 @@ int cmd_model(int argc, char **argv)
 			t32_error("out of memory");
 			goto out;
 		}
-		model_print(stdout, fmt, argc, argv, &u, skid, block, ninsn, &res);
+		model_print(stdout, fmt, argc, argv, &u, &choice, skid, block, ninsn, &res);
 	}
 	rc = t32_close_stdout();
 out:
