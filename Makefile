@@ -5,6 +5,8 @@
 #   make bench      measured figures beside their targets
 #   make report     the coursework study, written to report/ (PROFILE=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make check-sanitize  the tests again, built with ASan+UBSan into build/sanitize
+#   make fuzz       each libFuzzer harness in fuzz/ for FUZZ_SECONDS (needs clang)
 #
 # CFLAGS and LDFLAGS are yours; the flags t32 needs live in T32_CFLAGS / T32_LIBS.
 
@@ -30,12 +32,14 @@ TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 # Debian packages behind each requirement: what `make deps` installs.
 DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
 
-.PHONY: all check tests bench report install uninstall clean deps FORCE
+.PHONY: all check check-sanitize tests bench report install uninstall clean deps fuzz fuzz-deps \
+	fuzz-build FORCE
 
-all: $(B)/t32 t32/t32
+# t32/t32 links to the default build only: another build dir (B=build/sanitize) leaves it
+all: $(B)/t32 $(if $(filter build,$(B)),t32/t32)
 
-$(B)/t32: $(B)/obj/t32/main.o $(B)/libt32.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(T32_LIBS)
+$(B)/t32: $(B)/obj/t32/main.o $(B)/libt32.a $(B)/flags-stamp
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %-stamp,$^) $(T32_LIBS)
 
 t32/t32: $(B)/t32
 	ln -sf ../$(B)/t32 $@
@@ -45,17 +49,22 @@ $(B)/obj/t32/util.o: $(B)/datadir-stamp
 $(B)/datadir-stamp: FORCE
 	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+# So are the compiler and its flags: a change of CC, CFLAGS or LDFLAGS rebuilds everything.
+FLAGS_NOW = $(CC) | $(T32_CFLAGS) | $(CFLAGS) | $(LDFLAGS) | $(T32_LIBS)
+$(B)/flags-stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 FORCE:
 
 $(B)/libt32.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/obj/%.o: %.c $(HEADERS)
+$(B)/obj/%.o: %.c $(HEADERS) $(B)/flags-stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(T32_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/t/%.t: t/%.c $(TEST_LIB) $(B)/libt32.a
+$(B)/t/%.t: t/%.c $(TEST_LIB) $(B)/libt32.a $(B)/flags-stamp
 	@mkdir -p $(B)/t
 	$(CC) $(T32_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(B)/libt32.a $(T32_LIBS)
 
@@ -68,6 +77,62 @@ check:
 	@$(MAKE) --no-print-directory tests
 	T32='$(abspath $(B)/t32)' T32_SRC='$(abspath .)' T32_BUILD='$(abspath $(B))' \
 		$(PROVE) $(PROVE_FLAGS) $(sort $(TEST_BIN) $(wildcard t/*.t))
+
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (leaks included) in its own build directory; any report fails the test it is in.
+SAN_B     = build/sanitize
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-sanitize:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98 \
+	T32='$(abspath $(SAN_B)/t32)' T32_SRC='$(abspath .)' T32_BUILD='$(abspath $(SAN_B))' \
+		$(PROVE) $(PROVE_FLAGS) $(sort $(TEST_SRC:t/%.c=$(SAN_B)/t/%.t) $(wildcard t/*.t))
+
+# libFuzzer harnesses, one per reader (fuzz/*.c), built with clang, ASan and UBSan
+# into build/fuzz and run FUZZ_SECONDS each from the seeds in fuzz/seeds/NAME and
+# the corpus they grow (build/fuzz/corpus/NAME).  A finding stops with its input
+# saved as build/fuzz/NAME-crash-*; replay it with `build/fuzz/fuzz/NAME FILE`.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B        = build/fuzz
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES    = $(patsubst fuzz/%.c,%,$(wildcard fuzz/*.c))
+fuzz:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory fuzz-deps
+	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) \
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)' LDFLAGS='$(FUZZ_SAN)' fuzz-build
+	@for h in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_B)/corpus/$$h && \
+		echo "fuzz: $$h for $(FUZZ_SECONDS) s" && \
+		$(FUZZ_B)/fuzz/$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-max_len=65536 -close_fd_mask=3 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_B)/$$h- $(FUZZ_B)/corpus/$$h fuzz/seeds/$$h || exit 1; \
+	done
+fuzz-build: $(FUZZ_NAMES:%=$(B)/fuzz/%)
+$(B)/fuzz/%: fuzz/%.c fuzz/fuzzkit.h $(B)/libt32.a $(B)/flags-stamp
+	@mkdir -p $(B)/fuzz
+	$(CC) $(T32_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(B)/libt32.a $(T32_LIBS)
+# clang with libFuzzer: Debian's clang (and its runtime libraries where split off).
+fuzz-deps:
+	@mkdir -p build && \
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' \
+		>build/fuzz-probe.c && \
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o build/fuzz-probe build/fuzz-probe.c \
+		2>/dev/null && exit 0; \
+	pkgs='clang libclang-rt-14-dev'; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "t32: installing $$pkgs" >&2; \
+		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends clang >&2 && \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			libclang-rt-14-dev >&2 2>/dev/null || true; } && \
+		$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o build/fuzz-probe build/fuzz-probe.c; \
+	else \
+		echo "t32: make fuzz needs clang with libFuzzer: apt-get install $$pkgs" >&2; exit 1; \
+	fi
 
 bench: all
 	$(B)/t32 bench

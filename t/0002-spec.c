@@ -2,6 +2,7 @@
  * 0002-spec.c - the spec vocabulary: barrier and store letters, repeat counts,
  * ';'-separated instructions, register set-ups and the (t - bar) / n count.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "t/tap.h"
@@ -17,7 +18,7 @@ int main(void)
 	char *body3[] = { "10" };
 	char *body4[] = { "5", " ; " };
 
-	plan(24);
+	plan(46);
 	is_int(0, t32_spec_set_barrier(&s, "mx", err, sizeof(err)), "barrier mx accepted");
 	is_string("mx", s.barrier, "barrier letters kept in order");
 	is_int(-1, t32_spec_set_barrier(&s, "mq", err, sizeof(err)), "barrier with q refused");
@@ -48,6 +49,51 @@ int main(void)
 
 	is_int(-1, t32_parse_u64("-1", 0, 10, &v), "negative numbers refused");
 	is_int(-1, t32_parse_u64("11", 0, 10, &v), "out of range refused");
-	is_int(0, t32_parse_u64("0x0a", 0, 10, &v), "hex in range accepted");
+	is_int(-1, t32_parse_u64("0x0a", 0, 10, &v), "counts are decimal: hex refused");
+	v = 0;
+	is_int(0, t32_parse_u64("010", 0, 100, &v), "a leading zero is accepted");
+	is_int(10, (long long)v, "010 is ten, not octal eight");
+	is_int(0, t32_parse_u64("08", 0, 100, &v), "08 is accepted");
+	is_int(8, (long long)v, "08 is eight");
+	{
+		uint64_t *ns = NULL;
+		size_t nn = 0;
+
+		is_int(0, t32_parse_nlist("010,1e2", &ns, &nn, err, sizeof(err)), "--n 010,1e2 parses");
+		ok(nn == 2 && ns[0] == 10 && ns[1] == 100, "--n 010 is n = 10, 1e2 is 100");
+		free(ns);
+		ns = NULL;
+		is_int(-1, t32_parse_nlist("0x10", &ns, &nn, err, sizeof(err)), "--n 0x10 refused");
+		free(ns);
+		ns = NULL;
+		is_int(-1, t32_parse_nlist("0..1000000", &ns, &nn, err, sizeof(err)),
+		       "--n 0..1000000 refused");
+		ok(strstr(err, "too many n values") && strstr(err, "10000"), "and the cap named: %s", err);
+		free(ns);
+		ns = NULL;
+		is_int(0, t32_parse_nlist("0..9999", &ns, &nn, err, sizeof(err)), "--n 0..9999 parses");
+		is_int(10000, (long long)nn, "10000 values");
+		free(ns);
+		ns = NULL;
+		is_int(-1, t32_parse_nlist("0..9999,20000", &ns, &nn, err, sizeof(err)),
+		       "one more than 10000 refused");
+		free(ns);
+	}
+	{
+		double d = 0;
+
+		is_int(0, t32_parse_real("010.5", 0, 100, &d), "a real 010.5 parses");
+		is_double(10.5, d, 1e-12, "as decimal 10.5");
+		is_int(0, t32_parse_real("2e-3", 0, 1, &d), "2e-3 parses");
+		is_int(-1, t32_parse_real("0x1p3", 0, 100, &d), "a hex float is refused");
+		is_int(-1, t32_parse_real("inf", 0, 1e300, &d), "inf is refused");
+		is_int(-1, t32_parse_real("nan", 0, 1, &d), "nan is refused");
+		is_int(-1, t32_parse_real("101", 0, 100, &d), "out of range is refused");
+	}
+	t32_spec_free(&s);
+	s.ninit = 0;
+	is_int(0, t32_spec_parse_init(&s, "rcx=010,rdx=0X1f", err, sizeof(err)), "init values: decimal or 0x");
+	is_int(10, (long long)s.init[0].value, "init 010 is ten");
+	is_int(31, (long long)s.init[1].value, "init 0X1f is hex");
 	return done_testing();
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "t/tap.h"
@@ -267,8 +268,10 @@ static void test_bad(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		is_string(bad[i].error, parse_error(bad[i].text), "error for %.*s", 
 			  (int)strcspn(bad[i].text, "\n"), bad[i].text);
-	is_string("", parse_error(""), "an empty table is not an error");
-	is_string("", parse_error("# only comments\n\n#\n"), "comments only is not an error");
+	is_string("empty table 'mem.tbl' (no forms, only comments or blank lines)", parse_error(""),
+		  "an empty table is an error naming it");
+	is_string("empty table 'mem.tbl' (no forms, only comments or blank lines)",
+		  parse_error("# only comments\n\n#\n"), "comments only is an error too");
 }
 
 /* File loading: a missing file and a binary file say so. */
@@ -285,7 +288,7 @@ static void test_files(void)
 	ok(fd >= 0 && write(fd, "x | nop\n\0\1\2", 11) == 11, "binary file written");
 	if (fd >= 0)
 		close(fd);
-	is_int(-1, t32_table_load(path, &t, err, sizeof(err)), "binary file fails");
+	is_int(-2, t32_table_load(path, &t, err, sizeof(err)), "binary file fails as not a table");
 	ok(strncmp(err, "not a text file '", 17) == 0, "binary file message: %s", err);
 	unlink(path);
 }
@@ -375,11 +378,67 @@ static void test_assemble_check(int nasm)
 	t32_table_free(&t);
 }
 
+/* Big and endless inputs: 40k forms parse in linear time, /dev/zero stops at once. */
+static void test_bounds(void)
+{
+	struct t32_table t;
+	char err[512] = "", name[32];
+	size_t n = 40000, len = 0;
+	char *text = malloc(n * 24 + 64);
+	struct timespec t0, t1;
+	double secs;
+
+	if (!text)
+		bail("out of memory");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "form-%zu | nop\n", i);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	is_int(0, t32_table_parse(text, "big.tbl", &t, err, sizeof(err)), "40000 forms parse %s", err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(secs < 1, "in well under a second (%.3f s), not quadratically", secs);
+	snprintf(name, sizeof(name), "form-%zu", n - 1);
+	ok(t32_table_find(&t, name) == &t.forms[n - 1], "the last one is found by name");
+	ok(t32_table_find(&t, "form-0") == &t.forms[0], "and the first");
+	ok(t32_table_find(&t, "form-x") == NULL, "an unknown name is not");
+	t32_table_free(&t);
+	sprintf(text + len, "form-7 | nop\n");
+	is_int(-2, t32_table_parse(text, "big.tbl", &t, err, sizeof(err)), "a name given twice fails");
+	is_string("bad line 40001 in 'big.tbl' (form 'form-7' already defined on line 8)", err,
+		  "naming both lines");
+	free(text);
+
+	is_int(-2, t32_table_load("/dev/zero", &t, err, sizeof(err)), "/dev/zero is refused at once");
+	is_string("not a text file '/dev/zero'", err, "as not a text file");
+
+	/* an endless `# source:` continuation and endless `# source:` lines stay bounded */
+	text = malloc(200000 * 24 + 10000 * 16 + 64);
+	if (!text)
+		bail("out of memory");
+	len = (size_t)sprintf(text, "# source: a\n");
+	for (size_t i = 0; i < 200000; i++)
+		len += (size_t)sprintf(text + len, "#  continued text\n");
+	for (size_t i = 0; i < 10000; i++)
+		len += (size_t)sprintf(text + len, "# source: more\n");
+	sprintf(text + len, "x | nop\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	is_int(0, t32_table_parse(text, "src.tbl", &t, err, sizeof(err)), "200000 continuations parse");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(secs < 1, "in well under a second (%.3f s), not quadratically", secs);
+	ok(t.nsource == 4096 && strlen(t.source[0]) <= 65536,
+	   "the header is kept within bounds (%zu source lines, %zu bytes)", t.nsource,
+	   t.nsource ? strlen(t.source[0]) : 0);
+	t32_table_free(&t);
+	free(text);
+}
+
 int main(void)
 {
 	int nasm = have_nasm();
 
-	plan(84);
+	plan(96);
+	test_bounds();
 	test_good();
 	test_templates();
 	test_bad();

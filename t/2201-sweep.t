@@ -1,7 +1,7 @@
 #!/bin/sh
 # t32 sweep: rows, faults as rows, Ctrl-C and --resume, shards and merge, n lists.
 . "$(dirname "$0")/lib-tap.sh"
-plan 17
+plan 19
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
@@ -15,7 +15,8 @@ like "$TMP/full.tsv" '^row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	' "colu
 
 # interrupted, then resumed: the same row set as the uninterrupted run
 # Ctrl-C as a terminal sends it: to the whole process group, measuring child too
-setsid "$T32" sweep --budget 0.3 --block-precision 0 --precision 0 --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
+C="--budget 0.3 --block-precision 0 --precision 0"
+setsid "$T32" sweep $C --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
 pid=$!
 sleep 1
 kill -INT -- -$pid 2>/dev/null || kill -INT $pid
@@ -23,7 +24,10 @@ wait $pid
 is 130 "$?" "Ctrl-C stops the sweep with 130"
 like "$TMP/cut.err" "interrupted: [0-9]+ rows written, resume with --resume" "and says how to resume"
 printf '3\tpartial row with no newline' >>"$TMP/cut.tsv"
-run sweep $S --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
+run sweep $C --budget 0.2 --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
+is 1 "$rc" "resuming with another budget is refused"
+like "$TMP/err" "^t32: the file holds a different sweep '.*cut.tsv' \(budget=0.3 there, 0.2 here\)" "and says what differs"
+run sweep $C --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
 is 0 "$rc" "--resume finishes the sweep"
 is "$(keys "$TMP/full.tsv")" "$(keys "$TMP/cut.tsv")" "resumed rows = uninterrupted rows"
 grep -c 'partial row' "$TMP/cut.tsv" >"$TMP/n"

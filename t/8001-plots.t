@@ -7,7 +7,7 @@
 plots=$T32_SRC/plots
 
 command -v gnuplot >/dev/null 2>&1 || skip_all "gnuplot is not installed"
-plan 27
+plan 30
 tmp=$TMP
 
 # Sample inputs: '#' provenance lines, a header row, tab-separated rows.
@@ -72,6 +72,18 @@ rm -f "$tmp/est.svg"
 gnuplot -c "$plots/step-curve.gp" "$tmp/estimate.tsv" "$tmp/est.svg" "" "$tmp/stepfile.tsv" \
 	>"$tmp/est.out" 2>"$tmp/est.err" && [ -s "$tmp/est.svg" ]
 ok $? "step-curve.gp takes an estimate column and a steps file"
+
+# As t32 study writes it: the minimum-based curve, its steps marked and listed apart.
+printf '# t32 sample\nn\tcycles\tmin_cycles\tfit\tstep\n1\t4\t0\t4\t0\n2\t5\t0\t5\t0\n3\t6\t39\t6\t1\n4\t7\t39\t7\t0\n5\t8\t39\t8\t0\n' \
+	>"$tmp/study.tsv" && printf 'n\tn_before\theight\n3\t2\t39\n' >"$tmp/study.steps.tsv"
+ok $? "write step-curve sample with a minimum-based curve"
+rm -f "$tmp/study.svg"
+gnuplot -c "$plots/step-curve.gp" "$tmp/study.tsv" "$tmp/study.svg" "test machine" \
+	"$tmp/study.steps.tsv" >"$tmp/study.out" 2>"$tmp/study.err" &&
+	grep -qs 'minimum-based' "$tmp/study.svg"
+ok $? "step-curve.gp draws the minimum-based curve"
+[ "$(grep -c 'detected step' "$tmp/study.svg")" -eq 1 ]
+ok $? "step-curve.gp names the detected steps once in the key"
 
 # Bad usage and unknown output types: exit 2, nothing written.
 gnuplot -c "$plots/scatter.gp" >"$tmp/usage.out" 2>"$tmp/usage.err"

@@ -3,6 +3,7 @@
  * block that produces them (see attrib.h).
  */
 #include <capstone/capstone.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,8 @@ void t32_attrib_free(struct t32_attrib *a)
 
 /* ---- block files ---- */
 
+#define BLOCKFILE_MAX_LINES 100000	/* a block is tens of lines; an endless file stops here */
+
 int t32_blockfile_find(const char *arg, const char *datadir, char *path, size_t len)
 {
 	char try[4096];
@@ -240,18 +243,26 @@ int t32_blockfile_load(const char *path, struct t32_spec *s, struct t32_blockfil
 
 	memset(bf, 0, sizeof(*bf));
 	if (!f) {
-		snprintf(err, len, "cannot read block file '%s'", path);
+		snprintf(err, len, "cannot read block file '%s' (%s)", path, strerror(errno));
 		bf->unreadable = 1;
 		return -1;
 	}
-	while (!rc && fgets(line, sizeof(line), f)) {
+	/* bytes past fgets' terminator stay 1, so the last 0 is the end of what it read */
+	while (!rc && (memset(line, 1, sizeof(line)), fgets(line, sizeof(line), f))) {
 		char *l = line;
+		size_t got = sizeof(line) - 1;
 		uint64_t v;
 
+		while (got && line[got])
+			got--;
 		lineno++;
 		what[0] = 0;
-		if (!strchr(line, '\n') && !feof(f)) {
+		if (strlen(line) != got) {
+			snprintf(what, sizeof(what), "a NUL byte (not a text file)");
+		} else if (!strchr(line, '\n') && !feof(f)) {
 			snprintf(what, sizeof(what), "line longer than %zu bytes", sizeof(line) - 2);
+		} else if (lineno > BLOCKFILE_MAX_LINES) {
+			snprintf(what, sizeof(what), "more than %d lines", BLOCKFILE_MAX_LINES);
 		} else if (!*(l = trim(line)) || *l == '#') {
 			continue;
 		} else if (!strncmp(l, "init ", 5)) {
@@ -271,6 +282,11 @@ int t32_blockfile_load(const char *path, struct t32_spec *s, struct t32_blockfil
 			snprintf(err, len, "%s:%u: %s", path, lineno, what);
 			rc = -1;
 		}
+	}
+	if (!rc && ferror(f)) {
+		snprintf(err, len, "cannot read block file '%s' (%s)", path, strerror(errno));
+		bf->unreadable = 1;
+		rc = -1;
 	}
 	fclose(f);
 	if (!rc && !s->nitems) {

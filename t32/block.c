@@ -3,12 +3,14 @@
  */
 #include "t32/block.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen/gen.h"
 #include "t32/attrib.h"
+#include "t32/helper.h"
 
 void t32_block_opts_init(struct t32_block_opts *o)
 {
@@ -34,14 +36,14 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 		o->run.cpu = (int)v;
 		return 0;
 	case 0x101: {
-		char *end;
-		double t = strtod(arg, &end);
+		double t;
 
-		if (end == arg || *end || !(t > 0 && t <= 86400)) {
+		if (t32_parse_real(arg, DBL_MIN, 86400, &t)) {
 			t32_error("bad time limit '%s' (seconds, up to 86400)", arg);
 			return -1;
 		}
 		o->run.timeout = t;
+		t32_helper_set_limit(t);
 		return 0;
 	}
 	case 0x102:
@@ -65,6 +67,9 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 			t32_error("unknown format '%s' (table, tsv, json)", arg);
 			return -1;
 		}
+		return 0;
+	case 0x106:
+		t32_spec_allow_raw_nasm(1);
 		return 0;
 	}
 	return 1;
@@ -97,6 +102,8 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s)
 
 	t32_fault_describe(f, s, msg, sizeof(msg));
 	t32_error("%s", msg);
+	if (f->kind == T32_FAIL_INTERRUPTED)
+		return T32_EXIT_INTERRUPTED;
 	return f->kind == T32_FAIL_UNSUPPORTED ? T32_EXIT_UNSUPPORTED : T32_EXIT_ERROR;
 }
 
@@ -166,6 +173,8 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 	return rc ? t32_report_fault(&f, s) : 0;
 }
 
+static int start_runner(struct t32_session *ss, double seconds);
+
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
 {
@@ -182,11 +191,11 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 		if (rc)
 			return rc;
 	}
-	return t32_session_respawn(ss);
+	return start_runner(ss, 0.02);
 }
 
-/* o->warmup runs of each block, or about 20 ms of them if that is less. */
-static int warm_up(struct t32_session *ss)
+/* o->warmup runs of each block, or about `seconds` of them if that is less. */
+static int warm_up(struct t32_session *ss, double seconds)
 {
 	const struct t32_block_opts *o = &ss->opts;
 	uint64_t *scratch;
@@ -206,7 +215,7 @@ static int warm_up(struct t32_session *ss)
 		rc = t32_session_run(ss, i, runs, scratch);
 		per = (t32_now() - t0) / (double)runs;
 		if (!rc && o->warmup > runs) {
-			uint64_t more = per > 0 ? (uint64_t)(0.02 / per) : o->warmup;
+			uint64_t more = per > 0 ? (uint64_t)(seconds / per) : o->warmup;
 
 			if (more > o->warmup - runs)
 				more = o->warmup - runs;
@@ -218,7 +227,8 @@ static int warm_up(struct t32_session *ss)
 	return rc;
 }
 
-int t32_session_respawn(struct t32_session *ss)
+/* A new measuring process for the session's blocks, warmed up for `seconds` a block. */
+static int start_runner(struct t32_session *ss, double seconds)
 {
 	const struct t32_blob *blobs[T32_SESSION_MAX];
 	struct t32_fault f;
@@ -229,7 +239,13 @@ int t32_session_respawn(struct t32_session *ss)
 	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
 	if (!ss->runner)
 		return t32_report_fault(&f, ss->specs[0]);
-	return warm_up(ss);
+	return warm_up(ss, seconds);
+}
+
+/* The caches and clock are warm already: a fresh process needs less. */
+int t32_session_respawn(struct t32_session *ss)
+{
+	return start_runner(ss, 0.002);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)
@@ -238,6 +254,16 @@ int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64
 
 	if (t32_runner_timed(ss->runner, which, count, out, &f))
 		return t32_report_fault(&f, ss->specs[which]);
+	return 0;
+}
+
+int t32_session_interleaved(struct t32_session *ss, size_t nblocks, uint64_t per, uint64_t skip,
+			    uint64_t reps, uint64_t *out)
+{
+	struct t32_fault f;
+
+	if (t32_runner_interleaved(ss->runner, nblocks, per, skip, reps, out, &f))
+		return t32_report_fault(&f, ss->specs[0]);
 	return 0;
 }
 
@@ -269,4 +295,23 @@ int t32_block_body(int argc, char **argv, struct t32_spec *s, char *path, size_t
 		return T32_EXIT_USAGE;
 	}
 	return -1;
+}
+
+void t32_block_uarch(const char *asked, struct t32_uarch_choice *c)
+{
+	struct t32_cpu cpu;
+
+	t32_cpu_identify(&cpu);
+	t32_uarch_choose(asked, cpu.vendor, cpu.family, cpu.model, c);
+}
+
+void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c)
+{
+	fprintf(f, "{\"name\": ");
+	t32_json_string(f, c->how == T32_UARCH_ASKED ? c->data : c->core);
+	fprintf(f, ", \"data\": ");
+	t32_json_string(f, c->data);
+	fprintf(f, ", \"how\": \"%s\", \"basis\": ", t32_uarch_how_name(c->how));
+	t32_json_string(f, c->how == T32_UARCH_ASKED ? "--uarch" : c->cpu);
+	fprintf(f, "}");
 }

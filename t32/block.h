@@ -1,7 +1,9 @@
 /*
  * block.h - the steps every measuring subcommand shares: the common options, the
  * spec from the command line, the block and its empty twin generated, assembled
- * and loaded into one warm runner, and a fault turned into a message and exit code.
+ * and loaded into one warm runner, and a fault turned into a message and exit code;
+ * for model and correlate, the block a command names and the micro-architecture
+ * data to model it with.
  */
 #ifndef T32_BLOCK_H
 #define T32_BLOCK_H
@@ -9,6 +11,7 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "analysis/uarch.h"
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/util.h"
@@ -27,7 +30,8 @@ struct t32_block_opts {
 	{ "init", required_argument, NULL, 0x102 }, \
 	{ "no-dither", no_argument, NULL, 0x103 }, \
 	{ "warmup", required_argument, NULL, 0x104 }, \
-	{ "format", required_argument, NULL, 0x105 }
+	{ "format", required_argument, NULL, 0x105 }, \
+	{ "raw-nasm", no_argument, NULL, 0x106 }
 
 #define T32_BLOCK_OPTHELP \
 	"  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" \
@@ -35,7 +39,8 @@ struct t32_block_opts {
 	"  --init R=V,...   start register R with V instead of an arena pointer\n" \
 	"  --no-dither      do not randomise the TSC phase before each run\n" \
 	"  --warmup N       runs to throw away first (default 1000)\n" \
-	"  --format F       table, tsv or json\n"
+	"  --format F       table, tsv or json\n" \
+	"  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n"
 
 void t32_block_opts_init(struct t32_block_opts *o);
 /* Handle one of T32_BLOCK_LONGOPTS: 0 handled, -1 bad value (message printed), 1 not ours. */
@@ -66,6 +71,9 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 int t32_session_respawn(struct t32_session *ss);
 /* Run block `which` count times into out; exit code, message printed on failure. */
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out);
+/* Blocks 0..nblocks-1 in turn (t32_runner_interleaved); exit code, message printed. */
+int t32_session_interleaved(struct t32_session *ss, size_t nblocks, uint64_t per, uint64_t skip,
+			    uint64_t reps, uint64_t *out);
 void t32_session_close(struct t32_session *ss);
 
 /*
@@ -78,5 +86,13 @@ int t32_block_body(int argc, char **argv, struct t32_spec *s, char *path, size_t
 
 /* Print a fault as `t32: ...` and return its exit code. */
 int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s);
+
+/*
+ * The micro-architecture data model and correlate use: --uarch's (asked, may be
+ * NULL), else the one this CPU's CPUID names or its stated fallback.
+ */
+void t32_block_uarch(const char *asked, struct t32_uarch_choice *c);
+/* The choice as a JSON object: {"name", "data", "how", "basis"}. */
+void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c);
 
 #endif

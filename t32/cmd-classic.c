@@ -56,6 +56,7 @@ int cmd_classic(int argc, char **argv)
 		return T32_EXIT_USAGE;
 	if (t32_spec_parse_body(&s, argc - optind - 3, argv + optind + 3, err, sizeof(err))) {
 		t32_error("%s", err);
+		t32_spec_free(&s);	/* the items read before the bad one */
 		return T32_EXIT_USAGE;
 	}
 	{

@@ -2,17 +2,56 @@
  * cmd-gen.c - `t32 gen`: print the NASM source t32 would assemble for a spec, with
  * a header naming the spec, so the generated code can be read and reused.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gen/gen.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
 
 static const char gen_usage[] =
-	"t32 gen [--empty] [--loop [--unroll K] [--loop-barrier]] [--elf -o FILE [--iterations N]]\n"
+	"t32 gen [--empty] [--loop [--unroll K] [--loop-barrier]] [-o FILE] [--elf -o FILE [--iterations N]]\n"
 	"               [OPTIONS] BARRIER STORE [N] INSN...";
+
+/*
+ * The program for perf, linked into a temporary file beside out and renamed into
+ * place, so a failed link or a full disk leaves what was there.  An exit code.
+ */
+static int write_elf(const struct t32_gen *g, const char *out, const struct t32_spec *s)
+{
+	struct t32_fault f;
+	char *tmp = NULL;
+	struct stat st;
+	int fd;
+
+	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
+		t32_error("cannot write a program to '%s' (%s)", out,
+			  strcmp(out, "-") && S_ISDIR(st.st_mode) ? strerror(EISDIR)
+								: "not a regular file");
+		return T32_EXIT_ERROR;
+	}
+	fd = t32_tmp_beside(out, &tmp);
+	if (fd < 0) {
+		t32_error("cannot write '%s' (%s)", out, strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	close(fd);
+	if (t32_build_elf(g->text, g, tmp, &f)) {
+		t32_tmp_done(tmp, 0);
+		return t32_report_fault(&f, s);
+	}
+	if (rename(tmp, out)) {
+		t32_error("cannot write '%s' (%s)", out, strerror(errno));
+		t32_tmp_done(tmp, 0);
+		return T32_EXIT_ERROR;
+	}
+	t32_tmp_done(tmp, 1);
+	return 0;
+}
 
 int cmd_gen(int argc, char **argv)
 {
@@ -47,6 +86,7 @@ int cmd_gen(int argc, char **argv)
 			       "  --loop           the looped shape used for interrupt sampling\n"
 			       "  --unroll K       body copies per loop iteration\n"
 			       "  --loop-barrier   keep the barriers inside the loop\n"
+			       "  -o FILE          write the source to FILE instead of stdout\n"
 			       "  --elf -o FILE    write the looped block as a static program with symbols\n"
 			       "                   (t32_loop, body_start, body_end) for perf record/annotate\n"
 			       "  --iterations N   loop iterations the program runs (default: about 2e9\n"
@@ -113,20 +153,24 @@ int cmd_gen(int argc, char **argv)
 		return T32_EXIT_ERROR;
 	}
 	if (elf) {
-		struct t32_fault f;
-
-		rc = t32_build_elf(g.text, &g, out, &f);
+		rc = write_elf(&g, out, &s);
 		t32_gen_free(&g);
-		if (rc) {
-			rc = t32_report_fault(&f, &s);
-			t32_spec_free(&s);
-			return rc;
-		}
 		t32_spec_free(&s);
-		return t32_close_stdout();
+		return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 	}
-	fputs(g.text, stdout);
+	rc = 0;
+	if (out) {
+		/* the source written whole beside the target, then renamed into place */
+		struct t32_out o;
+
+		if (t32_out_open(&o, out))
+			rc = T32_EXIT_ERROR;
+		else if (fputs(g.text, o.f), t32_out_commit(&o))
+			rc = T32_EXIT_ERROR;
+	} else {
+		fputs(g.text, stdout);
+	}
 	t32_gen_free(&g);
 	t32_spec_free(&s);
-	return t32_close_stdout();
+	return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 }

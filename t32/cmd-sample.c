@@ -23,6 +23,7 @@
  * `init` point into the arena, whose qwords point to themselves, so
  * `mov rax, [rax]` chases its own pointer and `[reg]` operands are safe.
  */
+#include <float.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,7 +308,8 @@ static void print_help(void)
 	       "  --init R=V,...   start register R with V instead of an arena pointer\n"
 	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n"
 	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
-	       "  --format F       table (default), tsv or json\n\n"
+	       "  --format F       table (default), tsv or json\n"
+	       "  --raw-nasm       let instructions hold any NASM text (%%include, incbin...)\n\n"
 	       "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
 	       "in the body to trust the shares.\n",
 	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS);
@@ -331,9 +333,10 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 		{ "timeout", required_argument, NULL, 0x101 },
 		{ "init", required_argument, NULL, 0x102 },
 		{ "format", required_argument, NULL, 0x105 },
+		{ "raw-nasm", no_argument, NULL, 0x106 },
 		{ NULL, 0, NULL, 0 }
 	};
-	char err[512], *end;
+	char err[512];
 	int opt, timeout_set = 0;
 
 	optind = 1;
@@ -369,8 +372,7 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 			}
 			break;
 		case 's':
-			a->seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->seconds > 0 && a->seconds <= 3600)) {
+			if (t32_parse_real(optarg, DBL_MIN, 3600, &a->seconds)) {
 				t32_error("bad duration '%s' (seconds, up to 3600)", optarg);
 				return T32_EXIT_USAGE;
 			}

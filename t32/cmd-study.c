@@ -133,13 +133,14 @@ static int recipe_scatter(struct study *st)
 			return -1;
 	}
 	in = fopen(raw, "r");
-	o = fopen(path_in(st, "scatter.tsv", out, sizeof(out)), "w");
+	o = t32_fopen_out(path_in(st, "scatter.tsv", out, sizeof(out)));
 	if (!in || !o) {
-		t32_error("cannot write '%s'", out);
+		if (!in)
+			t32_error("cannot read '%s' (%s)", raw, strerror(errno));
 		if (in)
 			fclose(in);
 		if (o)
-			fclose(o);
+			t32_fabort_out(o);
 		return -1;
 	}
 	fprintf(o, "# recipe: scatter, %s m %s 100000 'inc eax'\n# unit: TSC ticks\ni\tticks\n",
@@ -148,10 +149,8 @@ static int recipe_scatter(struct study *st)
 		fprintf(o, "%llu\t%llu\n", i++, v);
 	fclose(in);
 	unlink(raw);
-	if (fclose(o)) {
-		t32_error("cannot write '%s'", out);
+	if (t32_fclose_out(o))
 		return -1;
-	}
 	plot(st, "scatter", "scatter.tsv", "scatter", NULL);
 	return 0;
 }
@@ -187,7 +186,7 @@ static int recipe_min_vs_count(struct study *st)
 		d[n++] = v;
 	fclose(in);
 	unlink(raw);
-	o = fopen(path_in(st, "min-vs-count.tsv", out, sizeof(out)), "w");
+	o = t32_fopen_out(path_in(st, "min-vs-count.tsv", out, sizeof(out)));
 	if (!o) {
 		free(d);
 		return -1;
@@ -206,13 +205,13 @@ static int recipe_min_vs_count(struct study *st)
 
 			for (; i < counts[k]; i++)
 				min = d[i] < min ? d[i] : min;
-			t32_estimate(d, counts[k], 0, &e);
+			t32_estimate(d, counts[k], t32_machine_tsc_step(NULL), &e);
 			fprintf(o, "%llu\t%llu\t%.3f\t%.3f\t%.3f\n", (unsigned long long)counts[k],
 				(unsigned long long)min, e.value, e.lo, e.hi);
 		}
 	}
 	free(d);
-	if (fclose(o))
+	if (t32_fclose_out(o))
 		return -1;
 	plot(st, "min-vs-count", "min-vs-count.tsv", "min-vs-count", NULL);
 	return 0;
@@ -240,12 +239,12 @@ static int recipe_table(struct study *st)
 	}
 	/* the heat map wants form, n, per_insn */
 	in = fopen(out, "r");
-	o = fopen(path_in(st, "table-heatmap.tsv", heat, sizeof(heat)), "w");
+	o = t32_fopen_out(path_in(st, "table-heatmap.tsv", heat, sizeof(heat)));
 	if (!in || !o) {
 		if (in)
 			fclose(in);
 		if (o)
-			fclose(o);
+			t32_fabort_out(o);
 		return -1;
 	}
 	fprintf(o, "# from table.tsv: (t - bar) / n, sub-quantum estimate\nform\tn\tper_insn\n");
@@ -263,7 +262,7 @@ static int recipe_table(struct study *st)
 	}
 	free(line);
 	fclose(in);
-	if (fclose(o))
+	if (t32_fclose_out(o))
 		return -1;
 	plot(st, "heatmap", "table-heatmap.tsv", "table-heatmap", NULL);
 	return 0;
@@ -335,15 +334,15 @@ static int recipe_steps(struct study *st)
 			continue;
 		}
 		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
-		o = fopen(path_in(st, name, out, sizeof(out)), "w");
+		o = t32_fopen_out(path_in(st, name, out, sizeof(out)));
 		snprintf(name, sizeof(name), "%s.steps.tsv", curves[c].base);
-		FILE *so_f = fopen(path_in(st, name, steps, sizeof(steps)), "w");
+		FILE *so_f = t32_fopen_out(path_in(st, name, steps, sizeof(steps)));
 
 		if (!o || !so_f) {
 			if (o)
-				fclose(o);
+				t32_fabort_out(o);
 			if (so_f)
-				fclose(so_f);
+				t32_fabort_out(so_f);
 			free(res);
 			t32_steps_free(&s);
 			rc = -1;
@@ -356,7 +355,7 @@ static int recipe_steps(struct study *st)
 			   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n",
 			st->barrier, curves[c].insn, lf.a, lf.b, lf.se_a, lf.se_b, s.nsteps,
 			s.period, s.periodic ? " (periodic)" : "");
-		fprintf(so_f, "n\theight\n");
+		fprintf(so_f, "n\tn_before\theight\n");
 		for (size_t i = 0; i < n; i++) {
 			int step = 0;
 
@@ -366,10 +365,11 @@ static int recipe_steps(struct study *st)
 				mn[i], lf.a + lf.b * x[i], step);
 		}
 		for (size_t k = 0; k < s.nsteps; k++)
-			fprintf(so_f, "%g\t%.3f\n", s.steps[k].x, s.steps[k].height);
+			fprintf(so_f, "%g\t%g\t%.3f\n", s.steps[k].x, s.steps[k].x_before,
+				s.steps[k].height);
 		free(res);
 		t32_steps_free(&s);
-		if (fclose(o) | fclose(so_f)) {
+		if (t32_fclose_out(o) | t32_fclose_out(so_f)) {
 			rc = -1;
 			continue;
 		}
@@ -455,7 +455,7 @@ static int recipe_interrupts(struct study *st)
 	}
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), by_name);
-	o = fopen(path_in(st, "interrupts.tsv", out, sizeof(out)), "w");
+	o = t32_fopen_out(path_in(st, "interrupts.tsv", out, sizeof(out)));
 	if (!o)
 		return -1;
 	fprintf(o, "# recipe: interrupts, t32 correlate on each block of data/blocks\n"
@@ -489,7 +489,7 @@ static int recipe_interrupts(struct study *st)
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
-	return fclose(o) || rc ? -1 : 0;
+	return t32_fclose_out(o) || rc ? -1 : 0;
 }
 
 static const struct recipe {
@@ -551,7 +551,7 @@ static int write_index(struct study *st, unsigned done)
 
 		run(st, env, argv);
 	}
-	h = fopen(path_in(st, "index.html", path, sizeof(path)), "w");
+	h = t32_fopen_out(path_in(st, "index.html", path, sizeof(path)));
 	if (!h)
 		return -1;
 	fprintf(h, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>t32 study: %s</title>\n"
@@ -633,7 +633,7 @@ static int write_index(struct study *st, unsigned done)
 		}
 	}
 	fprintf(h, "</body></html>\n");
-	return fclose(h);
+	return t32_fclose_out(h);
 }
 
 /* plots/: $T32_PLOTDIR, beside data/ in the tree, or data/plots when installed. */

@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/sweepfile.h"
 #include "t32/table.h"
+#include "t32/tsv.h"
 
 static const char sweep_usage[] =
 	"t32 sweep [OPTIONS] --n LIST (TABLE.tbl | BARRIER STORE [N] INSN...)\n"
@@ -56,7 +59,8 @@ struct sweep {
 	struct t32_measure_opts mo;
 	const char *out_path;
 	int resume;
-	char signature[1024];		/* what makes two files one sweep */
+	char *signature;		/* the `# sweep:` line: what makes two files one sweep */
+	char shard_line[64];		/* `# shard: K/N` line, or "" */
 	unsigned char *done;		/* rows already in the output (resume) */
 	size_t nrows;
 };
@@ -68,10 +72,6 @@ struct job {
 	enum mode mode;
 	uint64_t n;
 };
-
-static const char *const columns =
-	"row\tform\tmode\tn\tk\tunit\testimate\tci_lo\tci_hi\ttotal\tmin_est\tmedian_est\truns\t"
-	"seconds\tflags\tstatus\texpected\treason\n";
 
 static size_t forms_of(const struct sweep *w)
 {
@@ -149,15 +149,19 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 		      unsigned k, const struct t32_measurement *m, const char *status,
 		      const char *reason)
 {
-	char flags[64] = "-", name[256], expected[32] = "";
+	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024];
 	double exp = NAN;
 
+	/* text fields escaped: a tab or newline in them adds no column or row */
 	if (j->form) {
-		snprintf(name, sizeof(name), "%s", j->form->name);
+		snprintf(raw, sizeof(raw), "%s", j->form->name);
 		exp = j->mode == MODE_THROUGHPUT ? j->form->rtp : j->form->lat;
 	} else {
-		spec_name(&w->spec, name, sizeof(name));
+		spec_name(&w->spec, raw, sizeof(raw));
 	}
+	t32_tsv_escape(name, sizeof(name), raw);
+	t32_tsv_escape(why, sizeof(why), reason);
+	reason = why;
 	if (!isnan(exp))
 		snprintf(expected, sizeof(expected), "%g", exp);
 	if (!m)
@@ -178,16 +182,34 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 			(unsigned long long)m->runs, m->seconds, flags, status, expected, reason);
 }
 
-/* Write a whole line with one write(); a short write is an error (full disk). */
+/*
+ * Write a whole line with one write(), so a kill between rows leaves whole rows.
+ * A short write (a full disk) is carried on, so errno says why, and on failure
+ * the file is cut back to where the line began: it holds whole rows only.
+ */
 static int write_line(int fd, const char *line)
 {
-	size_t len = strlen(line);
-	ssize_t n;
+	size_t len = strlen(line), done = 0;
+	off_t start = lseek(fd, 0, SEEK_END);
 
-	do
-		n = write(fd, line, len);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
+	while (done < len) {
+		ssize_t n = write(fd, line + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			/* errno of the write is what the user needs, not the cut's */
+			int cut = done && start >= 0 ? ftruncate(fd, start) : 0;
+
+			(void)cut;
+			errno = e;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return 0;
 }
 
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
@@ -244,190 +266,315 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	return 0;
 }
 
-/* The line naming the sweep: same signature, same rows. */
-static void make_signature(struct sweep *w, const char *what)
+/* FNV-1a, 64 bits: a short name for a long text in the sweep line. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
-	size_t used;
-	char ml[64] = "";
+	const unsigned char *c = p;
 
-	for (int m = 0; m < MODE_N; m++)
-		if (w->modes & (1u << m)) {
-			if (ml[0])
-				strcat(ml, ",");
-			strcat(ml, modes[m].name);
-		}
-	used = (size_t)snprintf(w->signature, sizeof(w->signature),
-				"# sweep: rows=%zu of=%s modes=%s barrier=%s store=%c unit=%s n=",
-				w->nrows, what, ml, w->spec.barrier, w->spec.store,
-				t32_unit_names[w->mo.unit]);
-	for (size_t i = 0; i < w->nn && used < sizeof(w->signature) - 32; i++)
-		used += (size_t)snprintf(w->signature + used, sizeof(w->signature) - used, "%s%llu",
-					 i ? "," : "", (unsigned long long)w->ns[i]);
-	if (used >= sizeof(w->signature) - 32)
-		snprintf(w->signature + sizeof(w->signature) - 32, 32, "...");
-	strncat(w->signature, "\n", sizeof(w->signature) - strlen(w->signature) - 1);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+#define FNV_START 0xcbf29ce484222325ull
+
+/* d as the shortest text that reads back as the same number. */
+static void exact_num(FILE *f, double d)
+{
+	char buf[40];
+
+	for (int p = 6; p <= 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	fputs(buf, f);
+}
+
+/* A table's forms as one hash: a table edited between shards is another sweep. */
+static uint64_t table_hash(const struct t32_table *t)
+{
+	uint64_t h = FNV_START;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct t32_form *f = &t->forms[i];
+		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
+
+		for (size_t k = 0; k < 4; k++)
+			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
+		h = fnv1a(h, &f->lat, sizeof(f->lat));
+		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
+	}
+	return h;
+}
+
+/* Text (escaped) in the sweep line: whole, or its start and a hash when long or odd. */
+static void sig_text(FILE *f, const char *text)
+{
+	size_t len = strlen(text);
+	char *esc = malloc(2 * len + 1);
+	int odd = 0;
+
+	if (esc) {
+		t32_tsv_escape(esc, 2 * len + 1, text);
+		for (char *p = esc; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				*p = '?';
+				odd = 1;
+			}
+	}
+	if (esc && !odd && strlen(esc) <= 1024)
+		fputs(esc, f);
+	else
+		fprintf(f, "%.200s... (%zu bytes, fnv1a64 %016llx)", esc ? esc : "", len,
+			(unsigned long long)fnv1a(FNV_START, text, len));
+	free(esc);
 }
 
 /*
- * Read an existing output for --resume: check it is this sweep, note its rows,
- * and cut a last line that has no newline (a row half-written when the run died).
+ * The line naming the sweep: everything that decides a row's value, so that
+ * --resume and --merge refuse a piece of another sweep.  The CPU is left out:
+ * shards run on several machines.  A long n list is named by its ends, count and
+ * hash.
  */
-static int load_resume(struct sweep *w, const char *path)
+static int make_signature(struct sweep *w, const char *what)
 {
-	FILE *f = fopen(path, "r+");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	off_t good = 0;
-	int sig_ok = 0;
+	char *buf = NULL, *nl = NULL;
+	size_t len = 0, nlen = 0;
+	FILE *f = open_memstream(&buf, &len), *n = open_memstream(&nl, &nlen);
+	const char *sep = "";
 
-	if (!f)
-		return errno == ENOENT ? 1 : -1;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		char *end;
-		unsigned long long r;
-
-		if (line[n - 1] != '\n')
-			break;
-		good += n;
-		if (strncmp(line, "# sweep:", 8) == 0) {
-			if (strcmp(line, w->signature) != 0) {
-				t32_error("the file holds a different sweep '%s'", path);
-				free(line);
-				fclose(f);
-				return -2;
-			}
-			sig_ok = 1;
-			continue;
-		}
-		if (line[0] == '#' || strncmp(line, "row\t", 4) == 0)
-			continue;
-		r = strtoull(line, &end, 10);
-		if (end != line && *end == '\t' && r < w->nrows)
-			w->done[r] = 1;
-	}
-	free(line);
-	fclose(f);
-	if (!sig_ok) {
-		t32_error("no sweep line in '%s' (not a t32 sweep output?)", path);
-		return -2;
-	}
-	if (truncate(path, good))
+	if (!f || !n) {
+		if (f)
+			fclose(f);
+		if (n)
+			fclose(n);
+		free(buf);
+		free(nl);
 		return -1;
+	}
+	fprintf(f, "# sweep: rows=%zu of=", w->nrows);
+	sig_text(f, what);
+	if (w->from_table)
+		fprintf(f, " forms=%016llx", (unsigned long long)table_hash(&w->table));
+	fputs(" modes=", f);
+	for (int m = 0; m < MODE_N; m++)
+		if (w->modes & (1u << m)) {
+			fprintf(f, "%s%s", sep, modes[m].name);
+			sep = ",";
+		}
+	fprintf(f, " barrier=%s store=%c unit=%s shards=%u init=", w->spec.barrier, w->spec.store,
+		t32_unit_names[w->mo.unit], w->shards);
+	for (size_t i = 0; i < w->spec.ninit; i++)
+		fprintf(f, "%s%s=%llu", i ? "," : "", t32_gprs[w->spec.init[i].reg],
+			(unsigned long long)w->spec.init[i].value);
+	if (!w->spec.ninit)
+		fputs("-", f);
+	fputs(" precision=", f);
+	exact_num(f, w->mo.precision);
+	fputs(" block-precision=", f);
+	exact_num(f, w->mo.block_precision);
+	fputs(" budget=", f);
+	exact_num(f, w->mo.budget);
+	fprintf(f, " max-runs=%llu max-k=%u warmup=%llu dither=%d n=",
+		(unsigned long long)w->mo.max_runs, w->max_k, (unsigned long long)w->bo.warmup,
+		w->bo.dither);
+	for (size_t i = 0; i < w->nn; i++)
+		fprintf(n, "%s%llu", i ? "," : "", (unsigned long long)w->ns[i]);
+	fclose(n);
+	if (nlen <= 512)
+		fputs(nl, f);
+	else
+		fprintf(f, "%llu,%llu,...,%llu (%zu values, fnv1a64 %016llx)",
+			(unsigned long long)w->ns[0], (unsigned long long)w->ns[1],
+			(unsigned long long)w->ns[w->nn - 1], w->nn,
+			(unsigned long long)fnv1a(FNV_START, nl, nlen));
+	fputc('\n', f);
+	free(nl);
+	if (fclose(f)) {
+		free(buf);
+		return -1;
+	}
+	w->signature = buf;
+	if (w->shards > 1)
+		snprintf(w->shard_line, sizeof(w->shard_line), "# shard: %u/%u\n", w->shard, w->shards);
 	return 0;
 }
 
-/* The merge: files of one sweep, every row exactly once, rows in order. */
-static int merge(const char *out, int nfiles, char **files)
+/* Where the rows go: stdout, a file appended to, or a temporary file beside it. */
+struct sink {
+	int fd;			/* rows are appended here */
+	char *tmp;		/* renamed over the output when the sweep ends, or NULL */
+	int oldfd;		/* the file being replaced, locked meanwhile, or -1 */
+	int created;		/* the output did not exist before this run */
+	int started;		/* it holds a sweep's header: a sweep to resume */
+	const char *path;	/* for messages: the output, or "stdout" */
+};
+
+/*
+ * Read the output for --resume (its lock held, as fd): check it is this sweep,
+ * note its rows, and cut a last line that has no newline (a row half-written
+ * when the run died).  0, or -1 after a message.
+ */
+static int load_resume(struct sweep *w, int fd, const char *path)
 {
-	char **rows = NULL, *line = NULL, *sig = NULL, *head = NULL;
-	size_t nrows = 0, cap = 0, missing = 0;
-	FILE *o;
-	int rc = 0;
+	int dupfd = dup(fd);
+	FILE *f = dupfd < 0 ? NULL : fdopen(dupfd, "r");
+	off_t good = 0;
+	int rc;
 
-	for (int i = 0; i < nfiles && !rc; i++) {
-		FILE *f = fopen(files[i], "r");
-		int seen_sig = 0;
-		ssize_t n;
-
-		if (!f) {
-			t32_error("cannot read '%s' (%s)", files[i], strerror(errno));
-			rc = T32_EXIT_ERROR;
-			break;
-		}
-		while ((n = getline(&line, &cap, f)) > 0) {
-			char *end;
-			unsigned long long r;
-
-			if (strncmp(line, "# sweep:", 8) == 0) {
-				unsigned long long total = 0;
-
-				seen_sig = 1;
-				if (!sig) {
-					sig = strdup(line);
-					sscanf(line, "# sweep: rows=%llu", &total);
-					nrows = (size_t)total;
-					rows = calloc(nrows ? nrows : 1, sizeof(char *));
-				} else if (strcmp(sig, line) != 0) {
-					t32_error("'%s' is a piece of another sweep", files[i]);
-					rc = T32_EXIT_ERROR;
-					break;
-				}
-				continue;
-			}
-			if (line[0] == '#') {
-				if (i == 0 && !head)
-					head = strdup("");
-				if (i == 0 && strncmp(line, "# shard:", 8) != 0) {
-					size_t hl = strlen(head);
-					char *t = realloc(head, hl + (size_t)n + 1);
-
-					if (t) {
-						head = t;
-						memcpy(head + hl, line, (size_t)n + 1);
-					}
-				}
-				continue;
-			}
-			if (strncmp(line, "row\t", 4) == 0)
-				continue;
-			if (!seen_sig || !rows) {
-				t32_error("no sweep line before the rows of '%s'", files[i]);
-				rc = T32_EXIT_ERROR;
-				break;
-			}
-			r = strtoull(line, &end, 10);
-			if (end == line || *end != '\t' || r >= nrows || line[n - 1] != '\n') {
-				t32_error("bad row in '%s' '%.40s'", files[i], line);
-				rc = T32_EXIT_ERROR;
-				break;
-			}
-			if (rows[r]) {
-				t32_error("row %llu appears twice (again in '%s')", r, files[i]);
-				rc = T32_EXIT_ERROR;
-				break;
-			}
-			rows[r] = strdup(line);
-		}
-		fclose(f);
+	if (!f) {
+		if (dupfd >= 0)
+			close(dupfd);
+		t32_error("cannot read '%s' (%s)", path, strerror(errno));
+		return -1;
 	}
-	free(line);
-	for (size_t r = 0; !rc && r < nrows; r++)
-		missing += !rows[r];
-	if (!rc && missing) {
-		t32_error("the pieces lack %zu of %zu rows '%s'", missing, nrows, files[0]);
-		rc = T32_EXIT_ERROR;
+	rc = t32_sweep_scan(f, path, w->signature, w->shard_line, w->nrows, w->done, &good);
+	fclose(f);
+	if (!rc && ftruncate(fd, good)) {
+		t32_error("cannot write '%s' (%s)", path, strerror(errno));
+		rc = -1;
 	}
-	if (!rc && !sig) {
-		t32_error("no sweep in '%s'", files[0]);
-		rc = T32_EXIT_ERROR;
+	if (!rc && lseek(fd, 0, SEEK_END) < 0) {
+		t32_error("cannot write '%s' (%s)", path, strerror(errno));
+		rc = -1;
 	}
-	if (!rc) {
-		o = strcmp(out, "-") ? fopen(out, "w") : stdout;
-		if (!o) {
-			t32_error("cannot write '%s' (%s)", out, strerror(errno));
-			rc = T32_EXIT_ERROR;
-		} else {
-			fputs(head ? head : "", o);
-			fputs(sig, o);
-			fprintf(o, "# merged: %d pieces\n", nfiles);
-			fputs(columns, o);
-			for (size_t r = 0; r < nrows; r++)
-				fputs(rows[r], o);
-			if (o != stdout && fclose(o)) {
-				t32_error("cannot write '%s' (%s)", out, strerror(errno));
-				rc = T32_EXIT_ERROR;
-			}
-		}
-	}
-	for (size_t r = 0; r < nrows && rows; r++)
-		free(rows[r]);
-	free(rows);
-	free(sig);
-	free(head);
 	return rc;
 }
 
+/*
+ * Open where the rows go.  A new file is written where it is, so a kill leaves
+ * its rows for --resume; --resume appends to the file it finds; an existing file
+ * without --resume is never truncated: the new sweep goes to a temporary file
+ * beside it, renamed over it when the sweep ends (done or interrupted) and
+ * removed if it cannot be written.  Each file is locked (flock) so a second t32
+ * writing it is refused.  0, or an exit code after a message.
+ */
+static int sink_open(struct sweep *w, struct sink *k)
+{
+	const char *path = w->out_path;
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	k->fd = 1;
+	k->oldfd = -1;
+	k->path = "stdout";
+	if (!path || strcmp(path, "-") == 0)
+		return w->resume ? (t32_error("cannot resume '%s' (not a file)", "stdout"),
+				    T32_EXIT_USAGE) : 0;
+	k->path = path;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		t32_error("cannot write '%s' (%s)", path, strerror(EISDIR));
+		return T32_EXIT_ERROR;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO is written where it is */
+		if (w->resume) {
+			t32_error("cannot resume '%s' (not a regular file)", path);
+			return T32_EXIT_ERROR;
+		}
+		k->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (k->fd < 0) {
+			t32_error("cannot write '%s' (%s)", path, strerror(errno));
+			return T32_EXIT_ERROR;
+		}
+		return 0;
+	}
+	for (int tries = 0; tries < 10; tries++) {
+		int fd;
+
+		if (w->resume || tries) {
+			/* --resume: the file as it is, locked */
+			fd = t32_lock_path(path, w->resume ? O_RDWR : O_RDONLY);
+			if (fd == -2)
+				return T32_EXIT_ERROR;
+			if (fd < 0 && errno == ENOENT) {
+				w->resume = 0;	/* nothing there yet: start afresh */
+			} else if (fd < 0 && w->resume) {
+				t32_error("cannot write '%s' (%s)", path, strerror(errno));
+				return T32_EXIT_ERROR;
+			} else if (w->resume) {
+				k->fd = fd;
+				if (load_resume(w, fd, path))
+					return T32_EXIT_ERROR;
+				if (fcntl(fd, F_SETFL, O_APPEND) < 0) {
+					t32_error("cannot write '%s' (%s)", path, strerror(errno));
+					return T32_EXIT_ERROR;
+				}
+				return 0;
+			} else {
+				/* there, and not to resume: replaced when the sweep ends */
+				k->oldfd = fd;	/* -1 when unreadable: then it is not locked */
+				fd = t32_tmp_beside(path, &k->tmp);
+				if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+					t32_error("cannot write '%s' (cannot create a file beside it: %s)",
+						  path, strerror(errno));
+					return T32_EXIT_ERROR;
+				}
+				k->fd = fd;
+				return 0;
+			}
+		}
+		/* not there: created, written in place, locked */
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0) {
+			t32_error("cannot write '%s' (%s)", path, strerror(errno));
+			return T32_EXIT_ERROR;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			close(fd);
+			t32_error("another t32 is writing '%s' (the file is locked)", path);
+			return T32_EXIT_ERROR;
+		}
+		k->fd = fd;
+		k->created = 1;
+		return 0;
+	}
+	t32_error("cannot write '%s' (%s)", path, "it keeps changing");
+	return T32_EXIT_ERROR;
+}
+
+/*
+ * Close the output.  ok: the rows written stay (a temporary file is synced and
+ * renamed into place); otherwise a temporary file is removed and the old file
+ * left as it was, and a file this run created without a header is removed.
+ * 0, or -1 after a message.
+ */
+static int sink_close(struct sink *k, int ok)
+{
+	int rc = 0;
+
+	if (k->fd != 1) {
+		if (k->tmp && ok && fsync(k->fd) && errno != EINVAL) {
+			t32_error("cannot write '%s' (%s), the file is left as it was", k->path,
+				  strerror(errno));
+			ok = 0;
+			rc = -1;
+		}
+		if (close(k->fd) && ok) {
+			t32_error("cannot write '%s' (%s)", k->path, strerror(errno));
+			rc = -1;
+		}
+	}
+	if (k->tmp) {
+		if (ok && rename(k->tmp, k->path)) {
+			t32_error("cannot write '%s' (%s), the file is left as it was", k->path,
+				  strerror(errno));
+			ok = 0;
+			rc = -1;
+		}
+		t32_tmp_done(k->tmp, ok);
+	} else if (!ok && k->created && !k->started) {
+		unlink(k->path);
+	}
+	if (k->oldfd >= 0)
+		close(k->oldfd);
+	k->tmp = NULL;
+	k->fd = 1;
+	k->oldfd = -1;
+	return rc;
+}
 /* Parse `K/N` (1 <= K <= N). */
 static int parse_shard(const char *arg, unsigned *k, unsigned *n)
 {
@@ -491,9 +638,10 @@ int cmd_sweep(int argc, char **argv)
 	};
 	struct sweep w;
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL;
-	int opt, rc = 0, do_merge = 0, fd = 1, progress;
+	int opt, rc = 0, do_merge = 0, progress;
+	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
-	size_t written = 0, failed = 0;
+	size_t written = 0;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t v;
 
@@ -602,7 +750,7 @@ int cmd_sweep(int argc, char **argv)
 	if (do_merge) {
 		if (!w.out_path || optind >= argc)
 			return t32_usage("t32 sweep --merge -o OUT FILE...");
-		rc = merge(w.out_path, argc - optind, argv + optind);
+		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind);
 		return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 	}
 	if (optind >= argc || !nlist)
@@ -613,101 +761,117 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (w.resume && !w.out_path) {
 		t32_error("--resume needs the output file '%s'", "-o FILE");
-		return T32_EXIT_USAGE;
+		rc = T32_EXIT_USAGE;
+		goto out;
 	}
 	/* a table, or a spec: BARRIER STORE [N] INSN... */
 	if (argc - optind == 1) {
-		if (t32_table_load(argv[optind], &w.table, err, sizeof(err))) {
+		if (t32_same_file(w.out_path, argv[optind])) {
+			t32_error("the output is the table being swept '%s' (choose another -o)",
+				  w.out_path);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
+		rc = t32_table_load(argv[optind], &w.table, err, sizeof(err));
+		if (rc) {
 			t32_error("%s", err);
-			return T32_EXIT_ERROR;
+			rc = rc == -2 ? T32_EXIT_USAGE : T32_EXIT_ERROR;	/* not a table: usage */
+			goto out;
 		}
 		w.from_table = 1;
 		w.modes = (1u << MODE_LATENCY) | (1u << MODE_THROUGHPUT);
-		if (t32_block_parse_head(&w.spec, barrier, store))
-			return T32_EXIT_USAGE;
+		if (t32_block_parse_head(&w.spec, barrier, store)) {
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
 	} else {
-		if (argc - optind < 3)
-			return t32_usage(sweep_usage);
-		if (t32_block_parse_head(&w.spec, argv[optind], argv[optind + 1]))
-			return T32_EXIT_USAGE;
+		if (argc - optind < 3) {
+			rc = t32_usage(sweep_usage);
+			goto out;
+		}
+		if (t32_block_parse_head(&w.spec, argv[optind], argv[optind + 1])) {
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
 		if (t32_spec_parse_body(&w.spec, argc - optind - 2, argv + optind + 2, err,
 					sizeof(err))) {
 			t32_error("%s", err);
-			return T32_EXIT_USAGE;
+			rc = T32_EXIT_USAGE;
+			goto out;
 		}
 		w.modes = 1u << MODE_RAW;
 	}
 	if (modelist && parse_modes(modelist, &w.modes)) {
 		t32_error("unknown mode in '%s' (raw, latency, throughput)", modelist);
-		return T32_EXIT_USAGE;
+		rc = T32_EXIT_USAGE;
+		goto out;
 	}
 	if (!w.from_table && (w.modes & ~(1u << MODE_RAW))) {
 		t32_error("a spec sweeps in raw mode only '%s'", modelist);
-		return T32_EXIT_USAGE;
+		rc = T32_EXIT_USAGE;
+		goto out;
 	}
 	{
 		size_t k = 0;
 
 		for (int m = 0; m < MODE_N; m++)
 			k += !!(w.modes & (1u << m));
+		/* rows are counted in the files read back: keep them within what those accept */
+		if (w.nn > T32_SWEEP_MAX_ROWS || forms_of(&w) * k > T32_SWEEP_MAX_ROWS / w.nn) {
+			t32_error("too many rows '%zu forms x %zu modes x %zu n' (at most %u)",
+				  forms_of(&w), k, w.nn, T32_SWEEP_MAX_ROWS);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
 		w.nrows = forms_of(&w) * k * w.nn;
 	}
 	if (w.bo.run.cpu < 0)
 		w.bo.run.cpu = t32_default_cpu();
 	{
-		char what[512];
+		char what[4096];
 
 		if (w.from_table)
 			snprintf(what, sizeof(what), "%s", argv[optind]);
 		else
 			spec_name(&w.spec, what, sizeof(what));
-		make_signature(&w, what);
-	}
-	w.done = calloc(w.nrows ? w.nrows : 1, 1);
-	if (!w.done)
-		return T32_EXIT_ERROR;
-	if (w.resume) {
-		int r = load_resume(&w, w.out_path);
-
-		if (r == -2)
-			return T32_EXIT_ERROR;
-		if (r < 0) {
-			t32_error("cannot read '%s' (%s)", w.out_path, strerror(errno));
-			return T32_EXIT_ERROR;
-		}
-		if (r == 1)
-			w.resume = 0;	/* nothing there yet: start afresh */
-	}
-	if (w.out_path) {
-		fd = open(w.out_path, O_WRONLY | O_CREAT | O_APPEND | (w.resume ? 0 : O_TRUNC) | O_CLOEXEC,
-			  0644);
-		if (fd < 0) {
-			t32_error("cannot write '%s' (%s)", w.out_path, strerror(errno));
-			return T32_EXIT_ERROR;
+		w.done = calloc(w.nrows ? w.nrows : 1, 1);
+		if (!w.done || make_signature(&w, what)) {
+			t32_error("out of memory for '%zu rows'", w.nrows);
+			rc = T32_EXIT_ERROR;
+			goto out;
 		}
 	}
+	rc = sink_open(&w, &sink);
+	if (rc)
+		goto out;
 	if (!w.resume) {
 		/* the header: provenance, the sweep line, the shard, the columns */
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *h = open_memstream(&buf, &len);
 
+		if (!h) {
+			t32_error("out of memory for '%s'", "the header");
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
 		t32_provenance(h, argc + 1, argv - 1);
 		fprintf(h, "# barrier: %s, store %c, cpu %d\n", w.spec.barrier, w.spec.store,
 			w.bo.run.cpu);
 		fputs(w.signature, h);
-		if (w.shards > 1)
-			fprintf(h, "# shard: %u/%u\n", w.shard, w.shards);
-		fputs(columns, h);
+		fputs(w.shard_line, h);
+		fputs(t32_sweep_columns, h);
 		fclose(h);
-		rc = write_line(fd, buf);
+		rc = write_line(sink.fd, buf);
 		free(buf);
 		if (rc) {
-			t32_error("cannot write '%s' (%s)", w.out_path ? w.out_path : "stdout",
-				  strerror(errno));
-			return T32_EXIT_ERROR;
+			t32_error("cannot write '%s' (%s)%s", sink.path, strerror(errno),
+				  sink.tmp ? ", the file is left as it was" : "");
+			rc = T32_EXIT_ERROR;
+			goto out;
 		}
 	}
+	sink.started = 1;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -718,31 +882,43 @@ int cmd_sweep(int argc, char **argv)
 		if (r % w.shards != w.shard - 1 || w.done[r])
 			continue;
 		job_of(&w, r, &j);
-		if (progress)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s %s n=%llu", r + 1, w.nrows,
-				j.form ? j.form->name : "spec", modes[j.mode].name,
-				(unsigned long long)j.n);
+		if (progress) {
+			fprintf(stderr, "\r\033[K[%zu/%zu] ", r + 1, w.nrows);
+			t32_fputs_visible(j.form ? j.form->name : "spec", stderr);
+			fprintf(stderr, " %s n=%llu", modes[j.mode].name, (unsigned long long)j.n);
+		}
 		rc = measure_job(&w, &j, line, sizeof(line));
 		if (rc)
 			break;
-		if (write_line(fd, line)) {
-			t32_error("cannot write '%s' (%s)", w.out_path ? w.out_path : "stdout",
-				  strerror(errno));
+		if (write_line(sink.fd, line)) {
+			int e = errno;
+
+			if (progress)
+				fprintf(stderr, "\r\033[K");
+			progress = 0;
+			if (sink.tmp)
+				t32_error("cannot write '%s' (%s), the file is left as it was", sink.path,
+					  strerror(e));
+			else if (w.out_path && strcmp(w.out_path, "-"))
+				t32_error("cannot write '%s' (%s), %zu rows written: resume with --resume -o %s",
+					  sink.path, strerror(e), written, w.out_path);
+			else
+				t32_error("cannot write '%s' (%s)", sink.path, strerror(e));
 			rc = T32_EXIT_ERROR;
 			break;
 		}
 		written++;
-		failed += strstr(line, "\tok\t") == NULL;
 	}
 	if (progress)
 		fprintf(stderr, "\r\033[K");
 	if (rc == T32_EXIT_INTERRUPTED)
 		t32_error("interrupted: %zu rows written%s%s", written,
 			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");
-	if (fd != 1 && close(fd) && !rc) {
-		t32_error("cannot write '%s' (%s)", w.out_path, strerror(errno));
+out:
+	/* rows written stay, unless they went to a temporary file that could not be written */
+	if (sink_close(&sink, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
 		rc = T32_EXIT_ERROR;
-	}
+	free(w.signature);
 	t32_table_free(&w.table);
 	t32_spec_free(&w.spec);
 	free(w.ns);

@@ -3,6 +3,7 @@
  * chain, in core cycles (or ticks, ns) per instruction with a 95% interval, for a
  * person (table) or a program (tsv, json).
  */
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -116,7 +117,7 @@ int cmd_time(int argc, char **argv)
 	struct t32_measurement m;
 	struct t32_spec s = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
-	char err[512], *end;
+	char err[512];
 	int opt, rc, budget_set = 0, use_base = 0;
 	uint64_t count, base_n = 0;
 	struct t32_spec base = { 0 };
@@ -139,16 +140,14 @@ int cmd_time(int argc, char **argv)
 			       time_usage, T32_BLOCK_OPTHELP);
 			return t32_close_stdout();
 		case 'p':
-			mo.precision = strtod(optarg, &end);
-			if (end == optarg || *end || !(mo.precision > 0)) {
+			if (t32_parse_real(optarg, DBL_MIN, 1e9, &mo.precision)) {
 				t32_error("bad precision '%s' (a positive number)", optarg);
 				return T32_EXIT_USAGE;
 			}
 			continue;
 		case 'b':
-			mo.budget = strtod(optarg, &end);
-			if (end == optarg || *end || !(mo.budget > 0)) {
-				t32_error("bad budget '%s' (seconds)", optarg);
+			if (t32_parse_real(optarg, DBL_MIN, 1e6, &mo.budget)) {
+				t32_error("bad budget '%s' (seconds, up to 1000000)", optarg);
 				return T32_EXIT_USAGE;
 			}
 			budget_set = 1;

@@ -18,38 +18,118 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "t32/helper.h"
 #include "t32/util.h"
 
-#define CHUNK (1u << 18)	/* deltas one request returns at most */
+#define CHUNK T32_RUNNER_CHUNK	/* deltas one request returns at most */
 
 /* ---- assembling ---- */
 
-/* Read a whole file into memory. */
-static int slurp(const char *path, unsigned char **buf, size_t *len)
+/* Read a whole file, by a descriptor open on it, into memory. */
+static int slurp_fd(int fd, unsigned char **buf, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	long n;
+	struct stat st;
+	size_t got = 0;
 
-	if (!f)
+	*buf = NULL;
+	if (fstat(fd, &st) || st.st_size < 0)
 		return -1;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf)
+		return -1;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = pread(fd, *buf + got, (size_t)st.st_size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(*buf);
+			*buf = NULL;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	(*buf)[got] = 0;
+	*len = got;
+	return 0;
+}
+
+/*
+ * A temporary file for nasm, `t32-XXXXXX` in $TMPDIR (else /tmp), unlinked at once:
+ * nasm and ld reach it as /dev/fd/N, and nothing is left behind however t32 ends,
+ * even by SIGKILL.  The descriptor, or -1 with the reason in f.
+ */
+static int temp_fd(const char *text, struct t32_fault *f)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	size_t len = text ? strlen(text) : 0;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/t32-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot make a temporary file in '%.300s' (%s)",
+			 dir, strerror(errno));
 		return -1;
 	}
-	*buf = malloc((size_t)n + 1);
-	if (!*buf || fread(*buf, 1, (size_t)n, f) != (size_t)n) {
-		free(*buf);
-		*buf = NULL;
-		fclose(f);
+	unlink(path);
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			f->kind = T32_FAIL_SYSTEM;
+			snprintf(f->msg, sizeof(f->msg), "cannot write a temporary file in '%s' (%s)",
+				 dir, strerror(n < 0 ? errno : ENOSPC));
+			close(fd);
+			return -1;
+		}
+		text += n;
+		len -= (size_t)n;
+	}
+	return fd;
+}
+
+/*
+ * Run nasm or ld on its leash (t32_run_helper).  0 when it exited 0; else -1 with
+ * f filled in: what it said, that it was killed at its time limit, or that t32
+ * was interrupted.
+ */
+static int run_tool(char *const argv[], const int *keep, size_t nkeep,
+		    struct t32_child_output *res, struct t32_fault *f)
+{
+	int end = t32_run_helper(argv, keep, nkeep, res);
+
+	switch (end) {
+	case T32_HELPER_CANNOT:
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res->error);
+		return -1;
+	case T32_HELPER_TIMEOUT:
+		f->kind = T32_FAIL_ASSEMBLE;
+		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %g s and was killed; "
+			 "--timeout S allows longer", argv[0], t32_helper_limit());
+		return -1;
+	case T32_HELPER_INTERRUPTED:
+		f->kind = T32_FAIL_INTERRUPTED;
+		snprintf(f->msg, sizeof(f->msg), "interrupted while '%s' ran (it was killed)",
+			 argv[0]);
 		return -1;
 	}
-	(*buf)[n] = 0;
-	*len = (size_t)n;
-	fclose(f);
 	return 0;
 }
 
@@ -72,6 +152,15 @@ static void first_nasm_error(const char *out, unsigned *line, char *msg, size_t 
 	snprintf(msg, len, "%s", *out ? out : "no output");
 	if (!p)
 		p = strstr(out, ": fatal: ");
+	if (!p && (p = strstr(out, "critical: ")) && (end = strstr(p + 10, ": "))) {
+		/* "critical: FILE:LINE: out of memory!" (nasm at its memory limit) */
+		num = end;
+		while (num > p && num[-1] >= '0' && num[-1] <= '9')
+			num--;
+		*line = (unsigned)strtoul(num, NULL, 10);
+		snprintf(msg, len, "%s", end + 2);
+		goto trim;
+	}
 	if (!p)
 		goto trim;
 	/* walk back over the line number */
@@ -109,29 +198,20 @@ static int parse_header(struct t32_blob *b)
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f)
 {
-	char dir[] = "/tmp/t32-XXXXXX", asmpath[64], binpath[64];
+	char asmpath[32], binpath[32];
 	const char *nasm = getenv("T32_NASM");
 	char *argv[8];
 	struct t32_child_output res;
-	int rc = -1;
+	int fds[2] = { -1, -1 }, rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	memset(f, 0, sizeof(*f));
 	f->item = -1;
 	f->rip_off = -1;
-	if (!mkdtemp(dir)) {
-		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot make a temporary directory '%s' (%s)",
-			 dir, strerror(errno));
-		return -1;
-	}
-	snprintf(asmpath, sizeof(asmpath), "%s/block.asm", dir);
-	snprintf(binpath, sizeof(binpath), "%s/block.bin", dir);
-	if (t32_write_file(asmpath, src, strlen(src))) {
-		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot write '%s' (%s)", asmpath, strerror(errno));
+	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
 		goto out;
-	}
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
 	argv[0] = (char *)(nasm && *nasm ? nasm : "nasm");
 	argv[1] = "-f";
 	argv[2] = "bin";
@@ -140,9 +220,9 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	argv[5] = binpath;
 	argv[6] = asmpath;
 	argv[7] = NULL;
-	if (t32_run_program(argv, &res)) {
-		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res.error);
+	if (run_tool(argv, fds, 2, &res, f)) {
+		if (f->kind == T32_FAIL_ASSEMBLE && g && g->nitems == 1)
+			f->item = 0;
 		t32_child_output_free(&res);
 		goto out;
 	}
@@ -158,7 +238,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		goto out;
 	}
 	t32_child_output_free(&res);
-	if (slurp(binpath, &out->image, &out->size) || parse_header(out)) {
+	if (slurp_fd(fds[1], &out->image, &out->size) || parse_header(out)) {
 		f->kind = T32_FAIL_SYSTEM;
 		snprintf(f->msg, sizeof(f->msg), "nasm wrote an image t32 cannot load '%s'", binpath);
 		t32_blob_free(out);
@@ -166,9 +246,9 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	}
 	rc = 0;
 out:
-	unlink(asmpath);
-	unlink(binpath);
-	rmdir(dir);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return rc;
 }
 
@@ -207,36 +287,27 @@ int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *le
 
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f)
 {
-	char dir[] = "/tmp/t32-XXXXXX", asmpath[64], objpath[64];
+	char asmpath[32], objpath[32];
 	const char *nasm = getenv("T32_NASM");
 	char *as[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "elf64", "-g",
 		       "-w+error=label-orphan", "-o", objpath, asmpath, NULL };
 	char *ld[] = { "ld", "-static", "-o", (char *)path, objpath, NULL };
 	struct t32_child_output res;
-	int rc = -1;
+	int fds[2] = { -1, -1 }, rc = -1;
 
 	memset(f, 0, sizeof(*f));
 	f->item = -1;
 	f->rip_off = -1;
-	if (!mkdtemp(dir)) {
-		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot make a temporary directory (%s)",
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(asmpath, sizeof(asmpath), "%s/block.asm", dir);
-	snprintf(objpath, sizeof(objpath), "%s/block.o", dir);
-	if (t32_write_file(asmpath, src, strlen(src))) {
-		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot write '%s' (%s)", asmpath, strerror(errno));
+	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
 		goto out;
-	}
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(objpath, sizeof(objpath), "/dev/fd/%d", fds[1]);
 	for (int step = 0; step < 2; step++) {
 		char *const *argv = step ? ld : as;
 
-		if (t32_run_program(argv, &res)) {
-			f->kind = T32_FAIL_SYSTEM;
-			snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res.error);
+		if (run_tool(argv, fds, 2, &res, f)) {
+			if (f->kind == T32_FAIL_ASSEMBLE && !step && g && g->nitems == 1)
+				f->item = 0;
 			t32_child_output_free(&res);
 			goto out;
 		}
@@ -255,9 +326,9 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 	}
 	rc = 0;
 out:
-	unlink(asmpath);
-	unlink(objpath);
-	rmdir(dir);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return rc;
 }
 
@@ -368,8 +439,11 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
 
 	if (child_shared) {
 		child_shared->rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		/* a refused system call: the rip is past it, the 2-byte syscall itself */
+		if (sig == SIGSYS)
+			child_shared->rip = (uint64_t)(uintptr_t)si->si_call_addr - 2;
 		child_shared->addr = (uint64_t)(uintptr_t)si->si_addr;
-		child_shared->code = si->si_code;
+		child_shared->code = sig == SIGSYS ? si->si_syscall : si->si_code;
 		child_shared->signo = sig;
 	}
 	signal(sig, SIG_DFL);
@@ -554,9 +628,15 @@ static void fail_system(struct t32_fault *f, const char *what)
 
 /* ---- the persistent runner ---- */
 
+/*
+ * Run block `which` count times; or, with per > 0, blocks 0..which-1 in turn,
+ * per runs each (after `skip` unrecorded ones), count / (which * per) times.
+ */
 struct request {
 	uint64_t which;
 	uint64_t count;
+	uint64_t per;
+	uint64_t skip;
 };
 
 struct t32_runner {
@@ -570,6 +650,47 @@ struct t32_runner {
 };
 
 typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
+
+/*
+ * After its set-up the measuring child needs only its pipes, and what a fault
+ * takes to be recorded and end it (a signal to itself): everything else a body
+ * might call (a write to a file, an exec, a mmap, a signal to another process)
+ * raises SIGSYS, recorded as the system call it was.
+ */
+static int child_seccomp(void)
+{
+	static const int allowed[] = {
+		SYS_read, SYS_write, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
+		SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_getpid, SYS_gettid,
+	};
+	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
+	struct sock_filter f[4 + 2 * N + 5];
+	struct sock_fprog prog = { 0, f };
+	unsigned k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	for (unsigned i = 0; i < N; i++) {
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
+						      0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	/* tgkill to this process only: raise() after a fault */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, args[0]));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)getpid(), 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+	prog.len = (unsigned short)k;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
 
 /* The child's loop: load the images, then answer requests until the pipe closes. */
 static void runner_child(struct t32_runner *r, int in, int out)
@@ -591,6 +712,8 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
 	}
 	r->sh->nbases = r->nblobs;
+	if (child_seccomp())
+		_exit(125);
 	for (;;) {
 		ssize_t got = read(in, &q, sizeof(q));
 
@@ -601,10 +724,33 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		block_fn fn;
 		char ok = 1;
 
-		if (q.which >= r->nblobs || q.count > CHUNK)
+		if (q.count > CHUNK || (q.per ? q.which > r->nblobs || q.which == 0 :
+						   q.which >= r->nblobs))
 			_exit(122);
-		fn = (block_fn)(void (*)(void))((char *)base[q.which] + r->blobs[q.which]->hdr.entry);
-		fn(r->out, q.count, arena);
+		/* every delta written is checked: a body that moves the harness's counters does not */
+		memset(r->out, 0xff, q.count * sizeof(uint64_t));
+		if (q.per) {
+			uint64_t *o = r->out;
+
+			for (uint64_t done = 0; done + q.which * q.per <= q.count;
+			     done += q.which * q.per)
+				for (uint64_t b = 0; b < q.which; b++, o += q.per) {
+					fn = (block_fn)(void (*)(void))((char *)base[b] +
+									r->blobs[b]->hdr.entry);
+					if (q.skip)
+						fn(o, q.skip, arena);
+					fn(o, q.per, arena);
+				}
+		} else {
+			fn = (block_fn)(void (*)(void))((char *)base[q.which] +
+							r->blobs[q.which]->hdr.entry);
+			fn(r->out, q.count, arena);
+		}
+		for (uint64_t i = 0; i < q.count; i++)
+			if (r->out[i] == UINT64_MAX) {
+				ok = 2;
+				break;
+			}
 		if (write(out, &ok, 1) != 1)
 			_exit(123);
 	}
@@ -679,30 +825,63 @@ static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
 	return -1;
 }
 
-int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
-		     struct t32_fault *f)
+/* One request to the child and its answer; the deltas land in out.  0 or -1 (f says why). */
+static int runner_request(struct t32_runner *r, const struct request *q, uint64_t *out,
+			  struct t32_fault *f)
 {
-	memset(f, 0, sizeof(*f));
+	char ok;
+
 	if (r->pid <= 0) {
 		f->kind = T32_FAIL_SYSTEM;
 		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
 		return -1;
 	}
-	while (count) {
-		struct request q = { which, count < CHUNK ? count : CHUNK };
-		char ok;
+	if (write(r->to_child, q, sizeof(*q)) != (ssize_t)sizeof(*q))
+		return runner_died(r, 0, f);
+	if (!wait_readable(r->from_child, r->opts.timeout))
+		return runner_died(r, 1, f);
+	if (read(r->from_child, &ok, 1) != 1)
+		return runner_died(r, 0, f);
+	if (ok != 1) {
+		f->kind = T32_FAIL_SYSTEM;
+		f->item = -1;
+		f->rip_off = -1;
+		snprintf(f->msg, sizeof(f->msg), "the body changed the harness's own data: "
+			 "fewer deltas came back than runs were asked for");
+		return -1;
+	}
+	memcpy(out, r->out, q->count * sizeof(uint64_t));
+	return 0;
+}
 
-		if (write(r->to_child, &q, sizeof(q)) != (ssize_t)sizeof(q))
-			return runner_died(r, 0, f);
-		if (!wait_readable(r->from_child, r->opts.timeout))
-			return runner_died(r, 1, f);
-		if (read(r->from_child, &ok, 1) != 1)
-			return runner_died(r, 0, f);
-		memcpy(out, r->out, q.count * sizeof(uint64_t));
+int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
+		     struct t32_fault *f)
+{
+	memset(f, 0, sizeof(*f));
+	while (count) {
+		struct request q = { which, count < CHUNK ? count : CHUNK, 0, 0 };
+
+		if (runner_request(r, &q, out, f))
+			return -1;
 		out += q.count;
 		count -= q.count;
 	}
 	return 0;
+}
+
+int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, uint64_t skip,
+			   uint64_t reps, uint64_t *out, struct t32_fault *f)
+{
+	struct request q = { nblocks, nblocks * per * reps, per, skip };
+
+	memset(f, 0, sizeof(*f));
+	if (nblocks == 0 || nblocks > r->nblobs || per == 0 || q.count > CHUNK ||
+	    q.count / nblocks / per != reps) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "interleaved request too large");
+		return -1;
+	}
+	return runner_request(r, &q, out, f);
 }
 
 void t32_runner_stop(struct t32_runner *r)
@@ -790,6 +969,8 @@ static const char *signal_words(int signo, int code)
 		return "trap";
 	case SIGALRM:
 		return "the time limit";
+	case SIGSYS:
+		return "a system call, which a block may not make";
 	default:
 		return "killed";
 	}
@@ -835,7 +1016,15 @@ void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, cha
 				 subject);
 		break;
 	case T32_FAIL_SIGNAL:
-		if (f->signo == SIGSEGV && f->code != SI_KERNEL)
+		if (f->item < 0 && f->rip_off >= 0 && s && s->nitems) {
+			/* the harness's own code faulted: the body broke what it relies on */
+			char body[160];
+
+			t32_spec_format(s, body, sizeof(body));
+			snprintf(buf, len, "the harness faulted after the body '%s' (%s in the "
+				 "harness's '%s': the body changed the harness's own data or stack)",
+				 body, sig, f->insn[0] ? f->insn : "?");
+		} else if (f->signo == SIGSEGV && f->code != SI_KERNEL)
 			snprintf(buf, len, "instruction faulted '%s' (%s at 0x%llx%s)", subject,
 				 sig, (unsigned long long)f->addr, at);
 		else

@@ -29,6 +29,7 @@ enum t32_fail {
 	T32_FAIL_UNSUPPORTED,	/* #UD on an instruction this CPU lacks (exit 4) */
 	T32_FAIL_TIMEOUT,	/* no answer within the time limit */
 	T32_FAIL_SYSTEM,	/* fork, mmap, pipe... msg says which */
+	T32_FAIL_INTERRUPTED,	/* t32 was interrupted while nasm ran (exit 130) */
 };
 struct t32_fault {
 	enum t32_fail kind;
@@ -73,6 +74,15 @@ struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t 
 /* Run blob `which` (TIMED shape) count times; deltas (ticks) into out[0..count). */
 int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
 		     struct t32_fault *f);
+/*
+ * Blocks 0..nblocks-1 in turn, per runs each after skip unrecorded ones, reps
+ * times, in one request: blocks measured microseconds apart see the same core
+ * clock.  out gets reps * nblocks * per deltas, laid out [rep][block][run];
+ * at most T32_RUNNER_CHUNK in all.
+ */
+int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, uint64_t skip,
+			   uint64_t reps, uint64_t *out, struct t32_fault *f);
+#define T32_RUNNER_CHUNK (1u << 18)
 void t32_runner_stop(struct t32_runner *r);
 
 /*

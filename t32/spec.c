@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const struct t32_barrier_kind t32_barriers[] = {
 	{ 'm', "BARRIER_M", "mfence", "mfence: orders all loads and stores" },
@@ -30,7 +31,10 @@ const char *const t32_gprs[T32_NGPRS] = {
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 };
 
-/* Parse an unsigned integer in [lo, hi] with strtoull and an end pointer. */
+/*
+ * Parse an unsigned integer in [lo, hi] with strtoull and an end pointer.  Numbers
+ * are decimal: `010` is ten and `08` is eight, never octal.
+ */
 int t32_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char *end;
@@ -39,13 +43,56 @@ int t32_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 
 	while (isspace((unsigned char)*p))
 		p++;
-	if (!*p || *p == '-' || *p == '+')
+	if (!isdigit((unsigned char)*p))
 		return -1;
 	errno = 0;
-	v = strtoull(p, &end, 0);
+	v = strtoull(p, &end, 10);
 	if (errno || end == p || *end)
 		return -1;
 	if (v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Parse a decimal real number in [lo, hi]: digits, a point, an exponent (1e5);
+ * never hex (0x1p3), inf or nan, which strtod alone would take.
+ */
+int t32_parse_real(const char *text, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*text || text[strspn(text, "0123456789.eE+-")])
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * A register value: decimal, or hexadecimal with a 0x prefix (the form
+ * t32_spec_format writes), never octal.
+ */
+static int parse_value(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	const char *p = text;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+		return t32_parse_u64(p, 0, UINT64_MAX, out);
+	if (!isxdigit((unsigned char)p[2]))
+		return -1;
+	errno = 0;
+	v = strtoull(p + 2, &end, 16);
+	if (errno || *end)
 		return -1;
 	*out = v;
 	return 0;
@@ -108,10 +155,209 @@ static unsigned count_stmts(const char *text)
 	return n;
 }
 
+/* ---- instruction text is instructions ---- */
+
+static int raw_nasm;	/* --raw-nasm: bodies may hold any NASM text */
+
+void t32_spec_allow_raw_nasm(int on)
+{
+	raw_nasm = on;
+}
+
+int t32_spec_raw_nasm(void)
+{
+	return raw_nasm;
+}
+
+/*
+ * Words that make a line a directive rather than an instruction: each reaches
+ * outside the block (reads a file, writes one, moves code to another section or
+ * address, changes how everything after it assembles).  Compared without case.
+ */
+static const char *const directive_words[] = {
+	"incbin", "section", "segment", "absolute", "org", "bits", "use16", "use32", "use64",
+	"default", "extern", "global", "common", "static", "required", "group", "cpu", "float",
+	"dollarhex", "warning", "list", "map", "pragma", "debug", "uppercase", "import",
+	"export", "library", "module", "osabi", "safeseh", "prefix", "suffix", "gprefix",
+	"lprefix", "postfix", "gpostfix", "lpostfix", "struc", "endstruc", "istruc", "at",
+	"iend", "alignb", "sectalign", NULL
+};
+
+#define RAW_HINT "; --raw-nasm allows them"
+#define ALIGN_MAX 4096	/* largest `align` a body may hold */
+
+/* Can c be part of a NASM identifier or number? */
+static int word_char(char c)
+{
+	return isalnum((unsigned char)c) || (c && strchr("_.?@$#~", c));
+}
+
+/* The offending word for a message: at most 40 bytes, control bytes escaped. */
+static void name_word(char *word, size_t wlen, const char *p, size_t n)
+{
+	size_t o = 0;
+
+	if (!wlen)
+		return;
+	for (size_t i = 0; i < n && i < 40 && p[i] && o + 5 < wlen; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '\r' || c == '\n' || c == '\t')
+			o += (size_t)snprintf(word + o, wlen - o, "\\%c",
+					      c == '\r' ? 'r' : c == '\n' ? 'n' : 't');
+		else if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(word + o, wlen - o, "\\x%02x", c);
+		else
+			word[o++] = (char)c;
+	}
+	word[o] = 0;
+}
+
+/* Is `align` at p (a word of 5 letters) followed by a power of two up to ALIGN_MAX? */
+static int align_ok(const char *p, const char *end)
+{
+	unsigned long v = 0;
+	const char *q = p + 5;
+
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q >= end || !isdigit((unsigned char)*q))
+		return 0;
+	while (q < end && isdigit((unsigned char)*q) && v <= ALIGN_MAX)
+		v = v * 10 + (unsigned long)(*q++ - '0');
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q < end && *q != ',')
+		return 0;
+	return v >= 1 && v <= ALIGN_MAX && (v & (v - 1)) == 0;
+}
+
+/* Check one ';'-separated statement [p, end) of a body; 0, or -1 with word and why. */
+static int check_statement(const char *p, const char *end, char *word, size_t wlen,
+			   const char **why)
+{
+	const char *q = end;
+
+	while (q > p && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	if (q > p && q[-1] == '\\') {
+		name_word(word, wlen, "\\", 1);
+		*why = "a trailing backslash would join the next line";
+		return -1;
+	}
+	if (raw_nasm)
+		return 0;
+	for (const char *b = p; b < end; b++) {
+		if (*b == '%') {
+			const char *e = b + 1;
+
+			while (e < end && *e != ' ' && *e != '\t' && *e != ',' && *e != '"' &&
+			       *e != '\'')
+				e++;
+			name_word(word, wlen, b, (size_t)(e - b));
+			*why = e == b + 1 ? "the % operator is refused with the preprocessor" RAW_HINT
+					  : "preprocessor directives are refused" RAW_HINT;
+			return -1;
+		}
+	}
+	/* after any labels: a '[' there starts a directive ([map ...], [section ...]) */
+	for (const char *b = p; b < end; b++) {
+		if (*b == ' ' || *b == '\t')
+			continue;
+		if (*b == '[') {
+			const char *e = b + 1;
+
+			while (e < end && *e == ' ')
+				e++;
+			while (e < end && word_char(*e))
+				e++;
+			name_word(word, wlen, b, (size_t)(e - b));
+			*why = "directives in brackets are refused" RAW_HINT;
+			return -1;
+		}
+		if (word_char(*b)) {
+			const char *e = b;
+
+			while (e < end && word_char(*e))
+				e++;
+			if (e < end && *e == ':') {
+				b = e;
+				continue;
+			}
+		}
+		break;
+	}
+	for (const char *b = p; b < end;) {
+		const char *e = b;
+		size_t n;
+
+		if (!word_char(*b)) {
+			b++;
+			continue;
+		}
+		while (e < end && word_char(*e))
+			e++;
+		n = (size_t)(e - b);
+		if (n > 4 && b[0] == '_' && b[1] == '_' && e[-1] == '_' && e[-2] == '_') {
+			name_word(word, wlen, b, n);
+			*why = "NASM's own __names__ are refused" RAW_HINT;
+			return -1;
+		}
+		if (n == 5 && strncasecmp(b, "align", 5) == 0 && !align_ok(b, end)) {
+			name_word(word, wlen, b, n);
+			*why = "align takes a power of two up to 4096 here; --raw-nasm allows more";
+			return -1;
+		}
+		for (const char *const *d = directive_words; *d; d++)
+			if (strlen(*d) == n && strncasecmp(b, *d, n) == 0) {
+				name_word(word, wlen, b, n);
+				*why = "assembler directives are refused" RAW_HINT;
+				return -1;
+			}
+		b = e;
+	}
+	return 0;
+}
+
+int t32_insn_check(const char *text, char *word, size_t wlen, const char **why)
+{
+	const char *p = text;
+
+	for (const char *c = text; *c; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f) {
+			name_word(word, wlen, c, 1);
+			*why = *c == '\n' ? "a newline; ';' separates instructions"
+					  : "control bytes are refused; ';' separates instructions";
+			return -1;
+		}
+	for (;;) {
+		const char *end = strchr(p, ';');
+
+		if (!end)
+			end = p + strlen(p);
+		if (check_statement(p, end, word, wlen, why))
+			return -1;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/*
+ * Every body item comes through here, from the command line, a table or a block
+ * file, so this is where instruction text is held to instructions.
+ */
 int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text)
 {
-	struct t32_item *items = realloc(s->items, (s->nitems + 1) * sizeof(*items));
+	struct t32_item *items;
+	const char *why;
+	char word[64];
 
+	if (t32_insn_check(text, word, sizeof(word), &why)) {
+		errno = EINVAL;
+		return -1;
+	}
+	items = realloc(s->items, (s->nitems + 1) * sizeof(*items));
 	if (!items)
 		return -1;
 	s->items = items;
@@ -145,6 +391,8 @@ int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, si
 	}
 	while (i < argc) {
 		uint64_t reps = 1;
+		const char *why;
+		char word[64];
 
 		if (is_count(argv[i])) {
 			if (t32_parse_u64(argv[i], 0, UINT64_C(100000000), &reps)) {
@@ -158,12 +406,12 @@ int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, si
 				return -1;
 			}
 		}
-		if (!count_stmts(argv[i])) {
-			snprintf(err, errlen, "empty instruction '%s'", argv[i]);
+		if (t32_insn_check(argv[i], word, sizeof(word), &why)) {
+			snprintf(err, errlen, "not an instruction '%s' (%s)", word, why);
 			return -1;
 		}
-		if (strchr(argv[i], '\n')) {
-			snprintf(err, errlen, "instruction holds a newline '%s' (use ';')", argv[i]);
+		if (!count_stmts(argv[i])) {
+			snprintf(err, errlen, "empty instruction '%s'", argv[i]);
 			return -1;
 		}
 		if (t32_spec_add_item(s, reps, argv[i])) {
@@ -205,7 +453,7 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 			rc = -1;
 			break;
 		}
-		if (t32_parse_u64(eq + 1, 0, UINT64_MAX, &v)) {
+		if (parse_value(eq + 1, &v)) {
 			snprintf(err, errlen, "bad value for %s '%s'", tok, eq + 1);
 			rc = -1;
 			break;
@@ -261,7 +509,10 @@ void t32_spec_free(struct t32_spec *s)
 	s->nitems = 0;
 }
 
-/* A number of n: an integer or a float in e-notation (1e5), within [0, 1e8]. */
+/*
+ * A number of n: a decimal integer or a float in e-notation (1e5), within [0, 1e8];
+ * never hex (strtod would take 0x10).
+ */
 static int parse_n(const char *text, uint64_t *out)
 {
 	char *end;
@@ -269,6 +520,8 @@ static int parse_n(const char *text, uint64_t *out)
 
 	if (t32_parse_u64(text, 0, UINT64_C(100000000), out) == 0)
 		return 0;
+	if (!*text || text[strspn(text, "0123456789.eE+")])
+		return -1;
 	errno = 0;
 	d = strtod(text, &end);
 	if (errno || end == text || *end || !(d >= 0 && d <= 1e8) || d != floor(d))
@@ -308,6 +561,8 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 		if (!dots) {
 			if (parse_n(part, &lo) || push_n(&a, &n, &cap, lo))
 				goto bad;
+			if (n > T32_MAX_NS)
+				goto too_many;
 			continue;
 		}
 		*dots = 0;
@@ -331,12 +586,14 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 					goto bad;
 			}
 		} else {
-			if (hi - lo > 1000000)
-				goto bad;
+			if (hi - lo >= T32_MAX_NS)
+				goto too_many;
 			for (uint64_t v = lo; v <= hi; v++)
 				if (push_n(&a, &n, &cap, v))
 					goto bad;
 		}
+		if (n > T32_MAX_NS)
+			goto too_many;
 	}
 	free(copy);
 	if (!n) {
@@ -347,6 +604,12 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 	*out = a;
 	*count = n;
 	return 0;
+too_many:
+	snprintf(err, errlen, "too many n values '%s' (at most %d; 1..1e6/log:100 spreads fewer)",
+		 arg, T32_MAX_NS);
+	free(copy);
+	free(a);
+	return -1;
 bad:
 	snprintf(err, errlen, "bad n list '%s' (e.g. 100,1000 or 0..100 or 1..1e5/log:20)", arg);
 	free(copy);

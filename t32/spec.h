@@ -11,6 +11,7 @@
 
 #define T32_MAX_BARRIER 8	/* letters in one barrier string */
 #define T32_MAX_INIT 32		/* --init assignments in one spec */
+#define T32_MAX_NS 10000	/* values in one n list (--n) */
 
 /* One body item: `reps` copies of `text` (NASM lines separated by ';'). */
 struct t32_item {
@@ -56,9 +57,25 @@ int t32_spec_set_barrier(struct t32_spec *s, const char *letters, char *err, siz
 int t32_spec_set_store(struct t32_spec *s, const char *letter, char *err, size_t errlen);
 /* Parse `[N] INSN [[N] INSN]...`; returns 0, or -1 with a message in err. */
 int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, size_t errlen);
-/* Parse `REG=VALUE[,REG=VALUE]...` (VALUE in C notation); appends to s->init. */
+/* Parse `REG=VALUE[,REG=VALUE]...` (VALUE decimal, or hex with 0x); appends to s->init. */
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen);
+/*
+ * Append `reps` copies of text.  -1 for out of memory, or with errno EINVAL for
+ * text that t32_insn_check refuses (callers check first, for a better message).
+ */
 int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text);
+/*
+ * Instruction text is instructions: a body item (command line, table field, block
+ * line) may hold instructions, times, labels and data (db, dw, dd, dq...).  Refused
+ * with the offending word (escaped, for a message) and why: control bytes and a
+ * trailing backslash always; preprocessor directives (% anywhere), directives
+ * (incbin, section, org, bits, [map ...], ...), NASM's __names__ and an align past
+ * 4096 unless raw NASM is allowed.  0 if text is fit for a body.
+ */
+int t32_insn_check(const char *text, char *word, size_t wlen, const char **why);
+/* --raw-nasm: allow any NASM text in bodies, for this process (default off). */
+void t32_spec_allow_raw_nasm(int on);
+int t32_spec_raw_nasm(void);
 /* Instructions in the body: sum of reps x stmts (the n of (t - bar) / n). */
 uint64_t t32_spec_insns(const struct t32_spec *s);
 /* Copy of s with an empty body: the barrier-only block. */
@@ -68,11 +85,13 @@ void t32_spec_format(const struct t32_spec *s, char *buf, size_t len);
 void t32_spec_free(struct t32_spec *s);
 /*
  * Parse a list of n: `100,1000`, `0..100`, `1..1e5/log:20` (20 points spread
- * evenly on a log scale, rounded, duplicates dropped), joined by commas.  Returns
- * 0 with a malloc'd array, or -1 with a message in err.
+ * evenly on a log scale, rounded, duplicates dropped), joined by commas; at most
+ * T32_MAX_NS values.  Returns 0 with a malloc'd array, or -1 with a message in err.
  */
 int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, size_t errlen);
-/* Parse an unsigned integer in [lo, hi]; 0 on success (no atoi). */
+/* Parse a decimal unsigned integer in [lo, hi] (`010` is ten); 0 on success (no atoi). */
 int t32_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* Parse a decimal real in [lo, hi] (1.5, 2e-3; never hex, inf or nan); 0 on success. */
+int t32_parse_real(const char *text, double lo, double hi, double *out);
 
 #endif

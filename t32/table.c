@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,17 +233,19 @@ static char *trim(char *s)
 /* Parse a cycle count for lat= or rtp=: a finite number in [0, MAX_CYCLES]. */
 static int parse_cycles(const char *text, double *out)
 {
-	char *end;
-	double v;
+	return t32_parse_real(text, 0, MAX_CYCLES, out);
+}
 
-	if (!*text)
-		return -1;
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(v) || v < 0 || v > MAX_CYCLES)
-		return -1;
-	*out = v;
-	return 0;
+/* Instruction text is instructions (t32_insn_check); 0, or -1 with why. */
+static int check_insn(const char *text, char *why, size_t len)
+{
+	const char *reason;
+	char word[64];
+
+	if (t32_insn_check(text, word, sizeof(word), &reason) == 0)
+		return 0;
+	snprintf(why, len, "not an instruction '%s': %s", word, reason);
+	return -1;
 }
 
 /* A key a line may carry; `rest` keys take the rest of their field as value. */
@@ -312,7 +315,7 @@ static int key_tp(struct t32_form *f, const char *value, char *why, size_t len)
 			 k->key);
 		return -1;
 	}
-	if (check_template(value, &f->tp_period, why, len))
+	if (check_insn(value, why, len) || check_template(value, &f->tp_period, why, len))
 		return -1;
 	f->tp = strdup(value);
 	if (!f->tp) {
@@ -455,6 +458,8 @@ static int parse_form(char *line, struct t32_form *f, char *why, size_t len)
 		snprintf(why, len, "placeholder in instruction '%s' (they belong in tp=)", fields[1]);
 		return -1;
 	}
+	if (check_insn(fields[1], why, len))
+		return -1;
 	f->name = strdup(fields[0]);
 	f->insn = strdup(fields[1]);
 	if (!f->name || !f->insn) {
@@ -487,14 +492,25 @@ static int list_add(char ***list, size_t *n, const char *text)
 	return 0;
 }
 
-/* Append ' ' + text to the last entry of a string list (a continuation line). */
-static int list_extend(char **list, size_t n, const char *text)
-{
-	size_t old = strlen(list[n - 1]);
-	char *grown = realloc(list[n - 1], old + strlen(text) + 2);
+#define HEADER_MAX 65536	/* bytes of one header comment with its continuations */
+#define HEADER_LINES 4096	/* `# source:` (or `# applies to:`) comments kept */
 
+/*
+ * Append ' ' + text to the last entry of a string list (a continuation line),
+ * whose length the caller keeps in *len.  Text past HEADER_MAX is left out, so an
+ * endless continuation costs neither memory nor time without bound.
+ */
+static int list_extend(char **list, size_t n, const char *text, size_t *len)
+{
+	size_t old = *len, add = strlen(text);
+	char *grown;
+
+	if (old + add + 2 > HEADER_MAX)
+		return 0;
+	grown = realloc(list[n - 1], old + add + 2);
 	if (!grown)
 		return -1;
+	*len = old + 1 + add;
 	grown[old] = ' ';
 	strcpy(grown + old + 1, text);
 	list[n - 1] = grown;
@@ -515,7 +531,7 @@ static const struct {
  * spaces (or a tab) right after one of them continues it.  *last is the list the
  * previous line went to (-1: none).
  */
-static int header_line(struct t32_table *t, const char *comment, int *last)
+static int header_line(struct t32_table *t, const char *comment, int *last, size_t *len)
 {
 	char ***lists[2] = { &t->source, &t->applies };
 	size_t *counts[2] = { &t->nsource, &t->napplies };
@@ -534,9 +550,15 @@ static int header_line(struct t32_table *t, const char *comment, int *last)
 			text = strdup(body + plen);
 			if (!text)
 				return -1;
-			rc = list_add(lists[l], counts[l], trim(text));
+			/* past HEADER_LINES, further header lines are left out, as above */
+			if (*counts[l] < HEADER_LINES)
+				rc = list_add(lists[l], counts[l], trim(text));
+			else
+				l = 2;
 			free(text);
-			*last = (int)l;
+			*last = l < 2 ? (int)l : -1;
+			if (!rc && l < 2)
+				*len = strlen((*lists[l])[*counts[l] - 1]);
 			return rc;
 		}
 	}
@@ -544,7 +566,7 @@ static int header_line(struct t32_table *t, const char *comment, int *last)
 		text = strdup(body);
 		if (!text)
 			return -1;
-		rc = list_extend(*lists[*last], *counts[*last], trim(text));
+		rc = list_extend(*lists[*last], *counts[*last], trim(text), len);
 		free(text);
 		return rc;
 	}
@@ -552,14 +574,63 @@ static int header_line(struct t32_table *t, const char *comment, int *last)
 	return 0;
 }
 
+/* Order of form indices by name, then by index (qsort_r with the table as context). */
+static int by_name_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct t32_table *t = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(t->forms[i].name, t->forms[j].name);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * Sort the forms' names once: lookups are then a binary search, and a name given
+ * twice shows as neighbours (a search per line is quadratic in a 40k-form table).
+ * The first line that repeats a name is the error.  0, or -2 with err.
+ */
+static int index_names(struct t32_table *t, char *err, size_t errlen)
+{
+	size_t dup = SIZE_MAX, first = 0;
+
+	t->by_name = malloc(t->n * sizeof(*t->by_name));
+	if (!t->by_name) {
+		snprintf(err, errlen, "out of memory reading '%s'", t->path);
+		t32_table_free(t);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		t->by_name[i] = i;
+	qsort_r(t->by_name, t->n, sizeof(*t->by_name), by_name_cmp, t);
+	for (size_t k = 1, run = 0; k < t->n; k++) {
+		if (strcmp(t->forms[t->by_name[k]].name, t->forms[t->by_name[run]].name)) {
+			run = k;
+			continue;
+		}
+		if (t->by_name[k] < dup) {
+			dup = t->by_name[k];
+			first = t->by_name[run];
+		}
+	}
+	if (dup != SIZE_MAX) {
+		snprintf(err, errlen, "bad line %u in '%s' (form '%s' already defined on line %u)",
+			 t->forms[dup].line, t->path, t->forms[dup].name, t->forms[first].line);
+		t32_table_free(t);
+		return -2;
+	}
+	return 0;
+}
+
 /* Parse a whole table held in memory (t32_table_load reads the file, then comes here). */
 int t32_table_parse(const char *text, const char *path, struct t32_table *t, char *err,
 		    size_t errlen)
 {
-	char *copy = strdup(text), *line, *next;
+	size_t textlen = strlen(text);
+	char *copy = malloc(textlen + 1), *line, *next, *end;
 	size_t cap = 0;
 	unsigned lineno = 0;
 	int last_header = -1;
+	size_t header_len = 0;	/* length of the header comment a continuation extends */
 
 	memset(t, 0, sizeof(*t));
 	t->path = strdup(path);
@@ -569,12 +640,15 @@ int t32_table_parse(const char *text, const char *path, struct t32_table *t, cha
 		t32_table_free(t);
 		return -1;
 	}
+	memcpy(copy, text, textlen + 1);
+	end = copy + textlen;
 	for (line = copy; line; line = next) {
 		char why[256] = "";
 		char *hash, *body;
 		struct t32_form f;
 
-		next = strchr(line, '\n');
+		/* memchr within the known length: a line costs its own bytes only */
+		next = memchr(line, '\n', (size_t)(end - line));
 		if (next)
 			*next++ = 0;
 		else if (!*line)
@@ -585,7 +659,7 @@ int t32_table_parse(const char *text, const char *path, struct t32_table *t, cha
 			*hash = 0;
 		body = trim(line);
 		if (!*body && hash) {
-			if (header_line(t, hash + 1, &last_header))
+			if (header_line(t, hash + 1, &last_header, &header_len))
 				goto nomem;
 			continue;
 		}
@@ -595,22 +669,14 @@ int t32_table_parse(const char *text, const char *path, struct t32_table *t, cha
 		memset(&f, 0, sizeof(f));
 		f.lat = f.rtp = NAN;
 		f.line = lineno;
-		if (parse_form(body, &f, why, sizeof(why)) != 0) {
-			if (!*why)
-				snprintf(why, sizeof(why), "out of memory");
-		} else {
-			const struct t32_form *dup = t32_table_find(t, f.name);
-
-			if (dup)
-				snprintf(why, sizeof(why), "form '%s' already defined on line %u",
-					 f.name, dup->line);
-		}
+		if (parse_form(body, &f, why, sizeof(why)) != 0 && !*why)
+			snprintf(why, sizeof(why), "out of memory");
 		if (*why) {
 			snprintf(err, errlen, "bad line %u in '%s' (%s)", lineno, path, why);
 			form_free(&f);
 			free(copy);
 			t32_table_free(t);
-			return -1;
+			return -2;
 		}
 		if (t->n == cap) {
 			struct t32_form *grown;
@@ -626,7 +692,12 @@ int t32_table_parse(const char *text, const char *path, struct t32_table *t, cha
 		t->forms[t->n++] = f;
 	}
 	free(copy);
-	return 0;
+	if (!t->n) {
+		snprintf(err, errlen, "empty table '%s' (no forms, only comments or blank lines)", path);
+		t32_table_free(t);
+		return -2;
+	}
+	return index_names(t, err, errlen);
 nomem:
 	snprintf(err, errlen, "out of memory reading '%s'", path);
 	free(copy);
@@ -651,7 +722,7 @@ int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errl
 		size_t got;
 
 		if (cap - len < 4096) {
-			char *grown = realloc(text, cap + 65536);
+			char *grown = realloc(text, cap ? 2 * cap : 65536);
 
 			if (!grown) {
 				free(text);
@@ -660,9 +731,20 @@ int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errl
 				return -1;
 			}
 			text = grown;
-			cap += 65536;
+			cap = cap ? 2 * cap : 65536;
 		}
 		got = fread(text + len, 1, cap - len - 1, fp);
+		/* an endless or binary file stops here, not when memory runs out */
+		if (memchr(text + len, 0, got))
+			snprintf(err, errlen, "not a text file '%s'", path);
+		else if (len + got > T32_TABLE_MAX_BYTES)
+			snprintf(err, errlen, "table too large '%s' (more than %u MiB)", path,
+				 T32_TABLE_MAX_BYTES >> 20);
+		if (memchr(text + len, 0, got) || len + got > T32_TABLE_MAX_BYTES) {
+			free(text);
+			fclose(fp);
+			return -2;
+		}
 		len += got;
 		if (got == 0)
 			break;
@@ -675,11 +757,6 @@ int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errl
 	}
 	fclose(fp);
 	text[len] = 0;
-	if (memchr(text, 0, len)) {
-		snprintf(err, errlen, "not a text file '%s'", path);
-		free(text);
-		return -1;
-	}
 	rc = t32_table_parse(text, path, t, err, errlen);
 	free(text);
 	return rc;
@@ -698,14 +775,31 @@ void t32_table_free(struct t32_table *t)
 	free(t->source);
 	free(t->applies);
 	free(t->path);
+	free(t->by_name);
 	memset(t, 0, sizeof(*t));
 }
 
-/* Forms are few (tens), so a linear search is all a lookup needs. */
+/* A binary search in the sorted names; a table built by hand is searched in order. */
 const struct t32_form *t32_table_find(const struct t32_table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->forms[i].name, name) == 0)
-			return &t->forms[i];
+	size_t lo = 0, hi = t->n;
+
+	if (!t->by_name) {
+		for (size_t i = 0; i < t->n; i++)
+			if (strcmp(t->forms[i].name, name) == 0)
+				return &t->forms[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->forms[t->by_name[mid]].name, name);
+
+		if (!c)
+			return &t->forms[t->by_name[mid]];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }

@@ -31,16 +31,21 @@ struct t32_table {
 	size_t nsource;
 	char **applies;		/* text after each `# applies to:` line, likewise */
 	size_t napplies;
+	size_t *by_name;	/* form indices sorted by name, for t32_table_find; or NULL */
 };
 
+#define T32_TABLE_MAX_BYTES (64u << 20)	/* a table file larger than this is refused */
+
 /*
- * Load a table file.  Returns 0, or -1 with err holding a message without the
- * "t32: " prefix, e.g. `bad line 12 in 'data/x.tbl' (unknown key 'lat2')`; on
- * failure *t is left empty (nothing to free).
+ * Load a table file.  Returns 0; -1 when the file cannot be read; or -2 when it
+ * is not a table (a bad line, no forms at all, binary data, larger than
+ * T32_TABLE_MAX_BYTES): err holds a message without the "t32: " prefix, e.g.
+ * `bad line 12 in 'data/x.tbl' (unknown key 'lat2')`.  On failure *t is left
+ * empty (nothing to free).
  */
 int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen);
 
-/* The same from text in memory; `path` only names it in messages. */
+/* The same from text in memory (-2 for a bad table); `path` only names it in messages. */
 int t32_table_parse(const char *text, const char *path, struct t32_table *t, char *err,
 		    size_t errlen);
 

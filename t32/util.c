@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +19,22 @@
 
 char t32_last_error[512];
 
+void t32_fputs_visible(const char *s, FILE *f)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\r')
+			fputs("\\r", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			putc(*p, f);
+}
+
+/* An error message: kept whole in t32_last_error, shown with its control bytes escaped. */
 void t32_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -26,7 +43,24 @@ void t32_error(const char *fmt, ...)
 	vsnprintf(t32_last_error, sizeof(t32_last_error), fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-	fprintf(stderr, "t32: %s\n", t32_last_error);
+	fputs("t32: ", stderr);
+	t32_fputs_visible(t32_last_error, stderr);
+	fputc('\n', stderr);
+}
+
+/* A warning, its control bytes escaped like an error's. */
+void t32_warn(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("t32: warning: ", stderr);
+	t32_fputs_visible(msg, stderr);
+	fputc('\n', stderr);
 }
 
 int t32_usage(const char *line)
@@ -43,26 +77,360 @@ double t32_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int t32_write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const char *p = buf;
+/* Temporary files of outputs not yet committed, removed at exit if still there. */
+#define OUT_MAX 64
+static char *out_pending[OUT_MAX];
 
-	if (fd < 0)
+/* Remove what a run that ends early leaves of its outputs. */
+static void out_cleanup(void)
+{
+	for (size_t i = 0; i < OUT_MAX; i++)
+		if (out_pending[i]) {
+			unlink(out_pending[i]);
+			out_pending[i] = NULL;
+		}
+}
+
+/* Note tmp (NULL: forget it) for out_cleanup. */
+static void out_note(char *tmp, int add)
+{
+	static int registered;
+
+	if (add && !registered) {
+		atexit(out_cleanup);
+		registered = 1;
+	}
+	for (size_t i = 0; i < OUT_MAX; i++)
+		if (add ? !out_pending[i] : out_pending[i] == tmp) {
+			out_pending[i] = add ? tmp : NULL;
+			return;
+		}
+}
+
+int t32_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return 0;
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int t32_lock_path(const char *path, int flags)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat a, b;
+		int fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			close(fd);
+			if (e == EWOULDBLOCK) {
+				t32_error("another t32 is writing '%s' (the file is locked)", path);
+				errno = e;
+				return -2;
+			}
+			errno = e;
+			return -1;
+		}
+		/* the name may have moved on to a new file while we waited: lock that one */
+		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return fd;
+		close(fd);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+int t32_tmp_beside(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	int dirlen = slash ? (int)(slash - path + 1) : 0, fd;
+	mode_t mask = umask(0);
+	struct stat st;
+
+	umask(mask);
+	/* ".NAME.t32-XXXXXX" in path's directory, the name cut to fit NAME_MAX */
+	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
 		return -1;
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+		return -1;
+	}
+	/* the file's mode as it was, or what a new file gets */
+	fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666 & ~mask);
+	out_note(*tmp, 1);
+	return fd;
+}
+
+void t32_tmp_done(char *tmp, int keep)
+{
+	if (!tmp)
+		return;
+	out_note(tmp, 0);
+	if (!keep)
+		unlink(tmp);
+	free(tmp);
+}
+
+/* The temporary file's writes: as write(2), the errno of a failure kept for the message. */
+static ssize_t out_cookie_write(void *cookie, const char *buf, size_t size)
+{
+	struct t32_out *o = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(o->fd, buf + done, size - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			close(fd);
+			o->err = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int out_cookie_close(void *cookie)
+{
+	struct t32_out *o = cookie;
+	int rc = close(o->fd);
+
+	if (rc && !o->err)
+		o->err = errno;
+	o->fd = -1;
+	return rc;
+}
+
+/* 0, or -1 with errno: the part of t32_out_open that prints nothing. */
+static int out_open_at(struct t32_out *o, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO (/dev/null, /dev/stdout) is written where it is */
+		o->f = fopen(path, "w");
+		return o->f ? 0 : -1;
+	}
+	if (stat(path, &st) == 0) {
+		o->replacing = 1;
+		/* a sweep writing the file holds its lock: leave the file to it */
+		o->lockfd = t32_lock_path(path, O_RDONLY);
+		if (o->lockfd == -2) {
+			o->lockfd = -1;
+			errno = EWOULDBLOCK;
+			o->locked = 1;
 			return -1;
 		}
-		p += n;
-		len -= (size_t)n;
 	}
-	return close(fd);
+	fd = t32_tmp_beside(path, &o->tmp);
+	o->fd = fd;
+	if (fd < 0 || !(o->f = fopencookie(o, "w", (cookie_io_functions_t){
+				.write = out_cookie_write, .close = out_cookie_close }))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		t32_tmp_done(o->tmp, 0);
+		o->tmp = NULL;
+		if (o->lockfd >= 0)
+			close(o->lockfd);
+		o->lockfd = -1;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* 0, or -1 with errno: the part of t32_out_open that prints nothing; o->path is a copy. */
+static int out_open(struct t32_out *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->lockfd = -1;
+	o->fd = -1;
+	if (!(o->path = strdup(path))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (out_open_at(o, path) == 0)
+		return 0;
+	{
+		int e = errno;
+
+		free(o->path);
+		o->path = NULL;
+		errno = e;
+	}
+	return -1;
+}
+
+/* 0, or -1 with errno: the part of t32_out_commit that prints nothing. */
+static int out_commit(struct t32_out *o)
+{
+	int bad = 0, e = 0;
+
+	if (!o->f)
+		return -1;
+	if (ferror(o->f)) {
+		bad = 1;
+		e = o->err ? o->err : EIO;
+	}
+	if (fflush(o->f) && !bad) {
+		bad = 1;
+		e = o->err ? o->err : errno;
+	}
+	/* a good file is replaced only by one on the disk (a crash leaves one or the other) */
+	if (o->tmp && o->replacing && !bad && fsync(o->fd) && errno != EINVAL) {
+		bad = 1;
+		e = errno;
+	}
+	if (o->f == stdout) {
+		o->f = NULL;
+		errno = e;
+		return bad ? -1 : 0;
+	}
+	if (fclose(o->f) && !bad) {
+		bad = 1;
+		e = o->tmp && o->err ? o->err : errno;
+	}
+	o->f = NULL;
+	if (o->tmp && !bad && rename(o->tmp, o->path)) {
+		bad = 1;
+		e = errno;
+	}
+	t32_tmp_done(o->tmp, !bad);
+	o->tmp = NULL;
+	if (o->lockfd >= 0)
+		close(o->lockfd);
+	o->lockfd = -1;
+	errno = e;
+	return bad ? -1 : 0;
+}
+
+int t32_out_open(struct t32_out *o, const char *path)
+{
+	if (out_open(o, path) == 0)
+		return 0;
+	if (!o->locked)
+		t32_error("cannot write '%s' (%s)", path, strerror(errno));
+	return -1;
+}
+
+int t32_out_commit(struct t32_out *o)
+{
+	char *path = o->path;
+	int rc = out_commit(o);
+
+	if (rc)
+		t32_error("cannot write '%s' (%s)%s", path, strerror(errno ? errno : EIO),
+			  strcmp(path, "-") ? ", the file is left as it was" : "");
+	free(path);
+	o->path = NULL;
+	return rc ? -1 : 0;
+}
+
+void t32_out_abort(struct t32_out *o)
+{
+	free(o->path);
+	o->path = NULL;
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	o->f = NULL;
+	t32_tmp_done(o->tmp, 0);
+	o->tmp = NULL;
+	if (o->lockfd >= 0)
+		close(o->lockfd);
+	o->lockfd = -1;
+}
+
+/* The outputs t32_fopen_out has open, found again by their FILE. */
+static struct t32_out fopen_outs[16];
+
+FILE *t32_fopen_out(const char *path)
+{
+	for (size_t i = 0; i < sizeof(fopen_outs) / sizeof(fopen_outs[0]); i++)
+		if (!fopen_outs[i].f)
+			return t32_out_open(&fopen_outs[i], path) ? NULL : fopen_outs[i].f;
+	t32_error("cannot write '%s' (%s)", path, "too many files open at once");
+	errno = EMFILE;
+	return NULL;
+}
+
+/* The slot of f, or NULL. */
+static struct t32_out *fopen_out_of(FILE *f)
+{
+	for (size_t i = 0; f && i < sizeof(fopen_outs) / sizeof(fopen_outs[0]); i++)
+		if (fopen_outs[i].f == f)
+			return &fopen_outs[i];
+	return NULL;
+}
+
+int t32_fclose_out(FILE *f)
+{
+	struct t32_out *o = fopen_out_of(f);
+
+	if (!o)
+		return f ? fclose(f) : EOF;
+	return t32_out_commit(o) ? EOF : 0;
+}
+
+void t32_fabort_out(FILE *f)
+{
+	struct t32_out *o = fopen_out_of(f);
+
+	if (o)
+		t32_out_abort(o);
+	else if (f)
+		fclose(f);
+}
+
+int t32_write_file(const char *path, const void *buf, size_t len)
+{
+	struct t32_out o;
+
+	if (out_open(&o, path))
+		return -1;
+	if (len && fwrite(buf, 1, len, o.f) != len) {
+		int e = errno;
+
+		t32_out_abort(&o);
+		errno = e;
+		return -1;
+	}
+	if (out_commit(&o)) {
+		int e = errno;
+
+		t32_out_abort(&o);
+		errno = e;
+		return -1;
+	}
+	free(o.path);
+	return 0;
 }
 
 int t32_run_program(char *const argv[], struct t32_child_output *out)
@@ -166,8 +534,11 @@ const char *t32_datadir(void)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			/* build/t32 -> ../data */
-			snprintf(dir, sizeof(dir), "%.*s/../data", (int)(sizeof(dir) - 9), exe);
+			/* build/t32 -> ../data; build/sanitize/t32 (another build) -> ../../data */
+			snprintf(dir, sizeof(dir), "%.*s/../data", (int)(sizeof(dir) - 12), exe);
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				return dir;
+			snprintf(dir, sizeof(dir), "%.*s/../../data", (int)(sizeof(dir) - 12), exe);
 			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 				return dir;
 		}
@@ -272,10 +643,13 @@ void t32_provenance(FILE *f, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (strpbrk(a, " \t'\"$;,[]") || !*a)
-			fprintf(f, " '%s'", a);
-		else
-			fprintf(f, " %s", a);
+		/* quoted where a shell would need it; a control byte cannot end the line */
+		int quote = strpbrk(a, " \t'\"$;,[]") || !*a;
+
+		fputs(quote ? " '" : " ", f);
+		t32_fputs_visible(a, f);
+		if (quote)
+			putc('\'', f);
 	}
 	fprintf(f, "\n# cpu: %s (%s family %#x model %#x stepping %u)%s%s\n", c.brand, c.vendor,
 		c.family, c.model, c.stepping, c.hypervisor ? ", hypervisor " : "",

@@ -22,13 +22,67 @@ enum {
 /* `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error. */
 void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char t32_last_error[512];
+/* `t32: warning: <what>` on stderr: the result stands, with a caveat. */
+void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
 int t32_usage(const char *line);
 
 double t32_now(void);	/* monotonic seconds */
 
-/* Write len bytes to path (created 0644, replaced). */
+/* s on f with its control bytes escaped (\t, \n, \r, \xHH): safe to show on a terminal. */
+void t32_fputs_visible(const char *s, FILE *f);
+
+/*
+ * Outputs are written whole or not at all: into a temporary file beside the
+ * target (same directory, so the rename is atomic), flushed, synced and renamed
+ * into place, so a full disk or a kill never leaves a 0-byte or partial file
+ * where a good one was.  "-" is stdout; a path that is not a regular file
+ * (/dev/null, a FIFO) is written where it is.  A file a sweep is writing (it
+ * holds the file's lock) is refused.
+ */
+struct t32_out {
+	FILE *f;		/* write here */
+	char *path;		/* where it goes (a copy: the caller's buffer may change) */
+	char *tmp;		/* the temporary file, or NULL when written directly */
+	int lockfd;		/* the existing file, locked while we replace it, or -1 */
+	int locked;		/* the open failed because another t32 holds the lock */
+	int replacing;		/* a file was there: synced before the rename */
+	int fd;			/* the temporary file's */
+	int err;		/* errno of its first failed write, or 0 */
+};
+/* 0, or -1 after a message (`cannot write 'PATH' (reason)`). */
+int t32_out_open(struct t32_out *o, const char *path);
+/* Put the output in place: 0, or -1 after a message; the old file is then left as it was. */
+int t32_out_commit(struct t32_out *o);
+/* Give the output up: the temporary file is removed, the old file left as it was. */
+void t32_out_abort(struct t32_out *o);
+/*
+ * The same as fopen(path, "w") and fclose: the file appears at path, whole, at
+ * t32_fclose_out (0, or EOF after a message with the old file left as it was);
+ * t32_fabort_out gives it up.  NULL after a message when it cannot be opened.
+ */
+FILE *t32_fopen_out(const char *path);
+int t32_fclose_out(FILE *f);
+void t32_fabort_out(FILE *f);
+/* Write len bytes to path that way; 0, or -1 with errno and no message. */
 int t32_write_file(const char *path, const void *buf, size_t len);
+
+/*
+ * The pieces: a temporary file beside path (mode of the file it replaces, or
+ * 0666 less the umask), its name in *tmp (malloc'd), removed at exit unless
+ * t32_tmp_done(tmp, 1) keeps it; an fd, or -1 with errno.
+ */
+int t32_tmp_beside(const char *path, char **tmp);
+/* Forget tmp (free it); unlink it too unless keep. */
+void t32_tmp_done(char *tmp, int keep);
+/*
+ * Open path with flags and take its lock (flock, exclusive), the file the name
+ * holds once locked: an fd, -1 with errno, or -2 after the message that another
+ * t32 is writing it.
+ */
+int t32_lock_path(const char *path, int flags);
+/* a and b name one existing file (an output that would overwrite an input). */
+int t32_same_file(const char *a, const char *b);
 
 /* Output of a program run by argv: exit status and its stdout+stderr. */
 struct t32_child_output {

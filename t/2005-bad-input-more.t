@@ -1,0 +1,160 @@
+#!/bin/sh
+# Bad input in every command, as a hostile or careless user gives it: instruction
+# text that is not instructions, numbers that are not decimal, files without
+# newlines or without end, empty tables.  Each case: the exit code, and a message
+# that names the problem.
+. "$(dirname "$0")/lib-tap.sh"
+plan 118
+
+export T32_DATADIR="$T32_SRC/data"
+cd "$TMP" || exit 1
+
+# expect STATUS REGEX NAME -- ARGS...
+expect() {
+	want=$1 re=$2 name=$3
+	shift 4
+	run "$@"
+	is "$want" "$rc" "$name: exit $want"
+	like "$TMP/err" "$re" "$name: message"
+}
+
+REFUSED='\(preprocessor directives are refused; --raw-nasm allows them\)'
+DIRECTIVE='\(assembler directives are refused; --raw-nasm allows them\)'
+
+# ---- files the cases read ----
+printf '# source: nowhere\n# applies to: nothing\n\n# only comments\n' >comments.tbl
+: >empty.tbl
+printf 'ok | nop\nevil | nop; incbin "/etc/passwd"\n' >incbin.tbl
+printf 'ok | nop | tp=add {r}, 1; %%define X 1\n' >tp.tbl
+printf 'ok | nop\rbits 16\n' >cr.tbl
+printf 'ok | nop | lat=0x3\n' >hexlat.tbl
+printf '# a block\n1 nop; [map all %s/leak.map]\n' "$TMP" >evil.blk
+printf '# a block\n10 nop\n1 section .data\n' >section.blk
+ln -s /dev/zero zero.blk
+mkdir dir.blk dir.tbl
+awk 'BEGIN { for (i = 0; i < 200000; i++) print "#" }' >lines.blk
+awk 'BEGIN { for (i = 0; i < 600; i++) printf "x"; }' >long.lat
+awk 'BEGIN { for (i = 0; i < 1100000; i++) printf "1\t2\t"; }' >nonl.tsv
+ok 0 "the input files are written"
+
+# ---- the classic form ----
+expect 2 "^t32: not an instruction '%include' $REFUSED" "classic: %include" \
+	-- l m 10 'nop; %include "/dev/zero"'
+expect 2 "^t32: not an instruction '\\\\r' \(control bytes are refused" "classic: a carriage return" \
+	-- l m 10 "$(printf 'nop\r%%include "x"')"
+expect 2 "^t32: not an instruction '\\\\x1b' \(control bytes" "classic: an escape byte" \
+	-- l m 10 "$(printf 'nop\033[2J')"
+expect 2 "^t32: not an instruction '\\\\' \(a trailing backslash" "classic: a trailing backslash" \
+	-- l m 10 'nop \'
+expect 2 "^t32: bad count '0x10' \(1 to 4294967295" "classic: a hex count" -- l m 0x10 nop
+run l m 010 nop
+is 0 "$rc" "classic: COUNT 010 runs"
+is 10 "$(wc -l <"$TMP/out")" "classic: COUNT 010 is ten measurements, not eight"
+run l m 08 nop
+is 8 "$(wc -l <"$TMP/out")" "classic: COUNT 08 is eight, not an error"
+
+# ---- time ----
+expect 2 "^t32: not an instruction 'section' $DIRECTIVE" "time: section .data" \
+	-- time l m 2000 'nop; section .data'
+expect 2 "^t32: not an instruction '%define' $REFUSED" "time: %define" \
+	-- time l m auto '%define rdtsc lfence' rdtsc
+expect 2 "^t32: not an instruction '%' \(the % operator is refused" "time: the % operator" \
+	-- time l m 10 'mov eax, 7 % 3'
+expect 2 "^t32: not an instruction 'align' \(align takes a power of two up to 4096" "time: align 8192" \
+	-- time l m 10 'align 8192'
+expect 2 "^t32: bad value for rcx 'banana'" "time: a bad --init value" \
+	-- time --init rcx=banana l m 10 nop
+expect 2 "^t32: bad time limit '0x5'" "time: --timeout 0x5" -- time --timeout 0x5 l m 10 nop
+expect 2 "^t32: bad precision 'inf'" "time: --precision inf" -- time --precision inf l m auto nop
+expect 2 "^t32: bad budget 'nan'" "time: --budget nan" -- time --budget nan l m auto nop
+expect 1 "^t32: cannot assemble 'nop; %include \"/dev/zero\"' \(nasm did not finish within 1 s" \
+	"time --raw-nasm: nasm reading forever is killed" \
+	-- time --raw-nasm --timeout 1 l m 10 'nop; %include "/dev/zero"'
+
+# ---- sweep ----
+expect 2 "^t32: too many n values '0..1000000' \(at most 10000" "sweep: --n 0..1000000" \
+	-- sweep --n 0..1000000 l m nop
+expect 2 "^t32: bad n list '0x10'" "sweep: --n 0x10" -- sweep --n 0x10 l m nop
+expect 2 "^t32: empty table 'empty.tbl' \(no forms" "sweep: an empty table" -- sweep --n 1 empty.tbl
+expect 2 "^t32: empty table 'comments.tbl' \(no forms" "sweep: a comments-only table" \
+	-- sweep --n 1 comments.tbl
+expect 2 "^t32: bad line 2 in 'incbin.tbl' \(not an instruction 'incbin': assembler directives" \
+	"sweep: incbin in a table" -- sweep --n 1 incbin.tbl
+expect 2 "^t32: bad line 1 in 'tp.tbl' \(not an instruction '%define'" "sweep: %define in tp=" \
+	-- sweep --n 1 tp.tbl
+expect 2 "^t32: bad line 1 in 'cr.tbl' \(not an instruction '\\\\r'" "sweep: a carriage return in a table" \
+	-- sweep --n 1 cr.tbl
+expect 2 "^t32: bad line 1 in 'hexlat.tbl' \(bad latency '0x3'" "sweep: lat=0x3 in a table" \
+	-- sweep --n 1 hexlat.tbl
+expect 2 "^t32: not a text file '/dev/zero'" "sweep: /dev/zero as a table" -- sweep --n 1 /dev/zero
+expect 1 "^t32: cannot read table 'dir.tbl' \(Is a directory\)" "sweep: a directory as a table" \
+	-- sweep --n 1 dir.tbl
+expect 2 "^t32: not an instruction 'incbin'" "sweep: incbin in a spec" \
+	-- sweep --n 1,2 l m 'incbin "/etc/passwd"'
+
+# ---- sample ----
+expect 2 "^t32: not an instruction 'incbin' $DIRECTIVE" "sample: incbin" \
+	-- sample 'nop; incbin "/etc/passwd"'
+expect 2 "^t32: evil.blk:2: not an instruction '\[map' \(directives in brackets" "sample: [map] in a block file" \
+	-- sample evil.blk
+expect 2 "^t32: bad duration '0x2'" "sample: --seconds 0x2" -- sample --seconds 0x2 nop
+expect 2 "^t32: zero.blk:1: a NUL byte \(not a text file\)" "sample: /dev/zero as a block file" \
+	-- sample zero.blk
+expect 1 "^t32: cannot read block file 'dir.blk' \(Is a directory\)" "sample: a directory as a block file" \
+	-- sample dir.blk
+
+# ---- model: runs nasm, never the code ----
+expect 2 "^t32: not an instruction '\[map' \(directives in brackets" "model: [map all FILE]" \
+	-- model "nop; [map all $TMP/leak.map]"
+[ ! -e "$TMP/leak.map" ]
+ok $? "model: and no map file is written"
+expect 2 "^t32: section.blk:3: not an instruction 'section'" "model: section in a block file" \
+	-- model section.blk
+expect 2 "^t32: not an instruction '__\?SECT\?__' \(NASM's own" "model: __?SECT?__" -- model '__?SECT?__'
+expect 1 "^t32: /dev/zero:1: a NUL byte \(not a text file\)" "model: --lat /dev/zero" \
+	-- model --lat /dev/zero nop
+expect 1 "^t32: long.lat:1: line too long" "model: a .lat without newlines" -- model --lat long.lat nop
+expect 1 "^t32: /dev/zero:1: a NUL byte" "model: --uarch /dev/zero" -- model --uarch /dev/zero nop
+expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "model: --lat-from /dev/zero" \
+	-- model --lat-from /dev/zero
+expect 2 "^t32: lines.blk:100001: more than 100000 lines" "model: an endless block file" \
+	-- model lines.blk
+expect 2 "^t32: bad skid \(0 or 1\) '0x1'" "model: --skid 0x1" -- model --skid 0x1 nop
+
+# ---- fit ----
+expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "fit: /dev/zero" -- fit /dev/zero
+expect 1 "^t32: line 1 of 'nonl.tsv' is longer than" "fit: a file without newlines" -- fit nonl.tsv
+
+# ---- correlate ----
+expect 2 "^t32: not an instruction '%error' $REFUSED" "correlate: %error %!HOME" \
+	-- correlate 'nop; %error %!HOME'
+expect 2 "^t32: evil.blk:2: not an instruction '\[map'" "correlate: [map] in a block file" \
+	-- correlate evil.blk
+expect 2 "^t32: bad kmax \(2 to 1000\) '0x10'" "correlate: --kmax 0x10" -- correlate --kmax 0x10 nop
+
+# ---- gen, gen --elf ----
+expect 2 "^t32: not an instruction 'incbin' $DIRECTIVE" "gen: incbin" -- gen l m 'incbin "/etc/passwd"'
+expect 2 "^t32: not an instruction 'incbin'" "gen --elf: incbin" \
+	-- gen --elf -o "$TMP/out.elf" l m 'nop; incbin "/etc/passwd"'
+[ ! -e "$TMP/out.elf" ]
+ok $? "gen --elf: and no program is written"
+expect 2 "^t32: not an instruction '%error' $REFUSED" "gen: %error %!HOME" -- gen l m '%error %!HOME'
+expect 2 "^t32: not an instruction 'org' $DIRECTIVE" "gen: org" -- gen l m 'org 0x1000'
+expect 2 "^t32: not an instruction 'BITS' $DIRECTIVE" "gen: BITS 16, any case" -- gen l m 'BITS 16'
+run gen --raw-nasm l m 'nop; %define X 1'
+is 0 "$rc" "gen --raw-nasm: a %define is allowed"
+run gen l m 010 nop
+like "$TMP/out" "^	times 10 nop$" "gen: a repeat count 010 is ten"
+run gen --loop --unroll 08 l m nop
+is 0 "$rc" "gen: --unroll 08 is accepted"
+like "$TMP/out" "^%rep 7$" "gen: --unroll 08 is eight copies (seven more)"
+
+# ---- env ----
+expect 2 "^t32: bad cpu number '0x1'" "env: --cpu 0x1" -- env --cpu 0x1
+expect 2 "^t32: unknown format 'yaml'" "env: --format yaml" -- env --format yaml
+
+# ---- study, bench ----
+expect 2 "^t32: unknown recipe 'nosuch'" "study: an unknown recipe" -- study -o "$TMP/r" nosuch
+expect 2 "^t32: unknown profile 'huge'" "study: an unknown profile" -- study --profile huge
+expect 2 "^t32: unknown bench 'nosuch'" "bench: an unknown bench" -- bench nosuch
+done_testing
