@@ -41,8 +41,74 @@ static void help(FILE *f)
 		   "Commands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\n`t32 COMMAND --help` tells more.  Exit codes: 0 ok, 1 error, 2 usage,\n"
+	fprintf(f, "\n`t32 help COMMAND` or `t32 COMMAND --help` tells more.  Exit codes: 0 ok, 1 error, 2 usage,\n"
 		   "3 facility unavailable, 4 not supported by this CPU, 7 result not trustworthy.\n");
+}
+
+/* Edit distance of two short words (insertions, deletions, substitutions). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * A word that cannot be the classic form's BARRIER (letters other than m x l n)
+ * is a mistyped command: name it, and the nearest command.
+ */
+static int unknown_command(const char *word)
+{
+	const struct command *near = NULL;
+	size_t best = 3;
+
+	/* an option (`t32 --cpu 3 l m ...`) is the classic form's, not a command */
+	if (!*word || *word == '-' || strspn(word, "abcdefghijklmnopqrstuvwxyz-") != strlen(word) ||
+	    strspn(word, "mxln") == strlen(word))
+		return 0;
+	for (const struct command *c = commands; c->name; c++) {
+		size_t d = distance(word, c->name);
+
+		if (d < best) {
+			best = d;
+			near = c;
+		}
+	}
+	if (near) {
+		t32_error("unknown command '%s' (did you mean %s?)", word, near->name);
+		return 1;
+	}
+	/*
+	 * Far from every command and mostly barrier letters ("lq", "mxz"): a
+	 * mistyped BARRIER, which the classic form names letter by letter.
+	 */
+	size_t barrier_letters = 0;
+
+	for (const char *p = word; *p; p++)
+		barrier_letters += strchr("mxln", *p) != NULL;
+	if (2 * barrier_letters >= strlen(word))
+		return 0;
+	t32_error("unknown command '%s' (t32 --help lists them)", word);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -51,6 +117,17 @@ int main(int argc, char **argv)
 	t32_main_argv = argv;
 	if (argc < 2) {
 		help(stderr);
+		return T32_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		/* t32 help COMMAND: the command's own --help */
+		char *sub[] = { argv[2], "--help", NULL };
+
+		for (const struct command *c = commands; c->name; c++)
+			if (strcmp(argv[2], c->name) == 0)
+				return c->fn(2, sub);
+		if (!unknown_command(argv[2]))
+			t32_error("unknown command '%s' (t32 --help lists them)", argv[2]);
 		return T32_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -65,5 +142,7 @@ int main(int argc, char **argv)
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(argv[1], c->name) == 0)
 			return c->fn(argc - 1, argv + 1);
+	if (unknown_command(argv[1]))
+		return T32_EXIT_USAGE;
 	return cmd_classic(argc, argv);
 }

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Every example command in README.md's sh blocks runs as written: README and the
+# command line cannot drift apart.  Examples run in a scratch directory with the
+# repository's data; an example may end 0, 3 (a facility this machine lacks, as
+# documented) or 7 (measured, flagged untrustworthy on a busy machine), never as a
+# usage error or a failure.
+. "$(dirname "$0")/lib-tap.sh"
+
+awk '/^```sh/ {f = 1; next} /^```/ {f = 0} f && /^build\/t32 / {sub(/[ \t]+#.*$/, ""); print}' \
+	"$T32_SRC/README.md" >"$TMP/examples"
+n=$(wc -l <"$TMP/examples" | tr -d ' ')
+[ "$n" -gt 0 ] || { echo "1..1"; echo "not ok 1 - README has build/t32 examples"; exit 1; }
+plan $((n + 1))
+ok 0 "README has $n build/t32 examples"
+
+mkdir -p "$TMP/work"
+ln -s "$T32_SRC/data" "$TMP/work/data"
+mkdir -p "$TMP/work/build"
+ln -s "$T32" "$TMP/work/build/t32"
+while IFS= read -r cmd; do
+	( cd "$TMP/work" && eval "$cmd" ) >"$TMP/ex.out" 2>"$TMP/ex.err" </dev/null
+	rc=$?
+	case $rc in
+	0|3|7) ok 0 "exit $rc: $cmd" ;;
+	*) ok 1 "exit $rc: $cmd"; diag "$(head -3 "$TMP/ex.err")" ;;
+	esac
+done <"$TMP/examples"
+done_testing
