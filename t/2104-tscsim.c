@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/stats.h"
 #include "t/tap.h"
@@ -41,7 +42,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(11);
+	plan(13);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -97,6 +98,21 @@ int main(void)
 		   m.untrusted[0] ? m.untrusted : "trusted");
 		ok(m.value - m.halfwidth <= 1 && 1 <= m.value + m.halfwidth,
 		   "one add more: the interval holds 1");
+	}
+
+	/*
+	 * Calibration chains slowed by a fifth in most runs, the block not: the
+	 * ratio disagrees with the chains' fastest runs, and the result is not trusted.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 5,
+					      .cal_slow = 0.2 };
+		struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+
+		is_int(0, measure(&mc, &b, 0.02, &m, &q), "disturbed calibration: measured");
+		ok(strstr(m.untrusted, "fastest runs") != NULL,
+		   "disturbed calibration: %.3f +- %.3f not trusted (%s)", m.value, m.halfwidth,
+		   m.untrusted[0] ? m.untrusted : "trusted");
 	}
 
 	/* The fast grid. */

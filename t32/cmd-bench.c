@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/uarch.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
@@ -82,7 +83,7 @@ static void bench_resolution(void)
 
 static const struct latency {
 	const char *insn;
-	double expect;		/* cycles, published Zen 5 latency */
+	double expect;		/* cycles, the published latency (the same on every core t32 knows) */
 } latencies[] = {
 	{ "add eax, 1", 1 },
 	{ "imul rax, rax", 3 },
@@ -386,13 +387,37 @@ static const struct latency coverage_chains[] = {
  */
 static void bench_coverage(void)
 {
-	size_t nc = sizeof(coverage_chains) / sizeof(coverage_chains[0]);
+	enum { NC = sizeof(coverage_chains) / sizeof(coverage_chains[0]) };
+	struct latency chains[NC + 1];
+	size_t nc = NC;
 	unsigned held = 0, near = 0, done = 0;
 	double worst = 0;
 	char fig[96], worst_what[96] = "-";
 
+	memcpy(chains, coverage_chains, sizeof(coverage_chains));
+	/*
+	 * A load chase where the core is known: its load-to-use latency is the
+	 * core's (4 on Zen and Skylake, 5 on Golden Cove), from its data file.
+	 */
+	{
+		struct t32_cpu cpu;
+		struct t32_uarch_choice c;
+		struct t32_uarch u;
+		char err[256];
+
+		t32_cpu_identify(&cpu);
+		t32_uarch_choose(NULL, cpu.vendor, cpu.family, cpu.model, &c);
+		if (c.how == T32_UARCH_DETECTED &&
+		    !t32_uarch_load(&u, c.data, t32_datadir(), err, sizeof(err))) {
+			chains[nc].insn = "mov rax, [rax]";
+			chains[nc++].expect = u.load_latency_chase ? u.load_latency_chase
+								   : u.load_latency;
+		} else {
+			printf("#   no load chase: the core's load latency is not known here\n");
+		}
+	}
 	for (size_t i = 0; i < 20; i++) {
-		const struct latency *l = &coverage_chains[i % nc];
+		const struct latency *l = &chains[i % nc];
 		struct t32_measurement m;
 		double err;
 

@@ -247,7 +247,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		rc = t32_measure_source(&src, insns, mo, stop, m);
 		if (!rc && t32_share_end(&rs.share)) {
 			m->flags |= T32_EST_SHARED;
-			if (rs.share.others)
+			if (rs.share.others >= 2)
 				t32_warn("cpu %d was shared with another task '%s' while measuring: "
 					 "results may be off (flag shared)", rs.share.cpu, rs.share.who);
 			else
@@ -301,6 +301,37 @@ static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
 }
 
 /*
+ * The calibration against its own fastest runs: the two chains' minima differ by
+ * `cycles` core cycles to within a TSC step each way, which bounds the ratio
+ * whatever disturbed the bulk.  A ratio outside those bounds means the core clock
+ * changed or something slowed the chains in most runs: the cycles of this
+ * measurement cannot be trusted.  The slack is wide because a clock that wobbles
+ * turn by turn (1% here and there in a VM) puts its minima in its fastest turns,
+ * a few percent above the mean; what this catches is a calibration tens of
+ * percent off (seen in a VM: 1.09 cycles per tick on a core of 1.42).
+ */
+#define T32_CAL_MIN_SLACK 0.10
+static void calibration_check(struct t32_measurement *m, const struct t32_hist *cal,
+			      const struct t32_hist *calempty, double cycles)
+{
+	struct t32_summary a, b;
+	double diff, lo, hi;
+
+	if (t32_summarize_hist(cal, &a) || t32_summarize_hist(calempty, &b))
+		return;
+	diff = (double)a.min - (double)b.min;
+	if (!(diff > (double)m->q))
+		return;
+	lo = (1 - T32_CAL_MIN_SLACK) * cycles / (diff + (double)m->q);
+	hi = (1 + T32_CAL_MIN_SLACK) * cycles / (diff - (double)m->q);
+	if (m->ratio < lo || m->ratio > hi)
+		snprintf(m->untrusted, sizeof(m->untrusted),
+			 "the calibration read %.4f core cycles per tick, but its fastest runs say "
+			 "%.4f to %.4f: the core clock changed or something slowed the chains",
+			 m->ratio, lo / (1 - T32_CAL_MIN_SLACK), hi / (1 + T32_CAL_MIN_SLACK));
+}
+
+/*
  * Pooled estimates, the interval from the rounds' and segments' spread, drift,
  * and whether the result can be trusted.
  */
@@ -326,6 +357,8 @@ static void finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		t32_estimate_hist(&hist[B_CAL], m->q, &a);
 		t32_estimate_hist(&hist[B_CALEMPTY], m->q, &b);
 		m->ratio = (double)(mo->cal_len - mo->cal_len / 2) / (a.value - b.value);
+		calibration_check(m, &hist[B_CAL], &hist[B_CALEMPTY],
+				  (double)(mo->cal_len - mo->cal_len / 2));
 		batch_means(rd->ratio, m->rounds, &ratio_mean, &m->ratio_hw);
 		if (third) {
 			m->ratio_first = mean_of(rd->ratio, 0, third);

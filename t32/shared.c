@@ -66,12 +66,32 @@ static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char 
 	return 0;
 }
 
+/* Count one look's sighting of process pid (named comm) runnable on the CPU. */
+static void seen_task(struct t32_share *s, pid_t pid, const char *comm)
+{
+	size_t n = sizeof(s->seen) / sizeof(s->seen[0]), i;
+
+	for (i = 0; i < n && s->seen[i].seen && s->seen[i].pid != pid; i++)
+		;
+	if (i == n)
+		return;
+	if (!s->seen[i].seen++) {
+		s->seen[i].pid = pid;
+		snprintf(s->seen[i].name, sizeof(s->seen[i].name), "%s", comm);
+	}
+	if (s->seen[i].seen > s->others) {
+		s->others = s->seen[i].seen;
+		snprintf(s->who, sizeof(s->who), "%d %s", (int)pid, s->seen[i].name);
+	}
+}
+
 /* Look once through /proc for a runnable task on s->cpu that is not ours. */
 void t32_share_sample(struct t32_share *s)
 {
 	DIR *procs = opendir("/proc");
 	struct dirent *d;
 
+	s->looks++;
 	if (!procs)
 		return;
 	while ((d = readdir(procs))) {
@@ -101,8 +121,7 @@ void t32_share_sample(struct t32_share *s)
 			if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
 				continue;
 			if (state == 'R' && cpu == s->cpu) {
-				if (!s->others++)
-					snprintf(s->who, sizeof(s->who), "%d %s", (int)pid, comm);
+				seen_task(s, pid, comm);
 				break;
 			}
 		}
@@ -129,5 +148,6 @@ int t32_share_end(struct t32_share *s)
 	t32_share_sample(s);
 	if (elapsed > 0 && hz > 0)
 		s->steal_share = (double)(steal_of(s->cpu) - s->steal0) / (double)hz / elapsed;
-	return s->others > 0 || s->steal_share >= T32_STEAL_SHARE;
+	return (s->others >= 2 && s->others >= T32_SHARE_LOOKS * s->looks) ||
+	       s->steal_share >= T32_STEAL_SHARE;
 }

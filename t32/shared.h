@@ -14,8 +14,14 @@ struct t32_share {
 	pid_t self;		/* our process: its tasks and children are not others */
 	uint64_t steal0;	/* the CPU's steal time at the start, in clock ticks */
 	double t0;		/* seconds (t32_now) at the start */
-	unsigned others;	/* samples that found another task runnable there */
-	char who[80];		/* the first such task: "pid NAME" */
+	unsigned looks;		/* times t32_share_sample looked */
+	unsigned others;	/* looks at the most often seen other task runnable there */
+	char who[80];		/* that task: "pid NAME" */
+	struct {
+		pid_t pid;
+		unsigned seen;	/* looks that found it runnable on the CPU */
+		char name[64];
+	} seen[8];		/* other tasks found runnable, the first eight */
 	double steal_share;	/* stolen share of the time since the start (t32_share_end) */
 };
 
@@ -25,9 +31,12 @@ void t32_share_begin(struct t32_share *s, int cpu);
 void t32_share_sample(struct t32_share *s);
 /*
  * A last look and the steal since the start.  Returns 1 when the CPU was shared
- * (another task seen, or T32_STEAL_SHARE of the time stolen), 0 otherwise.
+ * (one other task runnable there in at least two looks and T32_SHARE_LOOKS of
+ * them, or T32_STEAL_SHARE of the time stolen), 0 otherwise.  A task runnable in
+ * one look only (a kernel thread's tick of work) is not sharing.
  */
 int t32_share_end(struct t32_share *s);
 #define T32_STEAL_SHARE 0.01
+#define T32_SHARE_LOOKS 0.25
 
 #endif

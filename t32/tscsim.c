@@ -90,6 +90,8 @@ static uint64_t one_run(struct t32_sim *s, size_t b, double r)
 		t0 = base + gsl_rng_uniform(s->rng) * q * (1 - mc->phase_bias);
 	}
 	d = block_cycles(s, b);
+	if (mc->cal_slow > 0 && b >= 2 && gsl_rng_uniform(s->rng) < 0.9)
+		d *= 1 + mc->cal_slow;
 	if (mc->jitter > 0)
 		d += gsl_ran_exponential(s->rng, mc->jitter);
 	d /= r;

@@ -26,6 +26,8 @@ struct t32_sim_machine {
 	double drift_runs;
 	double wobble;		/* relative sd of the ratio from one turn to the next */
 	double placement;	/* cycles: sd of a per-process offset of the block */
+	double cal_slow;	/* relative slowdown of the calibration chains in 90% of
+				   their runs (something disturbs them, not the block) */
 	uint64_t seed;
 };
 
