@@ -47,6 +47,19 @@ struct t32_corr_opts {
 void t32_corr_opts_init(struct t32_corr_opts *o);
 
 /* One fitted parameter. */
+/*
+ * What a fit must reach to count as explaining a block (make bench and the
+ * report judge alike): shares within this total variation distance, and cycles
+ * per iteration within this many percent.
+ */
+#define T32_CORR_TVD_TARGET 0.10
+#define T32_CORR_CPI_TARGET 5.0
+static inline int t32_corr_meets_target(double tvd, double cpi_error_percent)
+{
+	return tvd <= T32_CORR_TVD_TARGET && cpi_error_percent <= T32_CORR_CPI_TARGET &&
+	       cpi_error_percent >= -T32_CORR_CPI_TARGET;
+}
+
 struct t32_corr_param {
 	char key[48];		/* a t32_uarch key ("retire_width", "latency.atretire") or "latency@I" */
 	unsigned long lo, hi;	/* range scanned, in the parameter's unit */

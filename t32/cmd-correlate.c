@@ -1103,7 +1103,7 @@ void t32_bench_correlate(void (*report)(const char *what, const char *figure, co
 			snprintf(fig, sizeof(fig), "TVD %.3f, W %.0f/G%.0f, cpi %+.1f%%, %.1f s", tvd, w,
 				 g, err, took);
 			report(what, fig, "TVD <= 0.10, err <= 5%",
-			       tvd <= 0.10 && fabs(err) <= 5 && o.status == 0);
+			       t32_corr_meets_target(tvd, err) && o.status == 0);
 		}
 		t32_child_output_free(&o);
 		free(names[i]);
