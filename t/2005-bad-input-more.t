@@ -4,7 +4,7 @@
 # newlines or without end, empty tables.  Each case: the exit code, and a message
 # that names the problem.
 . "$(dirname "$0")/lib-tap.sh"
-plan 118
+plan 124
 
 export T32_DATADIR="$T32_SRC/data"
 cd "$TMP" || exit 1
@@ -157,4 +157,9 @@ expect 2 "^t32: unknown format 'yaml'" "env: --format yaml" -- env --format yaml
 expect 2 "^t32: unknown recipe 'nosuch'" "study: an unknown recipe" -- study -o "$TMP/r" nosuch
 expect 2 "^t32: unknown profile 'huge'" "study: an unknown profile" -- study --profile huge
 expect 2 "^t32: unknown bench 'nosuch'" "bench: an unknown bench" -- bench nosuch
+
+# ---- a trap names the body's trap, not the harness instruction after it ----
+expect 1 "^t32: instruction faulted 'int3' (SIGTRAP" "int3" -- l m 10 int3
+expect 1 "^t32: instruction faulted 'int 3' (SIGTRAP" "int 3" -- l m 10 'int 3'
+expect 1 "^t32: instruction faulted 'nop; int3' (SIGTRAP: .*, at int3)" "int3 after a nop" -- l m 10 'nop; int3'
 done_testing

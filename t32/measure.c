@@ -408,7 +408,11 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 
 	if (m->untrusted[0])
 		return;
-	if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
+	if (m->tsc_ghz > 0 && m->block.value / (m->tsc_ghz * 1e9) > m->seconds + 1)
+		snprintf(m->untrusted, len,
+			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
+			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
+	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
 		snprintf(m->untrusted, len,
 			 "too few of the block's readings in its bulk (%llu of %llu)",
 			 (unsigned long long)m->block.window, (unsigned long long)m->block.n);
@@ -418,10 +422,6 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 			 (unsigned long long)m->empty.window, (unsigned long long)m->empty.n);
 	else if (!isfinite(m->value) || !isfinite(m->halfwidth))
 		snprintf(m->untrusted, len, "the cost is not a finite number");
-	else if (m->tsc_ghz > 0 && m->block.value / (m->tsc_ghz * 1e9) > m->seconds + 1)
-		snprintf(m->untrusted, len,
-			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
-			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
 	else if (mo->unit == T32_UNIT_CYCLES &&
 		 (!(m->ratio > T32_RATIO_MIN) || !(m->ratio < T32_RATIO_MAX)))
 		snprintf(m->untrusted, len,

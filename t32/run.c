@@ -525,6 +525,24 @@ static int is_ud(const struct t32_blob *b, int64_t off)
 	return p[0] == 0x0f && (p[1] == 0x0b || p[1] == 0xb9 || p[1] == 0xff);
 }
 
+/*
+ * A trap instruction (int3, int1, int N) reports the address after it: step back
+ * to it when the bytes before the reported address are one, so the fault names
+ * the body's trap and not the harness instruction that follows it.
+ */
+static int64_t trap_insn(const struct t32_blob *b, int64_t off)
+{
+	const unsigned char *p = b->image;
+
+	if ((uint64_t)off > b->hdr.data)
+		return off;
+	if (off >= 1 && (p[off - 1] == 0xcc || p[off - 1] == 0xf1))
+		return off - 1;
+	if (off >= 2 && p[off - 2] == 0xcd)
+		return off - 2;
+	return off;
+}
+
 /* Turn what the child left into a classified fault. */
 static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct shared *sh,
 		     int status, int timed_out, double timeout, struct t32_fault *f)
@@ -542,6 +560,8 @@ static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct 
 			b = blobs[i];
 			f->rip_off = (int64_t)(sh->rip - sh->bases[i]);
 		}
+	if (b && f->rip_off >= 0 && f->signo == SIGTRAP)
+		f->rip_off = trap_insn(b, f->rip_off);
 	if (b && f->rip_off >= 0) {
 		int priv = describe_insn(b, f->rip_off, f);
 
@@ -966,7 +986,7 @@ static const char *signal_words(int signo, int code)
 	case SIGBUS:
 		return "bus error";
 	case SIGTRAP:
-		return "trap";
+		return "a breakpoint or debug trap";
 	case SIGALRM:
 		return "the time limit";
 	case SIGSYS:

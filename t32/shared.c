@@ -66,6 +66,25 @@ static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char 
 	return 0;
 }
 
+/*
+ * Is pid, whose parent is ppid, one of ours: a child, or a child's child (nasm
+ * under a helper, the measuring process)?  Up to four generations are followed.
+ */
+static int descends_from(pid_t ppid, pid_t self)
+{
+	for (int depth = 0; depth < 4 && ppid > 1; depth++) {
+		char path[64], state, comm[64];
+		int cpu;
+
+		if (ppid == self)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)ppid);
+		if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
+			return 0;
+	}
+	return ppid == self;
+}
+
 /* Count one look's sighting of process pid (named comm) runnable on the CPU. */
 static void seen_task(struct t32_share *s, pid_t pid, const char *comm)
 {
@@ -107,8 +126,8 @@ void t32_share_sample(struct t32_share *s)
 		if (pid == s->self)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		/* our own children (the measuring process, nasm) are not others */
-		if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)) || ppid == s->self)
+		/* our own descendants (the measuring process, nasm) are not others */
+		if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
 		tasks = opendir(path);
@@ -121,7 +140,8 @@ void t32_share_sample(struct t32_share *s)
 			if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
 				continue;
 			if (state == 'R' && cpu == s->cpu) {
-				seen_task(s, pid, comm);
+				if (!descends_from(ppid, s->self))
+					seen_task(s, pid, comm);
 				break;
 			}
 		}
