@@ -159,7 +159,7 @@ expect 2 "^t32: unknown profile 'huge'" "study: an unknown profile" -- study --p
 expect 2 "^t32: unknown bench 'nosuch'" "bench: an unknown bench" -- bench nosuch
 
 # ---- a trap names the body's trap, not the harness instruction after it ----
-expect 1 "^t32: instruction faulted 'int3' (SIGTRAP" "int3" -- l m 10 int3
-expect 1 "^t32: instruction faulted 'int 3' (SIGTRAP" "int 3" -- l m 10 'int 3'
-expect 1 "^t32: instruction faulted 'nop; int3' (SIGTRAP: .*, at int3)" "int3 after a nop" -- l m 10 'nop; int3'
+expect 1 "^t32: instruction faulted 'int3' \(SIGTRAP" "int3" -- l m 10 int3
+expect 1 "^t32: instruction faulted 'int 3' \(SIGTRAP" "int 3" -- l m 10 'int 3'
+expect 1 "^t32: instruction faulted 'nop; int3' \(SIGTRAP: .*, at int3\)" "int3 after a nop" -- l m 10 'nop; int3'
 done_testing
