@@ -93,6 +93,14 @@ static double corr_curve_chi2(const struct corr_ctx *c, const double *model, dou
 			swr += w * (d->curve[k] - model[k]);
 		}
 		off = sw > 0 ? swr / sw : 0;
+		/*
+		 * A curve of cycles is never below zero: the offset may not pull the
+		 * model under it at any k (the weighted least-squares offset, clamped
+		 * at that bound, is the constrained optimum).
+		 */
+		for (size_t k = 1; k <= d->kmax; k++)
+			if (model[k] + off < 0)
+				off = -model[k];
 	}
 	for (size_t k = 0; k <= d->kmax; k++) {
 		double e = d->curve[k] - model[k] - (k ? off : 0);
@@ -278,6 +286,7 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 	}
 	p->est = (double)p->value;
 	p->sd = INFINITY;
+	p->determined = 0;
 	/* a rise within the tie margin on the one side there is is flat too */
 	if (a > CORR_TIE * (1 + fabs(f0))) {
 		double shift = -g / (2 * a);
@@ -288,6 +297,7 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 			shift = -0.5;
 		p->est += shift;
 		p->sd = s / sqrt(a);
+		p->determined = 1;
 	}
 	p->ci_lo = p->ci_hi = p->value;
 	while (p->ci_lo > p->lo && f[p->ci_lo - 1 - p->lo] - f0 <= s * s)
@@ -504,7 +514,7 @@ size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		present[b[i].cls] = 1;
-		untabled[b[i].cls] |= !b[i].from_table;
+		untabled[b[i].cls] |= b[i].src == T32_LAT_CLASS;
 		loads |= (b[i].d.flags & T32_INSN_LOAD) != 0;
 	}
 	if (m < max && !corr_pinned("retire_width", pinned, npinned))

@@ -68,6 +68,9 @@ struct t32_corr_param {
 	double est;		/* refined by the parabola through the neighbours, in [value - 0.5, value + 0.5] */
 	double sd;		/* its standard error from the curvature (scaled); INFINITY if flat */
 	unsigned long ci_lo, ci_hi;	/* integers whose objective is within the scaled 1-sd rise */
+	int determined;		/* 0: the objective is flat on a side of the value, so the data
+				   do not pick it: report ci_lo..ci_hi, not value (the model
+				   ran at value, one of them) */
 };
 
 /* The goodness of fit of shares: pooled Pearson chi-square. */

@@ -27,10 +27,13 @@
  */
 #include "analysis/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+const char *const t32_lat_source_names[] = { "class default", "table", "measured here" };
 
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		       const struct t32_insn *in, size_t n, struct t32_model_insn *out)
@@ -43,10 +46,10 @@ void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		out[i].cls = in[i].cls;
 		if (e && e->cls >= 0)
 			out[i].cls = (enum t32_class)e->cls;
-		out[i].from_table = 0;
+		out[i].src = T32_LAT_CLASS;
 		if (e && t32_lattab_latency(e, u->name, &cycles) == 0) {
 			out[i].latency = cycles;
-			out[i].from_table = 1;
+			out[i].src = e->measured ? T32_LAT_MEASURED : T32_LAT_TABLE;
 		} else {
 			out[i].latency = u->latency[out[i].cls];
 		}
@@ -491,5 +494,48 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	for (size_t k = 1; k <= kmax; k++)
 		cycles[k] = (double)(rows[k * n - 1].retire + 1);
 	free(rows);
+	return 0;
+}
+
+/* Copies of one instruction in the loop t32_model_solve_latency runs. */
+#define SOLVE_COPIES 8
+
+int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
+			    double cycles, unsigned *latency, double *predicted)
+{
+	struct t32_model_insn b[SOLVE_COPIES];
+	double best_err = INFINITY, best_pred = NAN, prev = -1;
+	unsigned best = 0;
+
+	if (!(cycles >= 0) || !isfinite(cycles))
+		return -1;
+	for (unsigned x = 0; x <= T32_SOLVE_MAX; x++) {
+		struct t32_model_result r = { 0 };
+		double pred, err;
+
+		for (size_t k = 0; k < SOLVE_COPIES; k++) {
+			b[k] = *in;
+			b[k].latency = x;
+		}
+		if (t32_model_steady(u, b, SOLVE_COPIES, 1, &r))
+			return -1;
+		pred = r.cycles_per_iter / SOLVE_COPIES;
+		t32_model_result_free(&r);
+		err = fabs(pred - cycles);
+		if (err < best_err - 1e-9) {
+			best_err = err;
+			best = x;
+			best_pred = pred;
+		}
+		/* the cost only grows with the latency: past the measurement, stop */
+		if (pred > cycles + 1 && pred >= prev)
+			break;
+		prev = pred;
+	}
+	if (!(best_err <= fmax(0.5, T32_SOLVE_SLACK * cycles)))
+		return -1;
+	*latency = best;
+	if (predicted)
+		*predicted = best_pred;
 	return 0;
 }

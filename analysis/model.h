@@ -19,18 +19,26 @@
 #include "analysis/deps.h"
 #include "analysis/uarch.h"
 
+/* Where an instruction's latency came from. */
+enum t32_lat_source {
+	T32_LAT_CLASS,		/* the class default of the .uarch file */
+	T32_LAT_TABLE,		/* the shipped table, data/uarch/latency.lat (or --lat FILE) */
+	T32_LAT_MEASURED,	/* measured on this machine (t32 model --measure, correlate) */
+};
+extern const char *const t32_lat_source_names[];	/* "class default", "table", "measured here" */
+
 /* One instruction as the model runs it. */
 struct t32_model_insn {
 	struct t32_insn d;	/* dependencies, flags, decoded class */
 	enum t32_class cls;	/* class after the latency table */
 	unsigned latency;	/* cycles of execution, after the load for memory forms */
-	int from_table;		/* 1 if the latency came from the latency table */
+	enum t32_lat_source src;	/* where the latency came from */
 };
 
 /*
  * Give each decoded instruction its class and latency: the latency table entry
- * for the form (and u->name) if there is one, else the class default of u.  tab
- * may be NULL.  out has n entries.
+ * for the form (and u->name) if there is one (an entry measured on this machine
+ * first), else the class default of u.  tab may be NULL.  out has n entries.
  */
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		       const struct t32_insn *in, size_t n, struct t32_model_insn *out);
@@ -72,6 +80,20 @@ struct t32_model_result {
 int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
 		     int skid, struct t32_model_result *r);
 void t32_model_result_free(struct t32_model_result *r);
+
+/*
+ * The latency of instruction `in` that makes the model run a loop of copies of
+ * it at `cycles` per instruction (a chain measured on the machine: its own
+ * back-to-back cost), so load latencies, forwarding and retirement rules are the
+ * model's own.  The nearest whole number of cycles 0..T32_SOLVE_MAX goes to
+ * *latency, the model's cycles per instruction there to *predicted.  0, or -1
+ * when no latency comes within T32_SOLVE_SLACK of the measurement (the model
+ * cannot reproduce it) or on a bad argument.
+ */
+int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
+			    double cycles, unsigned *latency, double *predicted);
+#define T32_SOLVE_MAX 400
+#define T32_SOLVE_SLACK 0.25	/* relative, and at least half a cycle */
 
 /*
  * Cycles of a barrier-wrapped block of k copies, k = 0..kmax, each started on an

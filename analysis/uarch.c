@@ -538,6 +538,26 @@ void t32_lattab_free(struct t32_lattab *t)
 	t->n = 0;
 }
 
+int t32_lattab_prepend(struct t32_lattab *t, const struct t32_lattab *front)
+{
+	struct t32_lat_entry *e;
+
+	if (!front->n)
+		return 0;
+	e = malloc((front->n + t->n) * sizeof(*e));
+	if (!e)
+		return -1;
+	memcpy(e, front->e, front->n * sizeof(*e));
+	for (size_t i = 0; i < front->n; i++)
+		e[i].measured = 1;
+	if (t->n)
+		memcpy(e + front->n, t->e, t->n * sizeof(*e));
+	free(t->e);
+	t->e = e;
+	t->n += front->n;
+	return 0;
+}
+
 /*
  * The cores CPUID names.  Sources: Linux arch/x86/kernel/cpu/amd.c
  * (bsp_init_amd, the Zen generations by family and model range) and

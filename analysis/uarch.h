@@ -74,6 +74,7 @@ struct t32_lat_entry {
 	int cls;		/* enum t32_class, or -1 to keep the decoder's */
 	size_t nlat;
 	struct t32_lat_uarch lat[8];
+	int measured;		/* 1: measured on this machine (t32_lattab_prepend of a cache) */
 };
 struct t32_lattab {
 	struct t32_lat_entry *e;
@@ -83,6 +84,11 @@ struct t32_lattab {
 /* Read a latency table; errors as "FILE:LINE: what 'subject'". */
 int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t errlen);
 void t32_lattab_free(struct t32_lattab *t);
+/*
+ * Put every entry of front before those of t, marked measured (they then win
+ * over the shipped entries of the same form).  0, or -1 when out of memory.
+ */
+int t32_lattab_prepend(struct t32_lattab *t, const struct t32_lattab *front);
 /*
  * The entry that best matches a form ("mov r64, m64"): operands match exactly,
  * or by kind ("r" any general register, "m" any memory, "i" immediate, "v" any

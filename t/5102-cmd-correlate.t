@@ -16,24 +16,36 @@ run sample --help
 [ "$rc" -eq 0 ] || skip_all "this t32 has no sample subcommand"
 
 B="$T32_SRC/data/blocks/load-nop10.blk"
+T32_CACHE_DIR="$TMP/cache"
+export T32_CACHE_DIR
 SHORT="--samples 300 --seconds 1 --kmax 6"
 run correlate --format=tsv $SHORT "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
 
-plan 25
+plan 32
 
 is 0 "$rc" "correlate exits 0"
 cp "$TMP/out" "$TMP/tsv"
-like "$TMP/tsv" '^# retire_width: [0-9]+$' "the retire width chosen"
-like "$TMP/tsv" '^# retire_group: [12]$' "the retire group chosen, 1 or 2"
-like "$TMP/tsv" '^# fit: retire_width = [0-9]+ est [0-9.]+ sd ' "fitted parameters with an sd"
+like "$TMP/tsv" '^# retire_width: ([0-9]+|undetermined \([0-9]+\.\.[0-9]+\))$' \
+	"the retire width chosen, or the range that fits"
+like "$TMP/tsv" '^# retire_group: ([12]|undetermined \(1\.\.2\))$' "the retire group chosen, 1 or 2"
+like "$TMP/tsv" '^# fit: retire_width = ([0-9]+ est [0-9.]+ sd [0-9.]+|undetermined) ci [0-9]+\.\.[0-9]+ ' \
+	"fitted parameters with an sd, or undetermined with a range"
+like "$TMP/tsv" '^# latencies: 1 form measured here, 0 from the cache ' \
+	"the load's latency measured here (nops have none to measure)"
+ls "$TMP/cache"/lat-*.tsv >/dev/null 2>&1
+ok $? "and kept in the cache"
 like "$TMP/tsv" '^# tvd: (0|1)\.[0-9]+$' "the total variation distance"
 like "$TMP/tsv" '^# chi2_p: ' "the chi-square test's p"
 like "$TMP/tsv" '^# curve_r: ' "the curve correlation"
 like "$TMP/tsv" '^# cycles_per_iter_measured: [0-9]' "measured cycles per iteration"
 like "$TMP/tsv" '^# cycles_per_iter_predicted: [0-9]' "predicted cycles per iteration"
 like "$TMP/tsv" "$(printf '^index\tinsn\tmeasured\tpredicted\t')" "the shares table header"
-awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ && NF == 9' "$TMP/tsv" >"$TMP/shares"
+awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ && NF == 10' "$TMP/tsv" >"$TMP/shares"
+awk -F'\t' '$1 == 0 && $7 == "measured"' "$TMP/shares" | grep -q .
+ok $? "the load's latency source is 'measured'"
+awk -F'\t' '$1 == 1 && $7 == "table"' "$TMP/shares" | grep -q .
+ok $? "a nop's is the table's"
 is 11 "$(wc -l <"$TMP/shares" | tr -d ' ')" "one share row per instruction of the unit"
 like "$TMP/tsv" "$(printf '^n\tcopies\tmeasured\tpredicted\tmeasured_hw$')" "the curve table header"
 awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ && NF == 5' "$TMP/tsv" >"$TMP/curve"
@@ -52,6 +64,9 @@ ok $? "zero copies cost about nothing"
 
 run correlate --format=json $SHORT --fit retire_width,load_latency "$B"
 is 0 "$rc" "json, two parameters fitted"
+like "$TMP/out" '"latencies": \{"measured": 0, "cached": 1, ' "a second run takes the load from the cache"
+like "$TMP/out" '"determined": (true, "value": [0-9]+|false, "value": null)' \
+	"a parameter is a number only where the data determine it"
 like "$TMP/out" '"params": \[\{"key": "retire_width".*\{"key": "load_latency"' \
 	"json names the fitted parameters"
 
@@ -72,6 +87,12 @@ else
 	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"
 fi
+
+run correlate --no-measure --format=tsv --samples 200 --seconds 1 --kmax 3 --init rdx=0 \
+	'mov rax, [rax + rdx]; nop; nop'
+{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
+ok $? "--init and --no-measure: a chase through rax + rdx, rdx = 0 (exit $rc)"
+like "$TMP/out" '^# latencies: table \(--no-measure\)$' "--no-measure says the table was used"
 
 run correlate
 is 2 "$rc" "no block: usage, exit 2"

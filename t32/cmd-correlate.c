@@ -31,9 +31,11 @@
 #include "analysis/uarch.h"
 #include "t32/attrib.h"
 #include "t32/block.h"
+#include "t32/latcache.h"
 #include "t32/cmd.h"
 #include "t32/spec.h"
 #include "t32/run.h"
+#include "t32/tsv.h"
 #include "t32/util.h"
 
 #define CORR_MAX_SETS 64	/* --set options */
@@ -44,7 +46,8 @@
 
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
-	"[--samples N] [--seconds S] [--backend B] [--format=table|tsv|json] [-o DIR] "
+	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
+	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
 static const char correlate_help[] =
@@ -66,6 +69,11 @@ static const char correlate_help[] =
 	"  --samples N         stop sampling after N samples (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
 	"  --backend B         sampling backend (default: the best available)\n"
+	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"
+	"  --no-measure        take latencies from the shipped table alone; by default each\n"
+	"                      instruction form of the block is first timed here as a chain\n"
+	"                      of itself, cached per CPU in --cache DIR (default\n"
+	"                      $T32_CACHE_DIR, else ~/.cache/t32) and reused\n"
 	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
 	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
 	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
@@ -84,6 +92,10 @@ struct corr_args {
 	uint64_t samples;
 	double seconds;
 	const char *backend;
+	const char *init[T32_MAX_INIT];	/* --init R=V,... as given */
+	size_t ninit;
+	int no_measure;		/* --no-measure: the shipped table alone */
+	const char *cache_dir;	/* --cache DIR, or NULL for the default */
 	enum t32_format format;
 	const char *outdir;
 	char block_file[PATH_MAX];	/* "" when the block came as INSN arguments */
@@ -109,6 +121,10 @@ struct corr_run {
 	double cpi_error;		/* (predicted - measured) / measured */
 	struct t32_corr_result fit;
 	struct t32_uarch_choice uarch;	/* the data the fit started from, and why */
+	struct t32_latcache lat;	/* what was measured here, and the cache */
+	int measured;			/* latencies were measured (not --no-measure) */
+	enum t32_lat_source *src;	/* per instruction: where its latency came from */
+	unsigned char *fitted;		/* per instruction: its latency was fitted */
 	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
 	double seconds;			/* wall time of the whole command */
 };
@@ -445,6 +461,10 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 	}
 	if (t32_spec_raw_nasm())
 		argv[ac++] = "--raw-nasm";
+	for (size_t k = 0; k < a->ninit && ac < 32 + 40; k++) {
+		argv[ac++] = "--init";
+		argv[ac++] = (char *)a->init[k];
+	}
 	argv[ac++] = "--";
 	if (a->block_file[0]) {
 		argv[ac++] = (char *)a->block_file;
@@ -497,16 +517,60 @@ static int corr_hold(const struct corr_run *run, size_t i, struct t32_insitu *h)
 	return t32_insitu_latency(run->counts[at], run->fit.samples, run->slope.b, 1, 1.96, h);
 }
 
+/* Where instruction i's latency came from, in one word for programs. */
+static const char *corr_src_word(const struct corr_run *run, size_t i)
+{
+	static const char *const words[] = { "class", "table", "measured" };
+
+	if (run->fitted && run->fitted[i])
+		return "fitted";
+	return run->src ? words[run->src[i]] : "table";
+}
+
+/*
+ * Where each instruction's latency came from: measured here, the shipped table
+ * or the class default, and which of them the fit then moved (latency@I, or the
+ * latency.CLASS of instructions that had the class default).
+ */
+static int corr_sources(const struct t32_uarch *u, const struct t32_lattab *tab,
+			struct corr_run *run, const char *const *params, size_t np)
+{
+	struct t32_model_insn *b = calloc(run->n, sizeof(*b));
+
+	run->src = calloc(run->n, sizeof(*run->src));
+	run->fitted = calloc(run->n, 1);
+	if (!b || !run->src || !run->fitted) {
+		free(b);
+		return -1;
+	}
+	t32_model_prepare(u, tab, run->insns, run->n, b);
+	for (size_t i = 0; i < run->n; i++) {
+		run->src[i] = b[i].src;
+		for (size_t j = 0; j < np; j++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "latency@%zu", i);
+			if (strcmp(params[j], key) == 0)
+				run->fitted[i] = 1;
+			snprintf(key, sizeof(key), "latency.%s", t32_classes[b[i].cls].name);
+			if (b[i].src == T32_LAT_CLASS && strcmp(params[j], key) == 0)
+				run->fitted[i] = 1;
+		}
+	}
+	free(b);
+	return 0;
+}
+
 /* The parameter line: key = value (est +- sd) [ci]. */
 static void corr_print_param(FILE *out, const struct t32_corr_param *p)
 {
-	fprintf(out, "  %-24s %6lu", p->key, p->value);
-	if (isfinite(p->sd))
-		fprintf(out, "  (%.2f +- %.2f)", p->est, p->sd);
+	if (p->determined)
+		fprintf(out, "  %-24s %6lu  (%.2f +- %.2f)  range [%lu, %lu]", p->key, p->value,
+			p->est, p->sd, p->ci_lo, p->ci_hi);
 	else
-		fprintf(out, "  (flat: not determined)");
-	fprintf(out, "  range [%lu, %lu] of %lu..%lu, started at %lu\n", p->ci_lo, p->ci_hi, p->lo,
-		p->hi, p->start);
+		fprintf(out, "  %-24s undetermined: any of %lu..%lu fits as well (model run at %lu)",
+			p->key, p->ci_lo, p->ci_hi, p->value);
+	fprintf(out, "  of %lu..%lu, started at %lu\n", p->lo, p->hi, p->start);
 }
 
 /* The report for people. */
@@ -519,6 +583,12 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	fprintf(out, "block      %s\n", a->block_file[0] ? a->block_file : run->unit_text);
 	fprintf(out, "unit       %zu instructions: %s\n", run->n, run->unit_text);
 	fprintf(out, "uarch      %s\n", text);
+	if (run->measured) {
+		t32_latcache_text(&run->lat, text, sizeof(text));
+		fprintf(out, "latencies  %s\n", text);
+	} else {
+		fprintf(out, "latencies  the shipped table and class defaults (--no-measure)\n");
+	}
 	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
 		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
 	fprintf(out, "curve      k = 0..%zu copies between lfences", run->kmax);
@@ -536,14 +606,14 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 
 	fprintf(out, "\nshares: TVD %.3f, chi-square %.1f on %u df, p = %.3g\n", r->gof.tvd,
 		r->gof.chi2, r->gof.df, r->gof.p);
-	fprintf(out, "  %3s  %-34s %7s %8s %9s %4s  %s\n", "idx", "instruction", "samples",
-		"measured", "predicted", "exec", "holds retirement (in situ, cycles/iter)");
+	fprintf(out, "  %3s  %-34s %7s %8s %9s %4s %-8s  %s\n", "idx", "instruction", "samples",
+		"measured", "predicted", "exec", "from", "holds retirement (in situ, cycles/iter)");
 	for (size_t i = 0; i < run->n; i++) {
 		struct t32_insitu h;
 
-		fprintf(out, "  %3zu  %-34.34s %7llu %7.1f%% %8.1f%% %4u", i, run->insns[i].text,
+		fprintf(out, "  %3zu  %-34.34s %7llu %7.1f%% %8.1f%% %4u %-8s", i, run->insns[i].text,
 			(unsigned long long)run->counts[i], 100 * r->meas_share[i],
-			100 * r->pred_share[i], r->latency[i]);
+			100 * r->pred_share[i], r->latency[i], corr_src_word(run, i));
 		if (corr_hold(run, i, &h) == 0 && h.fraction >= CORR_HOLD_MIN)
 			fprintf(out, "  %.2f [%.2f, %.2f]", h.cycles, h.lo, h.hi);
 		fprintf(out, "\n");
@@ -562,6 +632,39 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	fprintf(out, "took %.2f s\n", run->seconds);
 }
 
+/* The fitted parameter named key, or NULL when it was not fitted. */
+static const struct t32_corr_param *corr_param(const struct t32_corr_result *r, const char *key)
+{
+	for (size_t j = 0; j < r->np; j++)
+		if (strcmp(r->p[j].key, key) == 0)
+			return &r->p[j];
+	return NULL;
+}
+
+/* `# key: value`, or `# key: undetermined (lo..hi)` when the fit could not pick it. */
+static void corr_summary_param(FILE *out, const struct t32_corr_result *r, const char *key,
+			       unsigned value)
+{
+	const struct t32_corr_param *p = corr_param(r, key);
+
+	if (p && !p->determined)
+		fprintf(out, "# %s: undetermined (%lu..%lu)\n", key, p->ci_lo, p->ci_hi);
+	else
+		fprintf(out, "# %s: %u\n", key, value);
+}
+
+/* JSON `"key": value` or `"key": null, "key_range": [lo, hi]` when undetermined. */
+static void corr_json_param(FILE *out, const struct t32_corr_result *r, const char *key,
+			    unsigned value)
+{
+	const struct t32_corr_param *p = corr_param(r, key);
+
+	if (p && !p->determined)
+		fprintf(out, "\"%s\": null, \"%s_range\": [%lu, %lu]", key, key, p->ci_lo, p->ci_hi);
+	else
+		fprintf(out, "\"%s\": %u", key, value);
+}
+
 /* '#' summary lines shared by the TSV form and the files of -o. */
 static void corr_print_summary(FILE *out, const struct corr_run *run)
 {
@@ -573,12 +676,24 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 	char text[512];
 
 	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
-	fprintf(out, "# uarch: %s\n# retire_width: %u\n# retire_group: %u\n", text,
-		r->u.retire_width, t32_uarch_retire_group(&r->u));
-	for (size_t j = 0; j < r->np; j++)
-		fprintf(out, "# fit: %s = %lu est %.3f sd %.3f ci %lu..%lu start %lu\n", r->p[j].key,
-			r->p[j].value, r->p[j].est, r->p[j].sd, r->p[j].ci_lo, r->p[j].ci_hi,
+	fprintf(out, "# uarch: %s\n", text);
+	if (run->measured) {
+		t32_latcache_text(&run->lat, text, sizeof(text));
+		fprintf(out, "# latencies: %s\n", text);
+	} else {
+		fprintf(out, "# latencies: table (--no-measure)\n");
+	}
+	corr_summary_param(out, r, "retire_width", r->u.retire_width);
+	corr_summary_param(out, r, "retire_group", t32_uarch_retire_group(&r->u));
+	for (size_t j = 0; j < r->np; j++) {
+		if (r->p[j].determined)
+			fprintf(out, "# fit: %s = %lu est %.3f sd %.3f", r->p[j].key, r->p[j].value,
+				r->p[j].est, r->p[j].sd);
+		else
+			fprintf(out, "# fit: %s = undetermined", r->p[j].key);
+		fprintf(out, " ci %lu..%lu start %lu\n", r->p[j].ci_lo, r->p[j].ci_hi,
 			r->p[j].start);
+	}
 	fprintf(out, "# objective: %.3f\n# deviance: %.3f\n# curve_chi2: %.3f\n# share_weight: %.4g\n"
 		"# curve_weight: %.4g\n# scale: %.3f\n", r->objective, r->deviance, r->curve_chi2,
 		r->share_weight, r->curve_weight, r->scale);
@@ -598,13 +713,15 @@ static void corr_print_shares(FILE *out, const struct corr_run *run)
 {
 	const struct t32_corr_result *r = &run->fit;
 
-	fprintf(out, "index\tinsn\tmeasured\tpredicted\tsamples\tlatency_cycles\t"
+	fprintf(out, "index\tinsn\tmeasured\tpredicted\tsamples\tlatency_cycles\tlatency_source\t"
 		"holds_cycles\tholds_lo_cycles\tholds_hi_cycles\n");
 	for (size_t i = 0; i < run->n; i++) {
 		struct t32_insitu h;
 
-		fprintf(out, "%zu\t%s\t%.5f\t%.5f\t%llu\t%u\t", i, run->insns[i].text, r->meas_share[i],
-			r->pred_share[i], (unsigned long long)run->counts[i], r->latency[i]);
+		fprintf(out, "%zu\t", i);
+		t32_tsv_fputs(run->insns[i].text, out);
+		fprintf(out, "\t%.5f\t%.5f\t%llu\t%u\t%s\t", r->meas_share[i], r->pred_share[i],
+			(unsigned long long)run->counts[i], r->latency[i], corr_src_word(run, i));
 		if (corr_hold(run, i, &h) == 0)
 			fprintf(out, "%.3f\t%.3f\t%.3f\n", h.cycles, h.lo, h.hi);
 		else
@@ -635,15 +752,34 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	t32_json_string(out, r->u.name);
 	fprintf(out, ", \"uarch_choice\": ");
 	t32_uarch_choice_json(out, &run->uarch);
-	fprintf(out, ", \"retire_width\": %u, \"retire_group\": %u,\n \"params\": [",
-		r->u.retire_width, t32_uarch_retire_group(&r->u));
+	fprintf(out, ", \"latencies\": ");
+	if (run->measured) {
+		fprintf(out, "{\"measured\": %zu, \"cached\": %zu, \"left_to_table\": %zu, "
+			"\"cache\": ", run->lat.measured, run->lat.reused, run->lat.unmeasurable);
+		if (run->lat.path[0])
+			t32_json_string(out, run->lat.path);
+		else
+			fprintf(out, "null");
+		fprintf(out, ", \"seconds\": %.3f}", run->lat.seconds);
+	} else {
+		fprintf(out, "\"table\"");
+	}
+	fprintf(out, ", ");
+	corr_json_param(out, r, "retire_width", r->u.retire_width);
+	fprintf(out, ", ");
+	corr_json_param(out, r, "retire_group", t32_uarch_retire_group(&r->u));
+	fprintf(out, ",\n \"params\": [");
 	for (size_t j = 0; j < r->np; j++) {
 		fprintf(out, "%s{\"key\": ", j ? ", " : "");
 		t32_json_string(out, r->p[j].key);
-		fprintf(out, ", \"value\": %lu, \"est\": %.4f, \"sd\": %.4g, \"ci_lo\": %lu, "
-			"\"ci_hi\": %lu, \"start\": %lu}", r->p[j].value, r->p[j].est,
-			isfinite(r->p[j].sd) ? r->p[j].sd : -1.0, r->p[j].ci_lo, r->p[j].ci_hi,
-			r->p[j].start);
+		if (r->p[j].determined)
+			fprintf(out, ", \"determined\": true, \"value\": %lu, \"est\": %.4f, "
+				"\"sd\": %.4g", r->p[j].value, r->p[j].est, r->p[j].sd);
+		else
+			fprintf(out, ", \"determined\": false, \"value\": null, \"est\": null, "
+				"\"sd\": null");
+		fprintf(out, ", \"ci_lo\": %lu, \"ci_hi\": %lu, \"start\": %lu}", r->p[j].ci_lo,
+			r->p[j].ci_hi, r->p[j].start);
 	}
 	fprintf(out, "],\n \"tvd\": %.5f, \"chi2\": %.4f, \"chi2_df\": %u, \"chi2_p\": %.5g, "
 		"\"curve_r\": %.5f, \"curve_offset_cycles\": %.4f, \"curve_part_k\": %zu, "
@@ -655,8 +791,10 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	for (size_t i = 0; i < run->n; i++) {
 		fprintf(out, "%s\n  {\"index\": %zu, \"insn\": ", i ? "," : "", i);
 		t32_json_string(out, run->insns[i].text);
-		fprintf(out, ", \"samples\": %llu, \"measured\": %.5f, \"predicted\": %.5f}",
-			(unsigned long long)run->counts[i], r->meas_share[i], r->pred_share[i]);
+		fprintf(out, ", \"samples\": %llu, \"measured\": %.5f, \"predicted\": %.5f, "
+			"\"latency_cycles\": %u, \"latency_source\": \"%s\"}",
+			(unsigned long long)run->counts[i], r->meas_share[i], r->pred_share[i],
+			r->latency[i], corr_src_word(run, i));
 	}
 	fprintf(out, "],\n \"curve\": [");
 	for (size_t k = 0; k <= run->kmax; k++)
@@ -781,6 +919,16 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 			}
 		} else if ((v = t32_optval(argc, argv, &i, "--backend"))) {
 			a->backend = v;
+		} else if ((v = t32_optval(argc, argv, &i, "--init"))) {
+			if (a->ninit >= T32_MAX_INIT) {
+				t32_error("too many --init options '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			a->init[a->ninit++] = v;
+		} else if (strcmp(argv[i], "--no-measure") == 0) {
+			a->no_measure = 1;
+		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
+			a->cache_dir = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
 			if (t32_parse_format(v, &a->format)) {
 				t32_error("unknown format (table, tsv, json) '%s'", v);
@@ -812,6 +960,14 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 	if (run->spec.nitems == 0) {
 		t32_error("the block has no instructions '%s'", a->body_argv[0]);
 		return T32_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < a->ninit; k++) {
+		char err[256];
+
+		if (t32_spec_parse_init(&run->spec, a->init[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
 	}
 	if (corr_unit(&run->spec, run->unit_text, sizeof(run->unit_text))) {
 		t32_error("the block's unit is too long (at most %d bytes of text) '%.100s'",
@@ -877,6 +1033,23 @@ int cmd_correlate(int argc, char **argv)
 		t32_error("the unit must hold 1 to %d instructions '%zu'", CORR_MAX_INSNS, run->n);
 		rc = T32_EXIT_USAGE;
 		goto out;
+	}
+	/* latencies measured here first: the shipped table is the fallback */
+	if (!a.no_measure) {
+		struct t32_lattab here;
+
+		if (t32_latcache_fill(&u, &tab, run->insns, run->n, &run->spec, a.cache_dir, &here,
+				      &run->lat, err, sizeof(err)) == 0) {
+			if (t32_lattab_prepend(&tab, &here)) {
+				t32_lattab_free(&here);
+				t32_error("out of memory");
+				goto out;
+			}
+			run->measured = 1;
+		} else {
+			t32_warn("latencies from the table alone: %s", err);
+		}
+		t32_lattab_free(&here);
 	}
 	if (a.nfit) {
 		np = a.nfit;
@@ -981,6 +1154,10 @@ int cmd_correlate(int argc, char **argv)
 	}
 	run->cpi_error = run->slope.b > 0 ? (run->fit.cycles_per_iter - run->slope.b) / run->slope.b
 		: NAN;
+	if (corr_sources(&u, &tab, run, params, np)) {
+		t32_error("out of memory");
+		goto out;
+	}
 	run->seconds = t32_now() - t0;
 
 	if (a.format == T32_FMT_JSON) {
@@ -1024,6 +1201,8 @@ out:
 	free(run->counts);
 	free(run->curve);
 	free(run->curve_hw);
+	free(run->src);
+	free(run->fitted);
 	t32_lattab_free(&tab);
 out_early:
 	t32_spec_free(&run->spec);
@@ -1038,8 +1217,14 @@ static double corr_summary_value(const char *text, const char *key)
 	const char *p;
 
 	snprintf(pat, sizeof(pat), "# %s: ", key);
+	char *end;
+	double v;
+
 	p = text ? strstr(text, pat) : NULL;
-	return p ? strtod(p + strlen(pat), NULL) : NAN;
+	if (!p)
+		return NAN;
+	v = strtod(p + strlen(pat), &end);
+	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
 }
 
 /*
@@ -1067,7 +1252,7 @@ void t32_bench_correlate(void (*report)(const char *what, const char *figure, co
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160];
+		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
 		struct t32_child_output o;
 		double t0, took, tvd, err, w, g;
 
@@ -1100,8 +1285,10 @@ void t32_bench_correlate(void (*report)(const char *what, const char *figure, co
 			err = corr_summary_value(o.text, "cycles_error_percent");
 			w = corr_summary_value(o.text, "retire_width");
 			g = corr_summary_value(o.text, "retire_group");
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %.0f/G%.0f, cpi %+.1f%%, %.1f s", tvd, w,
-				 g, err, took);
+			/* an undetermined width or group reads as NaN: shown as '?' */
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
+				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
+				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
 			report(what, fig, "TVD <= 0.10, err <= 5%",
 			       t32_corr_meets_target(tvd, err) && o.status == 0);
 		}

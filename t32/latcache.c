@@ -1,0 +1,382 @@
+/*
+ * latcache.c - instruction forms measured in place for the model (see latcache.h).
+ */
+#include "t32/latcache.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/model.h"
+#include "t32/block.h"
+#include "t32/measure.h"
+#include "t32/run.h"
+#include "t32/tsv.h"
+#include "t32/util.h"
+
+#define LAT_CHAIN 40		/* copies in the timed chain ... */
+#define LAT_BASE 20		/* ... against this many: the fill of the pipeline cancels */
+#define LAT_PRECISION 0.02	/* cycles per instruction */
+#define LAT_BUDGET 0.5		/* seconds per form at most */
+#define LAT_MAX_FORMS 1024	/* forms one cache file holds */
+#define LAT_ACCEPT_HW 0.15	/* cycles per instruction: a wider interval is no measurement */
+
+/* One measured form, as the cache file keeps it. */
+struct lat_row {
+	char form[64];		/* "imul r64, r64" (deps' form) */
+	char text[200];		/* the NASM timed: "imul rax, rax" */
+	char how[16];		/* "chain" or "back-to-back" */
+	double cycles;		/* per instruction */
+	double halfwidth;	/* 95%, cycles per instruction */
+	char date[16];
+	int shared;		/* measured on a CPU another task used: not kept */
+};
+
+void t32_latcache_dir(const char *dir, char *buf, size_t len)
+{
+	const char *env;
+
+	if (dir && *dir)
+		snprintf(buf, len, "%s", dir);
+	else if ((env = getenv("T32_CACHE_DIR")) && *env)
+		snprintf(buf, len, "%s", env);
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+		snprintf(buf, len, "%s/t32", env);
+	else if ((env = getenv("HOME")) && *env)
+		snprintf(buf, len, "%s/.cache/t32", env);
+	else
+		buf[0] = 0;
+}
+
+/* The CPU's microcode revision from /proc/cpuinfo, "" when it does not say. */
+static void microcode(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "microcode", 9) == 0 && strchr(line, ':')) {
+			char *v = strchr(line, ':') + 1;
+
+			v += strspn(v, " \t");
+			snprintf(buf, len, "%.*s", (int)strcspn(v, " \t\r\n"), v);
+			break;
+		}
+	fclose(f);
+}
+
+/* The cache file of this CPU in dir: lat-VENDOR-FAMILY-MODEL-STEPPING[-MICROCODE].tsv. */
+static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, size_t cl)
+{
+	struct t32_cpu c;
+	char mc[32];
+
+	t32_cpu_identify(&c);
+	microcode(mc, sizeof(mc));
+	snprintf(buf, len, "%.3900s/lat-%s-%x-%x-%x%s%s.tsv", dir, c.vendor, c.family, c.model,
+		 c.stepping, mc[0] ? "-" : "", mc);
+	snprintf(cpu_text, cl, "%s family %#x model %#x stepping %u microcode %s (%s)", c.vendor,
+		 c.family, c.model, c.stepping, mc[0] ? mc : "unknown", c.brand);
+}
+
+/* Read the cache file into rows (at most max); the count, 0 when there is none. */
+static size_t cache_read(const char *path, struct lat_row *rows, size_t max)
+{
+	struct t32_tsv t;
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (t32_tsv_from(&t, f, path)) {
+		fclose(f);
+		return 0;
+	}
+	while (n < max && t32_tsv_next(&t) == 1) {
+		struct lat_row *r = &rows[n];
+		char *end;
+
+		if (t.line[0] == '#' || strncmp(t.line, "form\t", 5) == 0)
+			continue;
+		if (t32_tsv_split(&t) < 6)
+			continue;
+		snprintf(r->form, sizeof(r->form), "%s", t.fields[0]);
+		snprintf(r->text, sizeof(r->text), "%s", t.fields[1]);
+		snprintf(r->how, sizeof(r->how), "%s", t.fields[2]);
+		r->cycles = strtod(t.fields[3], &end);
+		if (*end || !isfinite(r->cycles) || r->cycles < 0)
+			continue;
+		r->halfwidth = strtod(t.fields[4], &end);
+		if (*end || !isfinite(r->halfwidth))
+			continue;
+		snprintf(r->date, sizeof(r->date), "%s", t.fields[5]);
+		n++;
+	}
+	t32_tsv_close(&t);
+	fclose(f);
+	return n;
+}
+
+/* Write rows to the cache file, whole, beside and then over the old one. */
+static int cache_write(const char *path, const char *cpu_text, const struct lat_row *rows,
+		       size_t n)
+{
+	FILE *f = t32_fopen_out(path);
+
+	if (!f)
+		return -1;
+	fprintf(f, "# t32 %s latency cache: instruction forms timed on this CPU as a chain of\n"
+		"# themselves (or back to back), %d against %d copies between lfences\n",
+		T32_VERSION, LAT_CHAIN, LAT_BASE);
+	fprintf(f, "# cpu: %s\n", cpu_text);
+	fprintf(f, "form\ttext\thow\tcycles\thalfwidth\tdate\n");
+	for (size_t i = 0; i < n; i++) {
+		t32_tsv_fputs(rows[i].form, f);
+		fputc('\t', f);
+		t32_tsv_fputs(rows[i].text, f);
+		fprintf(f, "\t%s\t%.4f\t%.4f\t%s\n", rows[i].how, rows[i].cycles, rows[i].halfwidth,
+			rows[i].date);
+	}
+	return t32_fclose_out(f) ? -1 : 0;
+}
+
+/*
+ * How a form can be timed on its own: "chain" when it writes a register it reads
+ * (its own output feeds the next copy), "back-to-back" for fences, atomics,
+ * stores and serialising forms, NULL when neither (no chain to time: a move of
+ * an immediate, a branch, a nop, rip-relative memory that would land elsewhere).
+ */
+static const char *timing_kind(const struct t32_insn *d, enum t32_class cls)
+{
+	if (cls == T32_CLASS_NOP || cls == T32_CLASS_BRANCH || strstr(d->text, "rip"))
+		return NULL;
+	for (unsigned w = 0; w < d->nwrites; w++) {
+		unsigned r = d->writes[w];
+
+		if (r >= T32_RES_CF)
+			continue;
+		if (t32_insn_reads(d, r))
+			return "chain";
+	}
+	if (cls == T32_CLASS_FENCE || cls == T32_CLASS_ATRETIRE || cls == T32_CLASS_SERIAL ||
+	    cls == T32_CLASS_STORE)
+		return "back-to-back";
+	return NULL;
+}
+
+/* Capstone's Intel syntax as NASM: sizes without "ptr", vector sizes by NASM's names. */
+static void nasm_text(const char *cs, char *out, size_t len)
+{
+	static const struct {
+		const char *from, *to;
+	} words[] = {
+		{ "xmmword ptr ", "oword " }, { "ymmword ptr ", "yword " },
+		{ "zmmword ptr ", "zword " }, { "tbyte ptr ", "tword " }, { " ptr ", " " },
+	};
+	size_t at = 0;
+
+	while (*cs && at + 1 < len) {
+		size_t w;
+
+		for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+			size_t l = strlen(words[w].from);
+
+			if (strncmp(cs, words[w].from, l) == 0) {
+				at += (size_t)snprintf(out + at, len - at, "%s", words[w].to);
+				cs += l;
+				break;
+			}
+		}
+		if (w == sizeof(words) / sizeof(words[0]))
+			out[at++] = *cs++;
+		if (at >= len)
+			at = len - 1;
+	}
+	out[at] = 0;
+}
+
+/* Time text LAT_CHAIN against LAT_BASE copies; 0 with the cost per copy, -1 when it cannot. */
+static int time_form(const char *text, const struct t32_spec *init, double *cycles, double *hw,
+		     int *shared)
+{
+	struct t32_spec s = { 0 }, base = { 0 };
+	struct t32_block_opts o;
+	struct t32_measure_opts mo;
+	struct t32_measurement m;
+	unsigned char *code = NULL;
+	size_t len = 0;
+	char err[512], word[64];
+	const char *why;
+	int rc = -1;
+
+	if (t32_insn_check(text, word, sizeof(word), &why))
+		return -1;
+	t32_block_opts_init(&o);
+	o.run.cpu = t32_default_cpu();
+	t32_measure_opts_init(&mo);
+	mo.precision = LAT_PRECISION;
+	mo.budget = LAT_BUDGET;
+	mo.max_runs = 10000000;
+	if (t32_spec_set_barrier(&s, "l", err, sizeof(err)) ||
+	    t32_spec_set_barrier(&base, "l", err, sizeof(err)))
+		goto out;
+	s.store = base.store = 'm';
+	for (size_t i = 0; init && i < init->ninit; i++) {
+		s.init[s.ninit++] = init->init[i];
+		base.init[base.ninit++] = init->init[i];
+	}
+	if (t32_spec_add_item(&s, LAT_CHAIN, text) || t32_spec_add_item(&base, LAT_BASE, text))
+		goto out;
+	/* assembled quietly first: a form nasm writes otherwise is left to the table */
+	if (t32_assemble_body(&s, &code, &len, err, sizeof(err)))
+		goto out;
+	mo.base = &base;
+	if (t32_measure(&s, &o, &mo, NULL, &m) != 0)
+		goto out;
+	/*
+	 * Judged again without the precision target: on a busy machine the interval
+	 * may stay wider than asked, and a latency is rounded to whole cycles anyway.
+	 */
+	mo.precision = 0;
+	m.untrusted[0] = 0;
+	t32_measure_check(&m, &mo, 0);
+	if (!m.untrusted[0] && isfinite(m.value) && m.halfwidth <= LAT_ACCEPT_HW) {
+		*cycles = m.value < 0 ? 0 : m.value;
+		*hw = m.halfwidth;
+		*shared = (m.flags & T32_EST_SHARED) != 0;
+		rc = 0;
+	}
+out:
+	free(code);
+	t32_spec_free(&s);
+	t32_spec_free(&base);
+	return rc;
+}
+
+int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
+		      const struct t32_insn *in, size_t n, const struct t32_spec *init,
+		      const char *dir, struct t32_lattab *out, struct t32_latcache *info,
+		      char *err, size_t errlen)
+{
+	struct lat_row *rows = calloc(LAT_MAX_FORMS, sizeof(*rows));
+	struct t32_model_insn *mi = calloc(n ? n : 1, sizeof(*mi));
+	char d[PATH_MAX], cpu_text[256];
+	size_t nrows, old;
+	double t0 = t32_now();
+	int rc = -1;
+
+	memset(info, 0, sizeof(*info));
+	out->e = NULL;
+	out->n = 0;
+	if (!rows || !mi) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	t32_latcache_dir(dir, d, sizeof(d));
+	if (d[0]) {
+		cache_path(d, info->path, sizeof(info->path), cpu_text, sizeof(cpu_text));
+	} else {
+		struct t32_cpu c;
+
+		t32_cpu_identify(&c);
+		snprintf(cpu_text, sizeof(cpu_text), "%s", c.brand);
+	}
+	nrows = old = info->path[0] ? cache_read(info->path, rows, LAT_MAX_FORMS) : 0;
+	t32_model_prepare(u, tab, in, n, mi);
+	out->e = calloc(n ? n : 1, sizeof(*out->e));
+	if (!out->e) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *how = timing_kind(&in[i], mi[i].cls);
+		struct lat_row *r = NULL;
+		unsigned lat;
+		int seen = 0;
+
+		for (size_t k = 0; k < out->n; k++)
+			seen |= strcmp(out->e[k].form, in[i].form) == 0;
+		if (seen || !how)
+			continue;
+		for (size_t k = 0; k < nrows; k++)
+			if (strcmp(rows[k].form, in[i].form) == 0)
+				r = &rows[k];
+		if (r) {
+			info->reused++;
+		} else if (nrows < LAT_MAX_FORMS) {
+			char text[200];
+			double cycles, hw;
+			int shared = 0;
+			time_t now = time(NULL);
+
+			nasm_text(in[i].text, text, sizeof(text));
+			/* a CPU shared with another task reads long: once more, then not kept */
+			if (time_form(text, init, &cycles, &hw, &shared) ||
+			    (shared && time_form(text, init, &cycles, &hw, &shared))) {
+				info->unmeasurable++;
+				continue;
+			}
+			r = &rows[nrows++];
+			snprintf(r->form, sizeof(r->form), "%s", in[i].form);
+			snprintf(r->text, sizeof(r->text), "%s", text);
+			snprintf(r->how, sizeof(r->how), "%s", how);
+			r->cycles = cycles;
+			r->halfwidth = hw;
+			r->shared = shared;
+			strftime(r->date, sizeof(r->date), "%Y-%m-%d", gmtime(&now));
+			info->measured++;
+		} else {
+			continue;
+		}
+		if (t32_model_solve_latency(u, &mi[i], r->cycles, &lat, NULL)) {
+			info->unmeasurable++;
+			continue;
+		}
+		{
+			struct t32_lat_entry *e = &out->e[out->n++];
+
+			memset(e, 0, sizeof(*e));
+			snprintf(e->form, sizeof(e->form), "%s", in[i].form);
+			e->cls = (int)mi[i].cls;
+			e->nlat = 1;
+			e->lat[0].cycles = lat;
+			e->measured = 1;
+		}
+	}
+	/* rows measured on a shared CPU served this run only */
+	{
+		size_t k = old;
+
+		for (size_t j = old; j < nrows; j++)
+			if (!rows[j].shared)
+				rows[k++] = rows[j];
+		nrows = k;
+	}
+	if (nrows > old && info->path[0]) {
+		/* the cache is a convenience: one that cannot be written costs a warning */
+		if (mkdir(d, 0777) && errno != EEXIST)
+			t32_warn("cannot create the latency cache '%s' (%s)", d, strerror(errno));
+		else
+			cache_write(info->path, cpu_text, rows, nrows);
+	}
+	info->seconds = t32_now() - t0;
+	rc = 0;
+done:
+	free(rows);
+	free(mi);
+	return rc;
+}
+
+void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%zu form%s measured here, %zu from the cache%s%s, %zu left to the "
+		 "table (%.1f s)", c->measured, c->measured == 1 ? "" : "s", c->reused,
+		 c->path[0] ? " " : "", c->path, c->unmeasurable, c->seconds);
+}

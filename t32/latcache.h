@@ -1,0 +1,54 @@
+/*
+ * latcache.h - the latencies of a block's instruction forms measured on this
+ * machine with t32's own timing, before the model uses them: each form as a
+ * dependent chain of itself (or back to back, for fences, atomics, stores and
+ * serialising forms that have no register chain), timed 40 against 20 copies.
+ * What was measured is kept per CPU (vendor, family, model, stepping, microcode)
+ * in a cache directory and reused; the model's latency is solved from it with
+ * the model itself (t32_model_solve_latency), so load latencies and retirement
+ * rules are counted once.  Forms that cannot be measured keep the shipped table
+ * or the class default, and every instruction says which it got.
+ */
+#ifndef T32_LATCACHE_H
+#define T32_LATCACHE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "analysis/deps.h"
+#include "analysis/uarch.h"
+#include "t32/spec.h"
+
+/* What t32_latcache_fill did. */
+struct t32_latcache {
+	char path[PATH_MAX];	/* the cache file of this CPU, "" when there is no cache */
+	size_t measured;	/* forms measured in this run */
+	size_t reused;		/* forms found in the cache */
+	size_t unmeasurable;	/* forms left to the table (no chain, or the model cannot fit) */
+	double seconds;		/* spent measuring */
+};
+
+/*
+ * The cache directory: dir when given, else $T32_CACHE_DIR, else
+ * $XDG_CACHE_HOME/t32, else $HOME/.cache/t32.  "" when none can be named.
+ */
+void t32_latcache_dir(const char *dir, char *buf, size_t len);
+
+/*
+ * Latencies for the forms of in[0..n): from the cache in dir (see
+ * t32_latcache_dir), measured here for the forms it lacks (the cache is then
+ * rewritten, whole), solved for micro-architecture u with the classes the shipped
+ * table gives (tab may be NULL).  The result goes to *out as a latency table of
+ * measured entries (t32_lattab_prepend puts it before the shipped one).
+ * init: start values of registers the block needs (a spec, may be NULL).
+ * 0, or -1 with err (nothing usable: the caller goes on with the table alone).
+ */
+int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
+		      const struct t32_insn *in, size_t n, const struct t32_spec *init,
+		      const char *dir, struct t32_lattab *out, struct t32_latcache *info,
+		      char *err, size_t errlen);
+
+/* One line for people: "3 forms measured here, 2 from the cache FILE (0.8 s)". */
+void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len);
+
+#endif
