@@ -9,13 +9,13 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 run model --help
 [ "$rc" -eq 0 ] || skip_all "this t32 has no model subcommand"
 
-plan 26
+plan 30
 
 body='mov rax, [rax]; nop; nop'
 run model --uarch skylake "$body"
 is 0 "$rc" "model exits 0"
 is "" "$(cat "$TMP/err")" "nothing on stderr"
-like "$TMP/out" '^instruction +class +alloc +ready +start +complete +retired +selected +weight +share$' \
+like "$TMP/out" '^instruction +class +lat +from +alloc +ready +start +complete +retired +selected +weight +share$' \
 	"the chart header names the columns"
 is 3 "$(grep -c -e '^mov ' -e '^nop ' "$TMP/out")" "one row per instruction"
 like "$TMP/out" '^mov rax, qword ptr \[rax\] +load .*<-- +4 ' "the load is selected, weight 4"
@@ -28,10 +28,10 @@ is "100.0%" "$(grep '^mov' "$TMP/out" | awk '{print $NF}')" "skid 0: the samples
 
 run model --uarch skylake --format=tsv "$body"
 is 0 "$rc" "tsv exits 0"
-like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
+like "$TMP/out" "$(printf '^iter\tidx\tinsn\tclass\tlatency_cycles\tlatency_source\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\tretire_cycle\tselected\tweight_cycles\tshare$')" \
 	"tsv header with units in the names"
-is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 12' | wc -l | tr -d ' ')" \
-	"tsv: 3 rows of 12 fields"
+is 3 "$(grep -v '^#' "$TMP/out" | awk -F '\t' 'NR > 1 && NF == 14' | wc -l | tr -d ' ')" \
+	"tsv: 3 rows of 14 fields"
 like "$TMP/out" '^# cycles_per_iter: 4' "tsv provenance gives the cycles per iteration"
 
 run model --uarch skylake --format=json "$body"
@@ -61,5 +61,19 @@ is 2 "$rc" "bad --set: exit 2"
 run model --uarch skylake 'nop; add eax, rbx'
 like "$TMP/err" "^t32: cannot assemble 'nop; add eax, rbx' \\(nasm: " \
 	"nasm refuses: t32: cannot assemble, with nasm's words"
+
+# --measure: the form timed here as a chain of itself, its latency so marked, and cached
+T32_CACHE_DIR="$TMP/cache" run model --measure --format=tsv 'imul rax, rax; nop'
+is 0 "$rc" "--measure exits 0"
+awk -F'\t' '!/^#/ && $3 ~ /^imul/ && $6 == "measured" && $5 >= 2 && $5 <= 4' "$TMP/out" | grep -q .
+ok $? "imul's latency measured here, 2 to 4 cycles (3 on the cores t32 knows)"
+like "$TMP/err" '^t32: latencies: 1 form measured here, 0 from the cache ' "stderr says what was timed"
+grep -q "was shared with another task" "$TMP/err" && shared=1 || shared=0
+T32_CACHE_DIR="$TMP/cache" run model --measure 'imul rax, rax; nop'
+if [ "$shared" = 1 ]; then
+	skip "the measuring CPU was shared: nothing was kept to reuse"
+else
+	like "$TMP/err" '^t32: latencies: 0 forms measured here, 1 from the cache ' "a second run reuses it"
+fi
 
 done_testing

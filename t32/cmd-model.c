@@ -16,6 +16,7 @@
 #include "analysis/model.h"
 #include "analysis/uarch.h"
 #include "t32/block.h"
+#include "t32/latcache.h"
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
@@ -27,6 +28,7 @@
 
 static const char model_usage[] =
 	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] [--lat FILE] "
+	"[--measure [--cache DIR]] "
 	"[--format=table|tsv|json] [--curve=KMAX] ([N] INSN [[N] INSN]... | FILE.blk | BLOCK)\n"
 	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
 
@@ -48,12 +50,19 @@ static const char model_help[] =
 	"  --format=FORMAT     table (for people, the default), tsv or json\n"
 	"  --curve=KMAX        instead: cycles of k copies between barriers, k = 0..KMAX\n"
 	"  --lat FILE          per-form latencies from FILE instead of data/uarch/latency.lat\n"
+	"  --measure           time each instruction form here first (a chain of itself, or\n"
+	"                      back to back), as t32 correlate does; the table is the fallback\n"
+	"  --cache DIR         keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
+	"                      ~/.cache/t32), per CPU, and reuse it\n"
 	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
 	"                      (t32 sweep TABLE.tbl), for --lat\n"
 	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
 	"\n"
 	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
 	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
+
+/* Where a latency came from, one word for programs (enum t32_lat_source order). */
+static const char *const src_words[] = { "class", "table", "measured" };
 
 /* The steady state as JSON: parameters, the chart rows of one period, per-instruction figures. */
 static void model_print_json(FILE *out, const struct t32_uarch *u,
@@ -86,9 +95,9 @@ static void model_print_json(FILE *out, const struct t32_uarch *u,
 		t32_json_string(out, b[k].d.text);
 		fprintf(out, ", \"form\": ");
 		t32_json_string(out, b[k].d.form);
-		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %u, \"weight_cycles\": %.6g, "
-			"\"share\": %.6g}", t32_classes[b[k].cls].name, b[k].latency, r->weight[k],
-			r->share[k]);
+		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %u, \"latency_source\": \"%s\", "
+			"\"weight_cycles\": %.6g, \"share\": %.6g}", t32_classes[b[k].cls].name,
+			b[k].latency, src_words[b[k].src], r->weight[k], r->share[k]);
 	}
 	fprintf(out, "]}\n");
 }
@@ -112,14 +121,18 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 			"# period_iters: %zu%s\n", text, u->alloc_width, u->retire_width,
 			t32_uarch_retire_group(u), u->rob_size, skid,
 			r->cycles_per_iter, r->period, r->periodic ? "" : " (no period found)");
-		fprintf(out, "iter\tidx\tinsn\tclass\talloc_cycle\tready_cycle\tstart_cycle\tcomplete_cycle\t"
-			"retire_cycle\tselected\tweight_cycles\tshare\n");
+		fprintf(out, "iter\tidx\tinsn\tclass\tlatency_cycles\tlatency_source\talloc_cycle\t"
+			"ready_cycle\tstart_cycle\tcomplete_cycle\tretire_cycle\tselected\t"
+			"weight_cycles\tshare\n");
 		for (size_t i = 0; i < r->nrows; i++) {
 			const struct t32_model_row *x = &r->rows[i];
 
-			fprintf(out, "%zu\t%zu\t%s\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n",
-				x->iter, x->insn, b[x->insn].d.text, t32_classes[b[x->insn].cls].name,
-				x->alloc, x->ready, x->start, x->complete, x->retire, x->weight > 0, x->weight, x->share);
+			fprintf(out, "%zu\t%zu\t", x->iter, x->insn);
+			t32_tsv_fputs(b[x->insn].d.text, out);
+			fprintf(out, "\t%s\t%u\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n",
+				t32_classes[b[x->insn].cls].name, b[x->insn].latency,
+				src_words[b[x->insn].src], x->alloc, x->ready, x->start, x->complete,
+				x->retire, x->weight > 0, x->weight, x->share);
 		}
 		return;
 	}
@@ -128,19 +141,18 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 		"skid %d; cycles from the previous iteration's last retirement\n", u->name,
 		u->alloc_width, u->retire_width, t32_uarch_retire_group(u), u->rob_size,
 		u->load_latency, u->load_latency_scaled, u->load_latency_chase, skid);
-	fprintf(out, "%s%-32s %-8s %6s %6s %6s %8s %7s %8s %6s %7s\n",
-		r->period > 1 ? "iter  " : "", "instruction", "class", "alloc", "ready", "start",
-		"complete", "retired", "selected",
-		"weight", "share");
+	fprintf(out, "%s%-32s %-8s %4s %-8s %6s %6s %6s %8s %7s %8s %6s %7s\n",
+		r->period > 1 ? "iter  " : "", "instruction", "class", "lat", "from", "alloc", "ready",
+		"start", "complete", "retired", "selected", "weight", "share");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct t32_model_row *x = &r->rows[i];
 
 		if (r->period > 1)
 			fprintf(out, "%-4zu  ", x->iter);
-		fprintf(out, "%-32.32s %-8s %6ld %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
-			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, x->alloc, x->ready,
-			x->start, x->complete, x->retire, x->weight > 0 ? "<--" : "", x->weight,
-			100.0 * x->share);
+		fprintf(out, "%-32.32s %-8s %4u %-8s %6ld %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
+			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, b[x->insn].latency,
+			src_words[b[x->insn].src], x->alloc, x->ready, x->start, x->complete,
+			x->retire, x->weight > 0 ? "<--" : "", x->weight, 100.0 * x->share);
 	}
 	if (r->period > 1) {
 		fprintf(out, "\nper instruction (mean over %zu iterations)\n", r->period);
@@ -247,7 +259,8 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 int cmd_model(int argc, char **argv)
 {
 	const char *uarch_asked = NULL, *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
-	const char *lat_path = NULL;
+	const char *lat_path = NULL, *cache_dir = NULL;
+	int measure = 0;
 	size_t nsets = 0, ninsn = 0, len = 0;
 	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
 	enum t32_format fmt = T32_FMT_TABLE;
@@ -299,6 +312,10 @@ int cmd_model(int argc, char **argv)
 			return lat_from_sweep(v, &choice);
 		} else if ((v = t32_optval(argc, argv, &i, "--lat"))) {
 			lat_path = v;
+		} else if (strcmp(argv[i], "--measure") == 0) {
+			measure = 1;
+		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
+			cache_dir = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--curve"))) {
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
 				t32_error("bad curve length (0 to 100000) '%s'", v);
@@ -363,6 +380,25 @@ int cmd_model(int argc, char **argv)
 	if (!block) {
 		t32_error("out of memory");
 		goto out;
+	}
+	if (measure) {
+		struct t32_lattab here;
+		struct t32_latcache lc;
+
+		if (t32_latcache_fill(&u, &tab, insns, ninsn, &spec, cache_dir, &here, &lc, err,
+				      sizeof(err))) {
+			t32_error("%s", err);
+			goto out;
+		}
+		if (t32_lattab_prepend(&tab, &here)) {
+			t32_lattab_free(&here);
+			t32_error("out of memory");
+			goto out;
+		}
+		t32_lattab_free(&here);
+		t32_latcache_text(&lc, text, sizeof(text));
+		/* on stderr: the chart's own lines stay as they are for programs */
+		fprintf(stderr, "t32: latencies: %s\n", text);
 	}
 	t32_model_prepare(&u, &tab, insns, ninsn, block);
 
