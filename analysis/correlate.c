@@ -17,6 +17,7 @@
 #define CORR_MAX_PASSES 8	/* coordinate-descent passes over the parameters */
 #define CORR_WIDTH_MAX 16	/* retire widths scanned: 1..max(this, 2 x start) */
 #define CORR_TIE 1e-9		/* objectives closer than this (relative) are equal */
+#define CORR_CPI_PENALTY 1e6	/* added to the objective of an inadmissible model */
 
 /* The defaults: half a percent of stray samples, half-cycle curve floor, offset and balancing on. */
 void t32_corr_opts_init(struct t32_corr_opts *o)
@@ -41,11 +42,16 @@ struct corr_ctx {
 	long insn_of[T32_CORR_MAX_PARAMS];	/* instruction of a latency@I parameter, else -1 */
 	uint64_t total;				/* samples */
 	struct t32_model_insn *block;
+	struct t32_model_insn *loop;		/* the loop as sampled (d->loop), or NULL */
+	struct t32_model_result loop_res;	/* its steady state */
+	double *share;				/* predicted shares on the unit, n */
 	double *curve;				/* model curve, kmax + 1 */
 	struct t32_uarch u;			/* after the last run */
 	struct t32_model_result res;		/* after the last run */
 	double deviance, chi2, offset;		/* of the last run */
 	double w_share, w_curve;		/* weights of the two terms in the objective */
+	double slope;				/* cycles per copy of the measured curve, or NAN */
+	double penalty;				/* corr_cpi_penalty of the last run */
 	size_t evals;
 };
 
@@ -111,6 +117,56 @@ static double corr_curve_chi2(const struct corr_ctx *c, const double *model, dou
 	return chi2;
 }
 
+/*
+ * The predicted shares on the unit: the unit's own steady state, or the loop's
+ * (d->loop) folded onto the unit, with the loop's own instructions left out and
+ * the rest scaled to sum to 1.  0, or -1 when the model cannot run.
+ */
+static int corr_loop_shares(struct corr_ctx *c, const unsigned long *v)
+{
+	const struct t32_corr_data *d = c->d;
+	double sum = 0;
+
+	if (!d->loop) {
+		memcpy(c->share, c->res.share, c->n * sizeof(double));
+		return 0;
+	}
+	t32_model_prepare(&c->u, c->tab, d->loop, d->loop_n, c->loop);
+	for (size_t j = 0; j < c->np; j++)
+		if (c->insn_of[j] >= 0)
+			for (size_t k = 0; k < d->loop_copies; k++)
+				c->loop[k * c->n + (size_t)c->insn_of[j]].latency = (unsigned)v[j];
+	t32_model_result_free(&c->loop_res);
+	if (t32_model_steady(&c->u, c->loop, d->loop_n, d->skid, &c->loop_res))
+		return -1;
+	memset(c->share, 0, c->n * sizeof(double));
+	for (size_t i = 0; i < d->loop_copies * c->n; i++)
+		c->share[i % c->n] += c->loop_res.share[i];
+	for (size_t i = 0; i < c->n; i++)
+		sum += c->share[i];
+	for (size_t i = 0; i < c->n; i++)
+		c->share[i] = sum > 0 ? c->share[i] / sum : 1.0 / (double)c->n;
+	return 0;
+}
+
+/*
+ * Cycles per iteration are the best-measured figure (the curve's slope, to a
+ * fraction of a percent): a model further from them than the target is not
+ * admissible, whatever its shares, so its objective is raised past every
+ * admissible one (and more the further it is).  Balancing the two data sets
+ * cannot then buy shares with a machine that runs at the wrong speed.
+ */
+static double corr_cpi_penalty(const struct corr_ctx *c)
+{
+	double err, excess;
+
+	if (!isfinite(c->slope) || !(c->slope > 0))
+		return 0;
+	err = fabs(c->res.cycles_per_iter - c->slope) / c->slope;
+	excess = err - T32_CORR_CPI_TARGET / 100;
+	return excess > 0 ? CORR_CPI_PENALTY * (1 + excess * excess) : 0;
+}
+
 /* Run the model with the parameters at v; the objective, or INFINITY if v is not allowed. */
 static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 {
@@ -126,11 +182,14 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 	c->evals++;
 	if (t32_model_steady(&c->u, c->block, c->n, c->d->skid, &c->res))
 		return INFINITY;
+	if (corr_loop_shares(c, v))
+		return INFINITY;
 	if (c->d->curve && t32_model_curve(&c->u, c->block, c->n, c->d->kmax, c->curve))
 		return INFINITY;
-	c->deviance = corr_deviance(c, c->res.share);
+	c->deviance = corr_deviance(c, c->share);
 	c->chi2 = corr_curve_chi2(c, c->curve, &c->offset);
-	return c->w_share * c->deviance + c->w_curve * c->chi2;
+	c->penalty = corr_cpi_penalty(c);
+	return c->w_share * c->deviance + c->w_curve * c->chi2 + c->penalty;
 }
 
 /* Is a better than b by more than the tie tolerance? */
@@ -189,24 +248,49 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 {
 	double best = INFINITY;
 
+	unsigned long t[T32_CORR_MAX_PARAMS], x0 = c->p[wj < 0 ? 0 : wj].start;
+	double f0 = INFINITY;
+
 	memcpy(best_v, v, c->np * sizeof(*v));
 	if (wj < 0)
 		return corr_descend(c, best_v, -1);
+	/*
+	 * The width first, the rest at their start values (ties go to the width
+	 * nearest the micro-architecture's); then everything descended from that
+	 * width and from the micro-architecture's own, the better kept.  Two
+	 * descents, not one a width: a sampled loop makes every model run dear.
+	 */
+	memcpy(t, v, c->np * sizeof(*v));
 	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
-		unsigned long t[T32_CORR_MAX_PARAMS];
+		double f;
+
+		t[wj] = x;
+		f = corr_eval(c, t);
+		if (corr_better(f, f0) ||
+		    (!corr_better(f0, f) && labs((long)x - (long)c->p[wj].start) <
+		     labs((long)x0 - (long)c->p[wj].start))) {
+			f0 = f;
+			x0 = x;
+		}
+	}
+	for (int from = 0; from < 2; from++) {
 		double f;
 
 		memcpy(t, v, c->np * sizeof(*v));
-		t[wj] = x;
-		f = corr_descend(c, t, wj);
-		wobj[x - c->p[wj].lo] = f;
-		/* ties go to the width nearest the micro-architecture's */
-		if (corr_better(f, best) ||
-		    (!corr_better(best, f) && labs((long)x - (long)c->p[wj].start) <
-		     labs((long)best_v[wj] - (long)c->p[wj].start))) {
+		t[wj] = from ? c->p[wj].start : x0;
+		if (from && x0 == c->p[wj].start)
+			break;
+		f = corr_descend(c, t, -1);
+		if (corr_better(f, best)) {
 			best = f;
 			memcpy(best_v, t, c->np * sizeof(*t));
 		}
+	}
+	/* the width's profile, the others at their best */
+	memcpy(t, best_v, c->np * sizeof(*t));
+	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
+		t[wj] = x;
+		wobj[x - c->p[wj].lo] = corr_eval(c, t);
 	}
 	return best;
 }
@@ -331,6 +415,19 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.u0 = u;
 	c.tab = tab;
+	c.slope = NAN;
+	if (d->curve && d->kmax >= 2) {
+		/* least-squares slope of the curve over k = 1..kmax (k = 0 has no fill) */
+		double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
+
+		for (size_t k = 1; k <= d->kmax; k++) {
+			sk += (double)k;
+			sy += d->curve[k];
+			skk += (double)k * (double)k;
+			sky += (double)k * d->curve[k];
+		}
+		c.slope = (m * sky - sk * sy) / (m * skk - sk * sk);
+	}
 	c.insns = insns;
 	c.n = n;
 	c.d = d;
@@ -345,13 +442,20 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 		snprintf(err, errlen, "nothing to fit to '%s'", "no samples and no curve");
 		return -1;
 	}
+	if (d->loop && (d->loop_copies == 0 || d->loop_n < d->loop_copies * n)) {
+		snprintf(err, errlen, "bad loop for the fit '%zu instructions, %zu copies of %zu'",
+			 d->loop_n, d->loop_copies, n);
+		return -1;
+	}
 	c.block = calloc(n, sizeof(*c.block));
+	c.share = calloc(n, sizeof(double));
+	c.loop = d->loop ? calloc(d->loop_n, sizeof(*c.loop)) : NULL;
 	c.curve = calloc(d->kmax + 1, sizeof(double));
 	r->latency = calloc(n, sizeof(unsigned));
 	r->pred_share = calloc(n, sizeof(double));
 	r->meas_share = calloc(n, sizeof(double));
 	r->pred_curve = calloc(d->kmax + 1, sizeof(double));
-	if (!c.block || !c.curve || !r->latency || !r->pred_share || !r->meas_share ||
+	if (!c.block || !c.share || (d->loop && !c.loop) || !c.curve || !r->latency || !r->pred_share || !r->meas_share ||
 	    !r->pred_curve) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -411,7 +515,10 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
 	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
 	dof = dof > np ? dof - np : 1;
-	r->scale = sqrt(best / (double)dof > 1 ? best / (double)dof : 1);
+	/* the misfit of the data, without what an inadmissible best model pays */
+	corr_eval(&c, best_v);
+	r->scale = sqrt((best - c.penalty) / (double)dof > 1 ? (best - c.penalty) / (double)dof : 1);
+	r->admissible = c.penalty == 0;
 	for (size_t j = 0; j < np; j++) {
 		struct t32_corr_param *p = &r->p[j];
 		size_t m = p->hi - p->lo + 1;
@@ -447,7 +554,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	r->samples = c.total;
 	for (size_t i = 0; i < n; i++) {
 		r->latency[i] = c.block[i].latency;
-		r->pred_share[i] = c.res.share[i];
+		r->pred_share[i] = c.share[i];
 		r->meas_share[i] = c.total ? (double)d->counts[i] / (double)c.total : 0;
 	}
 	if (c.total) {
@@ -476,8 +583,11 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 out:
 	free(prof);
 	free(c.block);
+	free(c.share);
+	free(c.loop);
 	free(c.curve);
 	t32_model_result_free(&c.res);
+	t32_model_result_free(&c.loop_res);
 	if (rc)
 		t32_corr_result_free(r);
 	return rc;
@@ -512,10 +622,14 @@ size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
 	int present[T32_NCLASS] = { 0 }, untabled[T32_NCLASS] = { 0 }, loads = 0;
 	size_t m = 0;
 
+	/*
+	 * A load whose whole chain was measured here pins load latency plus its
+	 * own: fitting load_latency too could only trade one against the other.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		present[b[i].cls] = 1;
 		untabled[b[i].cls] |= b[i].src == T32_LAT_CLASS;
-		loads |= (b[i].d.flags & T32_INSN_LOAD) != 0;
+		loads |= (b[i].d.flags & T32_INSN_LOAD) && b[i].src != T32_LAT_MEASURED;
 	}
 	if (m < max && !corr_pinned("retire_width", pinned, npinned))
 		snprintf(keys[m++], 48, "retire_width");

@@ -32,6 +32,15 @@ struct t32_corr_data {
 	const double *curve_hw;	/* cycles, 95% half-width of each curve point; may be NULL */
 	size_t kmax;		/* last k of the curve */
 	int skid;		/* 1: a sample lands after the selected instruction; 0: on it */
+	/*
+	 * The loop the samples came from, as it ran: loop_copies copies of the
+	 * unit, then the loop's own instructions, loop_n in all.  Its shares are
+	 * folded onto the unit (the loop's own instructions left out, as the
+	 * sampler leaves them out), so the phase that the loop's overhead gives
+	 * each copy is the model's too.  NULL: the unit itself is the loop.
+	 */
+	const struct t32_insn *loop;
+	size_t loop_n, loop_copies;
 };
 
 /* Tuning of the fit; t32_corr_opts_init gives the defaults. */
@@ -94,6 +103,8 @@ struct t32_curve_cmp {
 /* Result of a fit.  Arrays are malloc'd; free with t32_corr_result_free. */
 struct t32_corr_result {
 	struct t32_uarch u;	/* the micro-architecture with the fitted values */
+	int admissible;		/* 1: its cycles per iteration are within T32_CORR_CPI_TARGET
+				   of the curve's slope (0: no value tried reached that) */
 	size_t n;		/* instructions */
 	unsigned *latency;	/* per instruction after the fit, cycles */
 	size_t np;

@@ -46,6 +46,9 @@ void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		out[i].cls = in[i].cls;
 		if (e && e->cls >= 0)
 			out[i].cls = (enum t32_class)e->cls;
+		/* where locked forms execute early, they are ordinary read-modify-writes */
+		if (u->lock_early && out[i].cls == T32_CLASS_ATRETIRE && (in[i].flags & T32_INSN_LOCK))
+			out[i].cls = T32_CLASS_ALU;
 		out[i].src = T32_LAT_CLASS;
 		if (e && t32_lattab_latency(e, u->name, &cycles) == 0) {
 			out[i].latency = cycles;
@@ -391,11 +394,17 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 	memset(r, 0, sizeof(*r));
 	if (!n || skid < 0)
 		return -1;
-	/* warm up past a full ROB, then room to see pmax iterations repeat */
-	warm = 8 * (size_t)u->rob_size / n + 4;
+	/* warm up past two full ROBs (repeats() then checks a window of two more) */
+	warm = 2 * (size_t)u->rob_size / n + 4;
 	while (pmax > 1 && n * (warm + 5 * pmax) > MAX_ROWS)
 		pmax /= 2;
-	iters = warm + 5 * pmax;
+	/*
+	 * Short periods first: most blocks repeat every iteration or few, and a long
+	 * block (a whole sampled loop) need not run 5 x 64 iterations to show it.
+	 */
+	size_t plim = pmax < 4 ? pmax : 4;
+
+	iters = warm + 5 * plim;
 	for (;;) {
 		struct t32_model_row *nr;
 
@@ -410,14 +419,21 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 			free(rows);
 			return -1;
 		}
-		for (p = 1; p <= pmax && !found; p++) {
+		for (p = 1; p <= plim && !found; p++) {
 			size_t window = MAX(4 * p * n, (size_t)2 * u->rob_size + 2 * n);
 
 			if (repeats(rows, total, n, p, window, &shift))
 				found = 1;
 		}
 		p--;
-		if (found || 2 * total > MAX_ROWS || 2 * total < total)
+		if (found)
+			break;
+		if (plim < pmax) {
+			plim = 2 * plim < pmax ? 2 * plim : pmax;
+			iters = warm + 5 * plim;
+			continue;
+		}
+		if (2 * total > MAX_ROWS || 2 * total < total)
 			break;
 		iters *= 2;
 	}

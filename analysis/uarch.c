@@ -35,6 +35,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "move_elim", FIELD(move_elim), 0, 1, 1, "1: register moves are eliminated at rename" },
 	{ "zero_idioms", FIELD(zero_idioms), 0, 1, 1,
 	  "1: zero idioms break dependencies and need no execution" },
+	{ "lock_early", FIELD(lock_early), 0, 1, 0,
+	  "1: a locked read-modify-write executes when ready, chained through memory "
+	  "(0: at retire)" },
 	CLASS_KEYS(T32_CLASS_NOP, "nop"),
 	CLASS_KEYS(T32_CLASS_ALU, "alu"),
 	CLASS_KEYS(T32_CLASS_LOAD, "load"),

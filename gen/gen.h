@@ -37,6 +37,14 @@ struct t32_gen {
 };
 
 /* Layout of the flat binary's header (all offsets from the start of the binary). */
+/*
+ * The LOOP shape's own instructions after the body, as a model decodes them: the
+ * counter in memory (rip-relative, as `left` is) and the branch back.  Emitted
+ * by the LOOP shape with its labels; here with stand-ins of the same shape.
+ */
+#define T32_GEN_LOOP_TAIL "dec qword [rel $ + 4096]; jnz $"
+#define T32_GEN_LOOP_TAIL_INSNS 2
+
 #define T32_BLOB_MAGIC "T32BLK\0\1"
 struct t32_blob_header {
 	char magic[8];

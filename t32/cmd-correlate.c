@@ -29,6 +29,7 @@
 #include "analysis/fit.h"
 #include "analysis/model.h"
 #include "analysis/uarch.h"
+#include "gen/gen.h"
 #include "t32/attrib.h"
 #include "t32/block.h"
 #include "t32/latcache.h"
@@ -47,6 +48,7 @@
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
 	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
+	"[--unit-loop] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
@@ -74,6 +76,9 @@ static const char correlate_help[] =
 	"                      instruction form of the block is first timed here as a chain\n"
 	"                      of itself, cached per CPU in --cache DIR (default\n"
 	"                      $T32_CACHE_DIR, else ~/.cache/t32) and reused\n"
+	"  --unit-loop         model the samples as the unit alone running as a loop; by\n"
+	"                      default the model runs the loop as the sampler ran it (every\n"
+	"                      copy of the unit, then the loop's counter and branch)\n"
 	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
 	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
 	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
@@ -95,6 +100,7 @@ struct corr_args {
 	const char *init[T32_MAX_INIT];	/* --init R=V,... as given */
 	size_t ninit;
 	int no_measure;		/* --no-measure: the shipped table alone */
+	int unit_loop;		/* --unit-loop: model the samples as the unit alone looping */
 	const char *cache_dir;	/* --cache DIR, or NULL for the default */
 	enum t32_format format;
 	const char *outdir;
@@ -109,6 +115,8 @@ struct corr_run {
 	char unit_text[CORR_UNIT_TEXT];	/* the unit as one NASM text, ';' between lines */
 	struct t32_insn *insns;		/* the unit decoded */
 	size_t n;
+	struct t32_insn *loop;		/* the sampled loop decoded: copies, then its counter */
+	size_t loop_n, loop_copies;
 	uint64_t *counts;		/* samples per unit position */
 	char backend[64];		/* sampling backend used */
 	int skid;
@@ -591,6 +599,11 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	}
 	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
 		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
+	if (run->loop)
+		fprintf(out, "loop       modelled as sampled: %zu copies of the unit and the loop's "
+			"counter, folded onto the unit\n", run->loop_copies);
+	else
+		fprintf(out, "loop       modelled as the unit alone\n");
 	fprintf(out, "curve      k = 0..%zu copies between lfences", run->kmax);
 	if (run->curve_untrusted)
 		fprintf(out, " (%u of the steps not trusted by the sweep: clock drift)",
@@ -629,6 +642,9 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	fprintf(out, "\ncycles per iteration: measured %.3f +- %.3f (slope of the curve), "
 		"predicted %.3f, error %+.1f%%\n", run->slope.b, 1.96 * run->slope.se_b,
 		r->cycles_per_iter, 100 * run->cpi_error);
+	if (!r->admissible)
+		fprintf(out, "  no value tried brings the model within %.0f%% of the measured cycles: "
+			"the fit is the nearest, not a match\n", T32_CORR_CPI_TARGET);
 	fprintf(out, "took %.2f s\n", run->seconds);
 }
 
@@ -673,6 +689,7 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
 	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
+	fprintf(out, "# loop_copies: %zu\n", run->loop ? run->loop_copies : 0);
 	char text[512];
 
 	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
@@ -703,9 +720,10 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 		"# curve_part_k: %zu\n# curve_part_cycles: %.3f\n# curve_part_halfwidths: %.2f\n",
 		r->cmp.r, r->cmp.rms, r->offset, r->cmp.part_k, r->cmp.part_diff, r->cmp.part_sigmas);
 	fprintf(out, "# cycles_per_iter_measured: %.4f\n# cycles_per_iter_measured_hw: %.4f\n"
-		"# cycles_per_iter_predicted: %.4f\n# cycles_error_percent: %.2f\n# seconds: %.2f\n",
+		"# cycles_per_iter_predicted: %.4f\n# cycles_error_percent: %.2f\n# admissible: %d\n"
+		"# seconds: %.2f\n",
 		run->slope.b, 1.96 * run->slope.se_b, r->cycles_per_iter, 100 * run->cpi_error,
-		run->seconds);
+		r->admissible, run->seconds);
 }
 
 /* shares.tsv rows: index insn measured predicted (and the counts, latency, in-situ hold). */
@@ -785,9 +803,10 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 		"\"curve_r\": %.5f, \"curve_offset_cycles\": %.4f, \"curve_part_k\": %zu, "
 		"\"curve_part_cycles\": %.4f,\n \"cycles_per_iter_measured\": %.4f, "
 		"\"cycles_per_iter_predicted\": %.4f, \"cycles_error_percent\": %.3f, "
-		"\"seconds\": %.3f,\n \"shares\": [", r->gof.tvd, r->gof.chi2, r->gof.df, r->gof.p,
+		"\"admissible\": %s, \"seconds\": %.3f,\n \"shares\": [", r->gof.tvd, r->gof.chi2, r->gof.df, r->gof.p,
 		isfinite(r->cmp.r) ? r->cmp.r : 0.0, r->offset, r->cmp.part_k, r->cmp.part_diff,
-		run->slope.b, r->cycles_per_iter, 100 * run->cpi_error, run->seconds);
+		run->slope.b, r->cycles_per_iter, 100 * run->cpi_error,
+		r->admissible ? "true" : "false", run->seconds);
 	for (size_t i = 0; i < run->n; i++) {
 		fprintf(out, "%s\n  {\"index\": %zu, \"insn\": ", i ? "," : "", i);
 		t32_json_string(out, run->insns[i].text);
@@ -927,6 +946,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 			a->init[a->ninit++] = v;
 		} else if (strcmp(argv[i], "--no-measure") == 0) {
 			a->no_measure = 1;
+		} else if (strcmp(argv[i], "--unit-loop") == 0) {
+			a->unit_loop = 1;
 		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
 			a->cache_dir = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
@@ -947,6 +968,58 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 	a->body_argc = argc - i;
 	a->body_argv = argv + i;
 	return -1;
+}
+
+/*
+ * The loop as the sampler runs it, decoded for the model: the body (every copy
+ * of the unit) and the loop's counter and branch.  A body that is not whole
+ * copies of the unit, or too long to model, leaves run->loop NULL (the unit
+ * alone is then the loop).  0, or -1 with err.
+ */
+static int corr_loop(struct corr_run *run, char *err, size_t errlen)
+{
+	const struct t32_spec *s = &run->spec;
+	uint64_t copies = s->nitems ? s->items[0].reps : 0;
+	size_t len = 0, cap = 0;
+	unsigned char *code = NULL;
+	char *text = NULL;
+	int rc = 0;
+
+	for (size_t i = 1; i < s->nitems; i++)
+		if (s->items[i].reps != copies)
+			copies = 1;
+	if (!copies || copies * run->n > CORR_MAX_INSNS)
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t at = 0;
+
+		for (uint64_t k = 0; k < copies; k++)
+			for (size_t i = 0; i < s->nitems; i++) {
+				if (pass)
+					at += (size_t)snprintf(text + at, cap - at, "%s; ",
+							       s->items[i].text);
+				else
+					at += strlen(s->items[i].text) + 2;
+			}
+		if (pass)
+			snprintf(text + at, cap - at, "%s", T32_GEN_LOOP_TAIL);
+		else if (!(text = malloc(cap = at + sizeof(T32_GEN_LOOP_TAIL) + 1)))
+			return snprintf(err, errlen, "out of memory"), -1;
+	}
+	if (corr_assemble(text, &code, &len, err, errlen) ||
+	    t32_deps_decode(code, len, &run->loop, &run->loop_n, err, errlen))
+		rc = -1;
+	else if (run->loop_n != copies * run->n + T32_GEN_LOOP_TAIL_INSNS) {
+		/* a body that does not decode as whole copies: the unit is the loop */
+		free(run->loop);
+		run->loop = NULL;
+		run->loop_n = 0;
+	} else {
+		run->loop_copies = copies;
+	}
+	free(text);
+	free(code);
+	return rc;
 }
 
 /* Load the block (a file or INSN arguments) into run->spec and its unit text; exit code or -1. */
@@ -1032,6 +1105,10 @@ int cmd_correlate(int argc, char **argv)
 	if (run->n == 0 || run->n > CORR_MAX_INSNS) {
 		t32_error("the unit must hold 1 to %d instructions '%zu'", CORR_MAX_INSNS, run->n);
 		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	if (!a.unit_loop && corr_loop(run, err, sizeof(err))) {
+		t32_error("%s", err);
 		goto out;
 	}
 	/* latencies measured here first: the shipped table is the fallback */
@@ -1143,7 +1220,8 @@ int cmd_correlate(int argc, char **argv)
 	}
 
 	/* the fit */
-	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid };
+	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid,
+				    run->loop, run->loop_n, run->loop_copies };
 	t32_corr_opts_init(&co);
 	if (t32_corr_fit(&u, &tab, run->insns, run->n, &d, params, np, &co, &run->fit, err,
 			 sizeof(err))) {
@@ -1198,6 +1276,7 @@ out:
 	free(kx);
 	free(code);
 	free(run->insns);
+	free(run->loop);
 	free(run->counts);
 	free(run->curve);
 	free(run->curve_hw);

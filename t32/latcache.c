@@ -166,7 +166,7 @@ static const char *timing_kind(const struct t32_insn *d, enum t32_class cls)
 			return "chain";
 	}
 	if (cls == T32_CLASS_FENCE || cls == T32_CLASS_ATRETIRE || cls == T32_CLASS_SERIAL ||
-	    cls == T32_CLASS_STORE)
+	    (d->flags & (T32_INSN_STORE | T32_INSN_LOCK)))
 		return "back-to-back";
 	return NULL;
 }

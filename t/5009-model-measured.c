@@ -1,0 +1,156 @@
+/*
+ * 5009-model-measured - what the model learns from the machine: a latency solved
+ * from a chain's measured cost (a register chain, a load chase, a form the model
+ * cannot reproduce); a locked add that executes early against one that executes
+ * at retire (the Zen 4 experiment: four vpmulld and a lock add); a sampled loop
+ * folded onto its unit; a fit that may not buy shares with the wrong speed; a
+ * predicted curve never below zero.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/correlate.h"
+#include "t/modelkit.h"
+#include "t/tap.h"
+
+static const unsigned char IMUL[] = { 0x48, 0x0f, 0xaf, 0xc0 };		/* imul rax, rax */
+static const unsigned char CHASE[] = { 0x48, 0x8b, 0x00 };		/* mov rax, [rax] */
+/* vpmulld xmm0, xmm0, xmm0 four times, then lock add qword [rbx], 1 */
+static const unsigned char VPM4_LOCK[] = {
+	0xc4, 0xe2, 0x79, 0x40, 0xc0, 0xc4, 0xe2, 0x79, 0x40, 0xc0,
+	0xc4, 0xe2, 0x79, 0x40, 0xc0, 0xc4, 0xe2, 0x79, 0x40, 0xc0,
+	0xf0, 0x48, 0x83, 0x03, 0x01,
+};
+/* add eax, 1; add ebx, 2; add edi, 3; add edx, 4: four independent adds */
+static const unsigned char ADDS[] = {
+	0x83, 0xc0, 0x01, 0x83, 0xc3, 0x02, 0x83, 0xc7, 0x03, 0x83, 0xc2, 0x04,
+};
+/* the sampled loop's counter and branch: dec qword [rel $+4096]; jnz $ */
+static const unsigned char TAIL[] = { 0x48, 0xff, 0x0d, 0xf9, 0x0f, 0x00, 0x00, 0x75, 0xfe };
+
+/* A 4-wide machine with 2 ALUs and 3-cycle vector multiplies, a lock add of 6 cycles. */
+static void machine(struct t32_uarch *u)
+{
+	kit_uarch(u, "test", 4, 128, 4);
+	u->latency[T32_CLASS_VECTOR] = 3;
+	u->latency[T32_CLASS_ATRETIRE] = 6;
+	u->ports[T32_CLASS_ALU] = 2;
+}
+
+/* Solve the latency of the first instruction of code from a measured cost per copy. */
+static int solve(const struct t32_uarch *u, const unsigned char *code, size_t len,
+		 double cycles, unsigned *lat)
+{
+	struct t32_model_insn *b;
+	int rc;
+
+	if (!kit_block(u, code, len, &b))
+		bail("cannot decode a test form");
+	rc = t32_model_solve_latency(u, &b[0], cycles, lat, NULL);
+	free(b);
+	return rc;
+}
+
+/* Share of the samples on instruction i of the block (skid 1) in the model's steady state. */
+static double share_of(const struct t32_uarch *u, const unsigned char *code, size_t len, size_t i,
+		       double *cycles)
+{
+	struct t32_model_insn *b;
+	struct t32_model_result r;
+	size_t n = kit_block(u, code, len, &b);
+	double s;
+
+	if (!n || t32_model_steady(u, b, n, 1, &r))
+		bail("the model does not run on a test block");
+	s = r.share[i];
+	*cycles = r.cycles_per_iter;
+	t32_model_result_free(&r);
+	free(b);
+	return s;
+}
+
+int main(void)
+{
+	struct t32_uarch u;
+	unsigned lat = 99;
+	double cyc;
+
+	plan(14);
+	machine(&u);
+
+	/* latencies solved from measured chains */
+	ok(solve(&u, IMUL, sizeof(IMUL), 2.97, &lat) == 0 && lat == 3,
+	   "a register chain of 2.97 cycles a copy: latency 3");
+	ok(solve(&u, CHASE, sizeof(CHASE), 4.02, &lat) == 0 && lat == 0,
+	   "a load chase of 4.02 on 4-cycle loads: 0 beyond the load");
+	ok(solve(&u, CHASE, sizeof(CHASE), 6.1, &lat) == 0 && lat == 2,
+	   "a chase of 6.1 cycles: 2 beyond the load");
+	ok(solve(&u, CHASE, sizeof(CHASE), 2.0, &lat) != 0,
+	   "a chase of 2 cycles on 4-cycle loads: the model cannot reproduce it, no latency");
+
+	/* four vpmulld and a lock add: where the lock add executes decides the samples */
+	u.lock_early = 0;
+	ok(share_of(&u, VPM4_LOCK, sizeof(VPM4_LOCK), 0, &cyc) > 0.2,
+	   "executed at retire, the lock add is selected: samples on the next vpmulld");
+	u.lock_early = 1;
+	ok(share_of(&u, VPM4_LOCK, sizeof(VPM4_LOCK), 0, &cyc) < 1e-9,
+	   "executed early, it never holds retirement: no sample on the next vpmulld");
+	is_double(0.25, share_of(&u, VPM4_LOCK, sizeof(VPM4_LOCK), 4, &cyc), 1e-9,
+		  "and the vpmulld chain shares the samples evenly (a quarter on the lock add)");
+	is_double(12, cyc, 1e-9, "12 cycles an iteration: the chain's, not the lock's");
+	u.lock_early = 0;
+
+	/* a sampled loop of 3 copies and its counter, folded onto the unit */
+	{
+		unsigned char loop[3 * sizeof(ADDS) + sizeof(TAIL)];
+		struct t32_insn *unit, *lp;
+		size_t n, ln;
+		char err[256];
+		uint64_t counts[4] = { 250, 250, 250, 250 };
+		double curve[5], hw[5] = { 0.5, 0.5, 0.5, 0.5, 0.5 };
+		const char *params[] = { "latency.alu" };
+		struct t32_corr_result r;
+		struct t32_corr_opts o;
+		double sum = 0;
+
+		for (int k = 0; k < 3; k++)
+			memcpy(loop + k * sizeof(ADDS), ADDS, sizeof(ADDS));
+		memcpy(loop + 3 * sizeof(ADDS), TAIL, sizeof(TAIL));
+		if (t32_deps_decode(ADDS, sizeof(ADDS), &unit, &n, err, sizeof(err)) ||
+		    t32_deps_decode(loop, sizeof(loop), &lp, &ln, err, sizeof(err)))
+			bail("cannot decode the loop: %s", err);
+		is_int(14, (long long)ln, "the loop: 3 copies of 4 adds, its counter and branch");
+		/* the curve of k copies at 2 cycles a copy (2 ALUs), from k = 0 */
+		for (int k = 0; k <= 4; k++)
+			curve[k] = 2.0 * k;
+		struct t32_corr_data d = { counts, curve, hw, 4, 1, lp, ln, 3 };
+
+		t32_corr_opts_init(&o);
+		ok(t32_corr_fit(&u, NULL, unit, n, &d, params, 1, &o, &r, err, sizeof(err)) == 0,
+		   "a fit on the folded loop runs (%s)", err);
+		for (size_t i = 0; i < n; i++)
+			sum += r.pred_share[i];
+		is_double(1, sum, 1e-9, "folded shares sum to 1 without the loop's counter");
+		ok(r.admissible && fabs(r.cycles_per_iter - 2) < 0.1,
+		   "the fit keeps the measured speed: %.2f cycles a copy", r.cycles_per_iter);
+		t32_corr_result_free(&r);
+
+		/* a curve far below any model: no admissible fit, and no negative prediction */
+		for (int k = 0; k <= 4; k++)
+			curve[k] = 0.2 * k - 3 * (k > 0);
+		ok(t32_corr_fit(&u, NULL, unit, n, &d, params, 1, &o, &r, err, sizeof(err)) == 0 &&
+		   !r.admissible, "no latency reaches 0.2 cycles a copy: not admissible");
+		{
+			int neg = 0;
+
+			for (int k = 0; k <= 4; k++)
+				neg |= r.pred_curve[k] < 0;
+			ok(!neg, "the offset never takes the predicted curve below 0");
+		}
+		t32_corr_result_free(&r);
+		free(unit);
+		free(lp);
+	}
+	return done_testing();
+}
