@@ -18,6 +18,14 @@
 #define CORR_WIDTH_MAX 16	/* retire widths scanned: 1..max(this, 2 x start) */
 #define CORR_TIE 1e-9		/* objectives closer than this (relative) are equal */
 #define CORR_CPI_PENALTY 1e6	/* added to the objective of an inadmissible model */
+/*
+ * A parameter leaves the value it has (the micro-architecture's, to begin with)
+ * only for one that lowers the objective by more than this: the 95% point of
+ * chi-square on one degree of freedom.  A difference the data cannot tell from
+ * noise does not move a documented value (a curve flat in the retire width, and
+ * shares the model cannot shape, would otherwise pick a width by chance).
+ */
+#define CORR_SIGNIF 3.84
 
 /* The defaults: half a percent of stray samples, half-cycle curve floor, offset and balancing on. */
 void t32_corr_opts_init(struct t32_corr_opts *o)
@@ -214,6 +222,7 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 
 		for (size_t j = 0; j < c->np; j++) {
 			unsigned long keep = v[j], bestv = v[j];
+			double fkeep = best, fbest = best;
 
 			if ((long)j == skip)
 				continue;
@@ -224,11 +233,15 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 					continue;
 				v[j] = x;
 				f = corr_eval(c, v);
-				if (corr_better(f, best)) {
-					best = f;
+				if (corr_better(f, fbest)) {
+					fbest = f;
 					bestv = x;
 				}
 			}
+			if (!(fbest < fkeep - CORR_SIGNIF))
+				bestv = keep;
+			else
+				best = fbest;
 			v[j] = bestv;
 			moved |= bestv != keep;
 		}
@@ -261,14 +274,15 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 	 * descents, not one a width: a sampled loop makes every model run dear.
 	 */
 	memcpy(t, v, c->np * sizeof(*v));
+	t[wj] = c->p[wj].start;
+	f0 = corr_eval(c, t);
 	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
 		double f;
 
 		t[wj] = x;
 		f = corr_eval(c, t);
-		if (corr_better(f, f0) ||
-		    (!corr_better(f0, f) && labs((long)x - (long)c->p[wj].start) <
-		     labs((long)x0 - (long)c->p[wj].start))) {
+		if (f < f0 - CORR_SIGNIF ||
+		    (x0 != c->p[wj].start && corr_better(f, f0))) {
 			f0 = f;
 			x0 = x;
 		}
@@ -281,7 +295,8 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 		if (from && x0 == c->p[wj].start)
 			break;
 		f = corr_descend(c, t, -1);
-		if (corr_better(f, best)) {
+		/* the descent from the uarch's width wins unless clearly worse */
+		if (!isfinite(best) || (from ? f <= best + CORR_SIGNIF : corr_better(f, best))) {
 			best = f;
 			memcpy(best_v, t, c->np * sizeof(*t));
 		}
