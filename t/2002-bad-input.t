@@ -3,14 +3,6 @@
 . "$(dirname "$0")/lib-tap.sh"
 plan 34
 
-# expect STATUS REGEX NAME -- ARGS...
-expect() {
-	want=$1 re=$2 name=$3
-	shift 4
-	run "$@"
-	is "$want" "$rc" "$name: exit $want"
-	like "$TMP/err" "$re" "$name: message"
-}
 
 expect 1 "^t32: cannot assemble 'foo eax' \(nasm: " "unknown mnemonic" -- l m 10 'foo eax'
 expect 1 "^t32: cannot assemble 'add eax, xmm0' \(nasm: invalid combination" "bad operands" -- l m 10 nop 'add eax, xmm0'

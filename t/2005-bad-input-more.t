@@ -9,14 +9,6 @@ plan 124
 export T32_DATADIR="$T32_SRC/data"
 cd "$TMP" || exit 1
 
-# expect STATUS REGEX NAME -- ARGS...
-expect() {
-	want=$1 re=$2 name=$3
-	shift 4
-	run "$@"
-	is "$want" "$rc" "$name: exit $want"
-	like "$TMP/err" "$re" "$name: message"
-}
 
 REFUSED='\(preprocessor directives are refused; --raw-nasm allows them\)'
 DIRECTIVE='\(assembler directives are refused; --raw-nasm allows them\)'

@@ -41,6 +41,16 @@ run() {
 	rc=$?
 }
 
+# expect STATUS REGEX NAME -- ARGS...: t32 ARGS exits STATUS with a line of stderr
+# matching REGEX (two assertions)
+expect() {
+	want=$1 re=$2 name=$3
+	shift 4
+	run "$@"
+	is "$want" "$rc" "$name: exit $want"
+	like "$TMP/err" "$re" "$name: message"
+}
+
 # col NAME FILE: the value of column NAME in the first data row of a tsv
 col() {
 	awk -F'\t' -v c="$1" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k; exit}' "$2"

@@ -28,37 +28,6 @@ static void report(const char *what, const char *figure, const char *target, int
 	fflush(stdout);
 }
 
-/* Measure a chain `reps x insn` against a base (NULL: the empty block). */
-static int chain(const char *insn, uint64_t reps, uint64_t base_reps, int use_base,
-		 double precision, double budget, struct t32_measurement *m)
-{
-	struct t32_spec s = { 0 }, base = { 0 };
-	struct t32_block_opts o;
-	struct t32_measure_opts mo;
-	char err[64];
-	int rc;
-
-	t32_block_opts_init(&o);
-	o.run.cpu = t32_default_cpu();
-	t32_measure_opts_init(&mo);
-	mo.precision = precision;
-	mo.budget = budget;
-	mo.max_runs = 50000000;
-	t32_spec_set_barrier(&s, "l", err, sizeof(err));
-	s.store = 'm';
-	t32_spec_add_item(&s, reps, insn);
-	if (use_base) {
-		t32_spec_set_barrier(&base, "l", err, sizeof(err));
-		base.store = 'm';
-		t32_spec_add_item(&base, base_reps, insn);
-		mo.base = &base;
-	}
-	rc = t32_measure(&s, &o, &mo, NULL, m);
-	t32_spec_free(&s);
-	t32_spec_free(&base);
-	return rc;
-}
-
 static void bench_resolution(void)
 {
 	static const uint64_t ns[] = { 100, 200, 500 };
@@ -69,7 +38,7 @@ static void bench_resolution(void)
 
 		double t0 = t32_now(), took;
 
-		if (chain("add eax, 1", ns[i] + 1, ns[i], 1, 0.04, 8, &m))
+		if (t32_measure_copies("add eax, 1", ns[i] + 1, ns[i], NULL, 0.04, 8, 0, &m))
 			continue;
 		took = t32_now() - t0;
 		snprintf(what, sizeof(what), "resolution: %llu vs %llu add eax, 1",
@@ -99,7 +68,7 @@ static void bench_accuracy(void)
 		double t0 = t32_now(), took;
 		char what[80], fig[80];
 
-		if (chain(latencies[i].insn, 1000, 0, 0, 0.005, 0.45, &m))
+		if (t32_measure_copies(latencies[i].insn, 1000, 0, NULL, 0.005, 0.45, 0, &m))
 			continue;
 		took = t32_now() - t0;
 		snprintf(what, sizeof(what), "accuracy: %s (expect %g)", latencies[i].insn,
@@ -120,7 +89,7 @@ static void bench_repeatability(void)
 	for (int r = 0; r < 5; r++) {
 		struct t32_measurement m;
 
-		if (chain("imul rax, rax", 1000, 0, 0, 0.005, 0.45, &m))
+		if (t32_measure_copies("imul rax, rax", 1000, 0, NULL, 0.005, 0.45, 0, &m))
 			continue;
 		lo = fmin(lo, m.value);
 		hi = fmax(hi, m.value);
@@ -422,7 +391,7 @@ static void bench_coverage(void)
 		double err;
 
 		/* against half the chain: the pipeline fill cancels, the latency stays */
-		if (chain(l->insn, 1000, 500, 1, 0.01, 2, &m))
+		if (t32_measure_copies(l->insn, 1000, 500, NULL, 0.01, 2, 0, &m))
 			continue;
 		done++;
 		err = fabs(m.value - l->expect);

@@ -206,58 +206,24 @@ static void nasm_text(const char *cs, char *out, size_t len)
 static int time_form(const char *text, const struct t32_spec *init, double *cycles, double *hw,
 		     int *shared)
 {
-	struct t32_spec s = { 0 }, base = { 0 };
-	struct t32_block_opts o;
 	struct t32_measure_opts mo;
 	struct t32_measurement m;
-	unsigned char *code = NULL;
-	size_t len = 0;
-	char err[512], word[64];
-	const char *why;
-	int rc = -1;
 
-	if (t32_insn_check(text, word, sizeof(word), &why))
+	if (t32_measure_copies(text, LAT_CHAIN, LAT_BASE, init, LAT_PRECISION, LAT_BUDGET, 1, &m))
 		return -1;
-	t32_block_opts_init(&o);
-	o.run.cpu = t32_default_cpu();
-	t32_measure_opts_init(&mo);
-	mo.precision = LAT_PRECISION;
-	mo.budget = LAT_BUDGET;
-	mo.max_runs = 10000000;
-	if (t32_spec_set_barrier(&s, "l", err, sizeof(err)) ||
-	    t32_spec_set_barrier(&base, "l", err, sizeof(err)))
-		goto out;
-	s.store = base.store = 'm';
-	for (size_t i = 0; init && i < init->ninit; i++) {
-		s.init[s.ninit++] = init->init[i];
-		base.init[base.ninit++] = init->init[i];
-	}
-	if (t32_spec_add_item(&s, LAT_CHAIN, text) || t32_spec_add_item(&base, LAT_BASE, text))
-		goto out;
-	/* assembled quietly first: a form nasm writes otherwise is left to the table */
-	if (t32_assemble_body(&s, &code, &len, err, sizeof(err)))
-		goto out;
-	mo.base = &base;
-	if (t32_measure(&s, &o, &mo, NULL, &m) != 0)
-		goto out;
 	/*
 	 * Judged again without the precision target: on a busy machine the interval
 	 * may stay wider than asked, and a latency is rounded to whole cycles anyway.
 	 */
-	mo.precision = 0;
+	t32_measure_opts_init(&mo);
 	m.untrusted[0] = 0;
 	t32_measure_check(&m, &mo, 0);
-	if (!m.untrusted[0] && isfinite(m.value) && m.halfwidth <= LAT_ACCEPT_HW) {
-		*cycles = m.value < 0 ? 0 : m.value;
-		*hw = m.halfwidth;
-		*shared = (m.flags & T32_EST_SHARED) != 0;
-		rc = 0;
-	}
-out:
-	free(code);
-	t32_spec_free(&s);
-	t32_spec_free(&base);
-	return rc;
+	if (m.untrusted[0] || !isfinite(m.value) || m.halfwidth > LAT_ACCEPT_HW)
+		return -1;
+	*cycles = m.value < 0 ? 0 : m.value;
+	*hw = m.halfwidth;
+	*shared = (m.flags & T32_EST_SHARED) != 0;
+	return 0;
 }
 
 int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,

@@ -14,6 +14,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "t32/run.h"
 #include "t32/shared.h"
 #include "t32/util.h"
 
@@ -259,6 +260,50 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 	t32_session_close(&rs.ss);
 	t32_spec_free(&cal);
 	t32_spec_free(&calempty);
+	return rc;
+}
+
+int t32_measure_copies(const char *text, uint64_t reps, uint64_t base_reps,
+		       const struct t32_spec *init, double precision, double budget, int quiet,
+		       struct t32_measurement *m)
+{
+	struct t32_spec s = { 0 }, base = { 0 };
+	struct t32_block_opts o;
+	struct t32_measure_opts mo;
+	unsigned char *code = NULL;
+	size_t len = 0;
+	char err[512], word[64];
+	const char *why;
+	int rc = -1;
+
+	if (quiet && t32_insn_check(text, word, sizeof(word), &why))
+		return -1;
+	t32_block_opts_init(&o);
+	o.run.cpu = t32_default_cpu();
+	t32_measure_opts_init(&mo);
+	mo.precision = precision;
+	mo.budget = budget;
+	mo.max_runs = 50000000;
+	t32_spec_set_barrier(&s, "l", err, sizeof(err));
+	t32_spec_set_barrier(&base, "l", err, sizeof(err));
+	s.store = base.store = 'm';
+	for (size_t i = 0; init && i < init->ninit; i++) {
+		s.init[s.ninit++] = init->init[i];
+		base.init[base.ninit++] = init->init[i];
+	}
+	if (t32_spec_add_item(&s, reps, text) ||
+	    (base_reps && t32_spec_add_item(&base, base_reps, text)))
+		goto out;
+	/* assembled first when quiet: a form nasm refuses costs no message */
+	if (quiet && t32_assemble_body(&s, &code, &len, err, sizeof(err)))
+		goto out;
+	if (base_reps)
+		mo.base = &base;
+	rc = t32_measure(&s, &o, &mo, NULL, m);
+out:
+	free(code);
+	t32_spec_free(&s);
+	t32_spec_free(&base);
 	return rc;
 }
 

@@ -65,6 +65,18 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m);
 
 /*
+ * The cost of copies of one text: reps copies between lfences (store m) against
+ * base_reps copies (0: the empty block), so the pipeline's fill cancels, on the
+ * default CPU, with the start registers of init (may be NULL), to precision
+ * (cycles per instruction) within budget seconds.  quiet: a text that is not
+ * instructions or that nasm refuses returns -1 without a message.  Otherwise
+ * t32_measure's exit code.
+ */
+int t32_measure_copies(const char *text, uint64_t reps, uint64_t base_reps,
+		       const struct t32_spec *init, double precision, double budget, int quiet,
+		       struct t32_measurement *m);
+
+/*
  * Where deltas come from: the warm measuring process, or a simulated machine.
  * run() runs blocks 0..nb-1 in turn, per runs each after skip unrecorded ones,
  * reps times, into out laid out [rep][block][run]; block 0 is the block, 1 its

@@ -139,7 +139,12 @@ void t32_share_sample(struct t32_share *s)
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", d->d_name, t->d_name);
 			if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
 				continue;
-			if (state == 'R' && cpu == s->cpu) {
+			/*
+			 * Kernel threads (children of kthreadd, pid 2) run a softirq or an
+			 * RCU callback between our looks all the time: not a task sharing
+			 * the CPU.  Time they take shows in the block's readings.
+			 */
+			if (state == 'R' && cpu == s->cpu && pid != 2 && ppid != 2) {
 				if (!descends_from(ppid, s->self))
 					seen_task(s, pid, comm);
 				break;
