@@ -249,7 +249,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		if (!rc && t32_share_end(&rs.share)) {
 			m->flags |= T32_EST_SHARED;
 			if (rs.share.others >= 2)
-				t32_warn("cpu %d was shared with another task '%s' while measuring: "
+				t32_warn("cpu %d was shared with '%s' while measuring: "
 					 "results may be off (flag shared)", rs.share.cpu, rs.share.who);
 			else
 				t32_warn("the hypervisor stole %.1f%% of cpu %d while measuring: "

@@ -98,9 +98,32 @@ static void seen_task(struct t32_share *s, pid_t pid, const char *comm)
 		s->seen[i].pid = pid;
 		snprintf(s->seen[i].name, sizeof(s->seen[i].name), "%s", comm);
 	}
-	if (s->seen[i].seen > s->others) {
+	if (s->seen[i].seen > s->others)
 		s->others = s->seen[i].seen;
-		snprintf(s->who, sizeof(s->who), "%d %s", (int)pid, s->seen[i].name);
+}
+
+/* s->who: the tasks seen in two looks or more, most often seen first, at most three. */
+static void name_sharers(struct t32_share *s)
+{
+	size_t n = sizeof(s->seen) / sizeof(s->seen[0]), at = 0, named = 0;
+	unsigned char used[sizeof(s->seen) / sizeof(s->seen[0])] = { 0 };
+
+	s->who[0] = 0;
+	while (named < 3) {
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (!used[i] && s->seen[i].seen >= 2 &&
+			    (best == n || s->seen[i].seen > s->seen[best].seen))
+				best = i;
+		if (best == n)
+			break;
+		used[best] = 1;
+		at += (size_t)snprintf(s->who + at, sizeof(s->who) - at, "%s%d %s", named ? "', '" : "",
+				       (int)s->seen[best].pid, s->seen[best].name);
+		if (at >= sizeof(s->who))
+			break;
+		named++;
 	}
 }
 
@@ -173,6 +196,7 @@ int t32_share_end(struct t32_share *s)
 	t32_share_sample(s);
 	if (elapsed > 0 && hz > 0)
 		s->steal_share = (double)(steal_of(s->cpu) - s->steal0) / (double)hz / elapsed;
+	name_sharers(s);
 	return (s->others >= 2 && s->others >= T32_SHARE_LOOKS * s->looks) ||
 	       s->steal_share >= T32_STEAL_SHARE;
 }

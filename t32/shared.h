@@ -16,7 +16,7 @@ struct t32_share {
 	double t0;		/* seconds (t32_now) at the start */
 	unsigned looks;		/* times t32_share_sample looked */
 	unsigned others;	/* looks at the most often seen other task runnable there */
-	char who[80];		/* that task: "pid NAME" */
+	char who[200];		/* the tasks seen in two looks or more: "pid NAME', 'pid NAME" */
 	struct {
 		pid_t pid;
 		unsigned seen;	/* looks that found it runnable on the CPU */
