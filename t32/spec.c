@@ -530,11 +530,14 @@ static int parse_n(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* Values gathered before duplicates are dropped: a list may repeat itself this much. */
+#define T32_NS_RAW_MAX (4 * T32_MAX_NS)
+
+/* Append v; 1 when the list has grown past T32_NS_RAW_MAX, -1 when out of memory. */
 static int push_n(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*a)[i] == v)
-			return 0;
+	if (*n >= T32_NS_RAW_MAX)
+		return 1;
 	if (*n == *cap) {
 		uint64_t *t = realloc(*a, (*cap = *cap ? *cap * 2 : 16) * sizeof(uint64_t));
 
@@ -546,11 +549,53 @@ static int push_n(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 	return 0;
 }
 
+/* Order of positions by value, then position (qsort_r with the values as context). */
+static int by_value(const void *x, const void *y, void *ctx)
+{
+	const uint64_t *v = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+
+	if (v[i] != v[j])
+		return v[i] < v[j] ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/*
+ * Drop repeated values from a[0..*n), keeping each one's first place: sorted
+ * positions find the repeats in n log n (a search per value is quadratic in a
+ * list of ranges).  -1 when out of memory.
+ */
+static int dedup_n(uint64_t *a, size_t *n)
+{
+	size_t *pos = malloc((*n ? *n : 1) * sizeof(*pos)), k = 0;
+	unsigned char *drop = calloc(*n ? *n : 1, 1);
+
+	if (!pos || !drop) {
+		free(pos);
+		free(drop);
+		return -1;
+	}
+	for (size_t i = 0; i < *n; i++)
+		pos[i] = i;
+	qsort_r(pos, *n, sizeof(*pos), by_value, a);
+	for (size_t i = 1; i < *n; i++)
+		if (a[pos[i]] == a[pos[i - 1]])
+			drop[pos[i]] = 1;
+	for (size_t i = 0; i < *n; i++)
+		if (!drop[i])
+			a[k++] = a[i];
+	*n = k;
+	free(pos);
+	free(drop);
+	return 0;
+}
+
 int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, size_t errlen)
 {
 	char *copy = strdup(arg), *save = NULL, *part;
 	uint64_t *a = NULL;
 	size_t n = 0, cap = 0;
+	int rc;
 
 	if (!copy)
 		return -1;
@@ -559,10 +604,10 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 		uint64_t lo, hi, points = 0;
 
 		if (!dots) {
-			if (parse_n(part, &lo) || push_n(&a, &n, &cap, lo))
+			if (parse_n(part, &lo))
 				goto bad;
-			if (n > T32_MAX_NS)
-				goto too_many;
+			if ((rc = push_n(&a, &n, &cap, lo)))
+				goto pushed;
 			continue;
 		}
 		*dots = 0;
@@ -582,20 +627,25 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 				double v = exp(log((double)lo) + (log((double)hi) - log((double)lo)) *
 							       (double)i / (double)(points - 1));
 
-				if (push_n(&a, &n, &cap, (uint64_t)llround(v)))
-					goto bad;
+				if ((rc = push_n(&a, &n, &cap, (uint64_t)llround(v))))
+					goto pushed;
 			}
 		} else {
 			if (hi - lo >= T32_MAX_NS)
 				goto too_many;
 			for (uint64_t v = lo; v <= hi; v++)
-				if (push_n(&a, &n, &cap, v))
-					goto bad;
+				if ((rc = push_n(&a, &n, &cap, v)))
+					goto pushed;
 		}
-		if (n > T32_MAX_NS)
-			goto too_many;
 	}
 	free(copy);
+	if (dedup_n(a, &n)) {
+		snprintf(err, errlen, "out of memory reading '%s'", arg);
+		free(a);
+		return -1;
+	}
+	if (n > T32_MAX_NS)
+		goto too_many_late;
 	if (!n) {
 		snprintf(err, errlen, "no n in '%s'", arg);
 		free(a);
@@ -604,10 +654,14 @@ int t32_parse_nlist(const char *arg, uint64_t **out, size_t *count, char *err, s
 	*out = a;
 	*count = n;
 	return 0;
+pushed:
+	if (rc < 0)
+		goto bad;
 too_many:
+	free(copy);
+too_many_late:
 	snprintf(err, errlen, "too many n values '%s' (at most %d; 1..1e6/log:100 spreads fewer)",
 		 arg, T32_MAX_NS);
-	free(copy);
 	free(a);
 	return -1;
 bad:
