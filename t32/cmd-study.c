@@ -639,17 +639,7 @@ static int write_index(struct study *st, unsigned done)
 /* plots/: $T32_PLOTDIR, beside data/ in the tree, or data/plots when installed. */
 static void find_plotdir(char *buf, size_t len)
 {
-	const char *env = getenv("T32_PLOTDIR");
-	struct stat st;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	snprintf(buf, len, "%s/../plots", t32_datadir());
-	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-		return;
-	snprintf(buf, len, "%s/plots", t32_datadir());
+	snprintf(buf, len, "%s", t32_plotdir());
 }
 
 int cmd_study(int argc, char **argv)
