@@ -1086,16 +1086,19 @@ static int measure(struct wake *w, int argc, char **argv)
 	char why[512] = "", extra[1024] = "", line[1024];
 	uint64_t usage1[T32_WAKE_MAX_IDLE], time1[T32_WAKE_MAX_IDLE];
 
-	rc = setup(w);
-	if (rc)
-		return rc;
-	idle_open(w);
-	irq_open(w);
-	rc = calibrate(w);
-	if (rc)
-		return rc;
 	if (w->out_path && t32_out_open(&out, w->out_path))
 		return T32_EXIT_ERROR;
+	rc = setup(w);
+	if (!rc) {
+		idle_open(w);
+		irq_open(w);
+		rc = calibrate(w);
+	}
+	if (rc) {
+		if (w->out_path)
+			t32_out_abort(&out);
+		return rc;
+	}
 	if (w->out_path)
 		write_header(w, out.f, argc, argv);
 	setup_line(w, line, sizeof(line));
