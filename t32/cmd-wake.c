@@ -1268,3 +1268,183 @@ int cmd_wake(int argc, char **argv)
 	}
 	return measure(&w, argc, argv);
 }
+
+/*
+ * Latencies (ns) from cyclictest -v -N output ("thread: loop: value" lines), the
+ * first `skip` of each run left out as t32 leaves its warm-up out; how many.
+ */
+static size_t cyclictest_values(const char *text, size_t skip, double **out, size_t *cap,
+				size_t n)
+{
+	size_t seen = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long thread, loop, v;
+
+		if (sscanf(p, " %llu: %llu: %llu", &thread, &loop, &v) != 3 || seen++ < skip)
+			continue;
+		if (n == *cap) {
+			double *t = realloc(*out, (*cap = *cap * 2 + 1024) * sizeof(double));
+
+			if (!t)
+				return n;
+			*out = t;
+		}
+		(*out)[n++] = (double)v;
+	}
+	return n;
+}
+
+/* The median and p99 (ns) of x[0..n), sorted in place. */
+static void median_p99(double *x, size_t n, struct t32_wake_q *m, struct t32_wake_q *p99)
+{
+	struct t32_wake_stats s;
+
+	t32_wake_stats(x, n, 0.95, &s);
+	*m = s.q[0];
+	*p99 = s.q[2];
+}
+
+/*
+ * make bench: t32 wake's sleep method beside cyclictest (rt-tests) on the same CPU,
+ * the same 1 ms interval and priority, in alternating rounds so both see the same
+ * neighbours; their medians within 10% or 2 us, whichever is larger.  Every t32
+ * event counts here (cyclictest filters none); the kept ones are shown apart.  And
+ * the spin method's gap: what an interrupt costs a running thread.
+ */
+void t32_bench_wake(void (*report)(const char *what, const char *figure, const char *target,
+				   int ok))
+{
+	enum { ROUNDS = 10, LOOPS = 300, SKIP = 10 };
+	char self[PATH_MAX], cpu[16], loops[16], skip[16], path[] = "/tmp/t32-bench-wake-XXXXXX";
+	double *ct = NULL, *tt = NULL, *kept = NULL, rate = 0;
+	size_t nct = 0, cct = 0, ntt = 0, ctt = 0, nkept = 0, ckept = 0;
+	int root = geteuid() == 0, fd = mkstemp(path), failed = 0;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char what[96], fig[128], why[160] = "";
+
+	if (n <= 0 || fd < 0) {
+		report("wake: t32 against cyclictest", "cannot set up (/proc/self/exe, /tmp)", "-", 0);
+		if (fd >= 0)
+			unlink(path);
+		return;
+	}
+	close(fd);
+	self[n] = 0;
+	snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
+	snprintf(loops, sizeof(loops), "%d", LOOPS + SKIP);
+	snprintf(skip, sizeof(skip), "%d", SKIP);
+	for (int r = 0; r < ROUNDS && !failed; r++) {
+		char *cargv[] = { "cyclictest", "-q", "-N", "-v", "-m", "-t", "1", "-a", cpu, "-i",
+				  "1000", "-d", "0", "-l", loops, "-p", "80", "--policy=fifo", NULL };
+		char *targv[] = { self, "wake", "--method", "sleep", "--cpu", cpu, "--ldist", "1ms",
+				  "--count", loops + 0, "--warmup", skip, "--pm-qos", "0",
+				  "--policy", root ? "fifo" : "other", "--priority", "80",
+				  "--format", "tsv", "-o", path, NULL };
+		struct t32_child_output res;
+		struct t32_wake_data d;
+		size_t before = nct;
+
+		snprintf(loops, sizeof(loops), "%d", LOOPS + SKIP);
+		if (t32_run_program(cargv, &res) || res.status) {
+			snprintf(why, sizeof(why), "cyclictest %s: %.100s", res.error[0] ? "missing" :
+				 "failed", res.error[0] ? "apt-get install rt-tests" :
+				 res.text ? res.text : "?");
+			for (char *p = why; *p; p++)
+				*p = *p == '\n' ? ' ' : *p;
+			failed = 1;
+		} else {
+			nct = cyclictest_values(res.text, SKIP, &ct, &cct, nct);
+			if (nct == before) {
+				snprintf(why, sizeof(why), "cyclictest printed no latencies");
+				failed = 1;
+			}
+		}
+		t32_child_output_free(&res);
+		/* t32 counts events after its warm-up: LOOPS of them */
+		snprintf(loops, sizeof(loops), "%d", LOOPS);
+		targv[9] = loops;
+		if (t32_run_program(targv, &res) || (res.status && res.status != T32_EXIT_UNTRUSTED) ||
+		    t32_wake_load(path, &d)) {
+			snprintf(why, sizeof(why), "t32 wake failed: %.100s", res.text ? res.text : "?");
+			t32_child_output_free(&res);
+			failed = 1;
+			break;
+		}
+		t32_child_output_free(&res);
+		if (d.conversion)
+			sscanf(d.conversion, "%lf", &rate);
+		for (size_t i = 0; i < d.n; i++) {
+			if (ntt == ctt)
+				tt = realloc(tt, (ctt = ctt * 2 + 1024) * sizeof(double));
+			if (nkept == ckept)
+				kept = realloc(kept, (ckept = ckept * 2 + 1024) * sizeof(double));
+			if (!tt || !kept)
+				break;
+			tt[ntt++] = d.latency_ns[i];
+			if (!(d.flags[i] & d.filter))
+				kept[nkept++] = d.latency_ns[i];
+		}
+		t32_wake_data_free(&d);
+	}
+	unlink(path);
+	snprintf(what, sizeof(what), "wake: median, t32 sleep vs cyclictest (cpu %s)", cpu);
+	if (failed || !nct || !ntt) {
+		report(what, why[0] ? why : "no latencies", "within 10% or 2 us", 0);
+	} else {
+		struct t32_wake_q tm, tp, cm, cp, km, kp;
+		double limit;
+
+		median_p99(ct, nct, &cm, &cp);
+		median_p99(tt, ntt, &tm, &tp);
+		median_p99(kept, nkept, &km, &kp);
+		limit = fmax(0.1 * cm.value, 2000);
+		printf("#   1 ms interval, %s, PM QoS 0 us, %d rounds of %d each, alternating; "
+		       "cyclictest %zu, t32 %zu events (%zu kept)\n", root ? "SCHED_FIFO 80" :
+		       "SCHED_OTHER (cyclictest needs root)", ROUNDS, LOOPS, nct, ntt, nkept);
+		snprintf(fig, sizeof(fig), "t32 %.2f us, cyclictest %.2f us", tm.value / 1e3,
+			 cm.value / 1e3);
+		report(what, fig, "within 10% or 2 us", fabs(tm.value - cm.value) <= limit);
+		snprintf(fig, sizeof(fig), "t32 %.2f us, cyclictest %.2f us", tp.value / 1e3,
+			 cp.value / 1e3);
+		report("wake: p99, t32 sleep vs cyclictest", fig, "(figure only)", 1);
+		snprintf(fig, sizeof(fig), "median %.2f us, p99 %.2f us", km.value / 1e3,
+			 kp.value / 1e3);
+		report("wake: t32 kept events only (filters on)", fig, "(figure only)", 1);
+		snprintf(fig, sizeof(fig), "t32 %.3f ns (TSC %.3f GHz); cyclictest 1 ns",
+			 rate > 0 ? 1 / rate : NAN, rate);
+		report("wake: resolution of a reading", fig, "(figure only)", rate > 0);
+	}
+	free(ct);
+	free(tt);
+	free(kept);
+
+	/* the spin method: the interrupt's cost to a running thread */
+	{
+		char *argv[] = { self, "wake", "--method", "spin", "--cpu", cpu, "--ldist", "200us,1ms",
+				 "--count", "1000", "--format", "tsv", "-o", path, NULL };
+		struct t32_child_output res;
+		struct t32_wake_data d;
+
+		if (t32_run_program(argv, &res) || (res.status && res.status != T32_EXIT_UNTRUSTED) ||
+		    t32_wake_load(path, &d)) {
+			report("wake: spin, interrupt latency and its gap", "t32 wake failed", "-", 0);
+		} else {
+			struct t32_wake_q lm, lp, gm, gp;
+			double *x;
+			size_t k = t32_wake_kept(&d, d.latency_ns, &x);
+
+			median_p99(x, k, &lm, &lp);
+			free(x);
+			k = t32_wake_kept(&d, d.gap_ns, &x);
+			median_p99(x, k, &gm, &gp);
+			free(x);
+			snprintf(fig, sizeof(fig), "latency %.2f us, gap %.2f us (median of %zu)",
+				 lm.value / 1e3, gm.value / 1e3, k);
+			report("wake: spin, interrupt latency and its gap", fig, "(figure only)", k > 0);
+			t32_wake_data_free(&d);
+		}
+		t32_child_output_free(&res);
+		unlink(path);
+	}
+}

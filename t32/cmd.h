@@ -21,4 +21,8 @@ int cmd_diff(int argc, char **argv);
 void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
 					int ok));
 
+/* make bench's figures for wake: t32 beside cyclictest, the spin method's gap */
+void t32_bench_wake(void (*report)(const char *what, const char *figure, const char *target,
+				   int ok));
+
 #endif
