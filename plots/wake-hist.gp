@@ -62,7 +62,11 @@ hi = (hi > top) ? top : hi
 width = 2 * iqr / (n1 ** (1.0 / 3))
 width = (width < (hi - lo) / 200.0) ? (hi - lo) / 200.0 : width
 width = (width <= 0) ? 0.01 : width
-bin(x) = (x > hi) ? NaN : lo + width * (floor((x - lo) / width) + 0.5)
+bin(x) = lo + width * (floor((x - lo) / width) + 0.5)
+# an event left out, or beyond the bins, weighs 0 in the first bin: `smooth frequency`
+# sums one curve, which an undefined x would cut in pieces
+shown(c) = column("kept") > 0.5 && column(c) / 1000.0 >= lo && column(c) / 1000.0 <= hi
+x(c) = shown(c) ? bin(column(c) / 1000.0) : bin(lo)
 
 what = (col eq "gap_ns") ? "time the interrupt took from the thread" : "latency"
 set title ((machine eq "") ? "t32 wake: " . what : "t32 wake: " . what . " - " . machine)
@@ -76,11 +80,11 @@ set style fill transparent solid 0.45 border -1
 set boxwidth width
 set output out
 if (in2 eq "") {
-	plot in using (bin(us(col))):(1.0 / n1) smooth frequency with boxes lc rgb "#3465a4" \
-		title sprintf("%s (%d events, bins %.2f us)", in, n1, width)
+	plot in using (x(col)):(shown(col) ? 1.0 / n1 : 0) smooth frequency with boxes \
+		lc rgb "#3465a4" title sprintf("%s (%d events, bins %.2f us)", in, n1, width)
 } else {
-	plot in using (bin(us(col))):(1.0 / n1) smooth frequency with boxes lc rgb "#3465a4" \
-		title sprintf("A: %s (%d events)", in, n1), \
-	     in2 using (bin(us(col))):(1.0 / n2) smooth frequency with boxes lc rgb "#f57900" \
-		title sprintf("B: %s (%d events)", in2, n2)
+	plot in using (x(col)):(shown(col) ? 1.0 / n1 : 0) smooth frequency with boxes \
+		lc rgb "#3465a4" title sprintf("A: %s (%d events)", in, n1), \
+	     in2 using (x(col)):(shown(col) ? 1.0 / n2 : 0) smooth frequency with boxes \
+		lc rgb "#f57900" title sprintf("B: %s (%d events)", in2, n2)
 }

@@ -467,11 +467,11 @@ void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 		return;
 	}
 	fprintf(f, "The median is %.2f %s (95%% interval %.2f to %.2f), 99%% of events "
-		   "woke within %.2f %s", s.q[0].value / 1e3, us, s.q[0].lo / 1e3, s.q[0].hi / 1e3,
+		   "within %.2f %s", s.q[0].value / 1e3, us, s.q[0].lo / 1e3, s.q[0].hi / 1e3,
 		s.q[2].value / 1e3, us);
 	if (isfinite(s.q[2].hi))
 		fprintf(f, " (interval up to %.2f)", s.q[2].hi / 1e3);
-	fprintf(f, ", the slowest after %.2f %s: the tail at p99 is %.1f times the median. ",
+	fprintf(f, ", the largest %.2f %s: the tail at p99 is %.1f times the median. ",
 		s.max / 1e3, us, s.q[0].value > 0 ? s.q[2].value / s.q[0].value : NAN);
 	free(x);
 	/* latency against launch distance: the shortest third of distances against the longest */
