@@ -6,7 +6,7 @@
 plots=$T32_SRC/plots
 
 command -v gnuplot >/dev/null 2>&1 || skip_all "gnuplot is not installed"
-plan 16
+plan 17
 
 # raw FILE METHOD BASE_NS: 300 events, two of them left out
 raw() {
