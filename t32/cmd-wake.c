@@ -486,11 +486,9 @@ static int event_spin(struct wake *w, struct t32_wake_event *e)
 static const struct method {
 	const char *name;
 	int (*event)(struct wake *w, struct t32_wake_event *e);
-	const char *summary;
 } methods[T32_WAKE_NMETHODS] = {
-	{ "sleep", event_sleep, "clock_nanosleep to an absolute deadline; TSC on return - deadline" },
-	{ "spin", event_spin, "spin under a POSIX timer signal; TSC in the handler - deadline, "
-			      "and the loop's gap around it" },
+	{ "sleep", event_sleep },
+	{ "spin", event_spin },
 };
 
 /*
@@ -669,170 +667,6 @@ static void write_row(const struct wake *w, FILE *f, uint64_t i, const struct t3
 	fprintf(f, "\t%d\t%s\n", !(p->flags & filter), status);
 }
 
-/* Why the whole result cannot be trusted, into why ("" when it can). */
-static void check_trust(const struct t32_wake_data *d, char *why, size_t len)
-{
-	size_t impossible = 0;
-
-	why[0] = 0;
-	for (size_t i = 0; i < d->n; i++)
-		impossible += (d->flags[i] & T32_WAKE_IMPOSSIBLE) != 0;
-	if (d->n == 0)
-		snprintf(why, len, "no event was measured");
-	else if (d->ok == 0)
-		snprintf(why, len, "every one of %zu events was left out", d->n);
-	else if (impossible * 100 > d->n)
-		snprintf(why, len, "%zu of %zu events had impossible readings (TSC backwards or a "
-			 "wake before the deadline): the clock or its conversion is broken",
-			 impossible, d->n);
-}
-
-/* One statistic's value and interval, in ns, for the tsv and json forms. */
-static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *s,
-		      enum t32_format fmt, int *first)
-{
-	if (fmt == T32_FMT_TSV) {
-		fprintf(f, "%s\tcount\t%zu\t\t\t\n%s\tmin\t%.1f\t\t\t\n", metric, s->n, metric, s->min);
-		for (int i = 0; i < T32_WAKE_NQ; i++)
-			fprintf(f, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.4f\n", metric, t32_wake_pnames[i],
-				s->q[i].value, s->q[i].lo, s->q[i].hi, s->q[i].coverage);
-		fprintf(f, "%s\tmax\t%.1f\t\t\t\n%s\tmean\t%.1f\t\t\t\n", metric, s->max, metric,
-			s->mean);
-		return;
-	}
-	fprintf(f, "%s\"%s\": {\"count\": %zu, \"min\": %.1f, \"max\": %.1f, \"mean\": %.1f",
-		*first ? "" : ", ", metric, s->n, s->min, s->max, s->mean);
-	for (int i = 0; i < T32_WAKE_NQ; i++) {
-		fprintf(f, ", \"%s\": {\"value\": %.1f, ", t32_wake_pnames[i], s->q[i].value);
-		if (isfinite(s->q[i].lo))
-			fprintf(f, "\"lo\": %.1f, ", s->q[i].lo);
-		else
-			fprintf(f, "\"lo\": null, ");
-		if (isfinite(s->q[i].hi))
-			fprintf(f, "\"hi\": %.1f, ", s->q[i].hi);
-		else
-			fprintf(f, "\"hi\": null, ");
-		fprintf(f, "\"coverage\": %.4f}", s->q[i].coverage);
-	}
-	fputc('}', f);
-	*first = 0;
-}
-
-/* A value in us for the table; "-" for an unbounded side. */
-static void us(char *buf, size_t len, double ns)
-{
-	if (isfinite(ns))
-		snprintf(buf, len, "%.2f", ns / 1e3);
-	else
-		snprintf(buf, len, "-");
-}
-
-/* The statistics of d on stdout in the chosen format. */
-static void print_stats(const struct t32_wake_data *d, enum t32_format fmt, const char *why)
-{
-	struct t32_wake_stats s[2];
-	const char *names[2] = { "latency_ns", "gap_ns" };
-	int nm = d->method == T32_WAKE_SPIN && d->gap_ns ? 2 : 1, first = 1;
-	char left[512] = "";
-
-	for (int m = 0; m < nm; m++) {
-		double *x;
-		size_t k = t32_wake_kept(d, m ? d->gap_ns : d->latency_ns, &x);
-
-		t32_wake_stats(x, k, 0.95, &s[m]);
-		free(x);
-	}
-	for (int i = 0; i < T32_WAKE_NFLAGS; i++)
-		if (d->by_flag[i])
-			snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%s %zu%s",
-				 left[0] ? ", " : "", t32_wake_flags[i].name, d->by_flag[i],
-				 d->filter & (1u << i) ? "" : " (kept)");
-	if (fmt == T32_FMT_JSON) {
-		printf("{\"method\": \"%s\", \"setup\": ", t32_wake_method_names[d->method]);
-		t32_json_string(stdout, d->setup ? d->setup : "");
-		printf(", \"tsc\": ");
-		t32_json_string(stdout, d->conversion ? d->conversion : "");
-		printf(", \"events\": %zu, \"kept\": %zu, \"flagged\": {", d->n, d->ok);
-		for (int i = 0, f = 1; i < T32_WAKE_NFLAGS; i++)
-			if (d->by_flag[i]) {
-				printf("%s\"%s\": %zu", f ? "" : ", ", t32_wake_flags[i].name,
-				       d->by_flag[i]);
-				f = 0;
-			}
-		printf("}, \"untrusted\": ");
-		t32_json_string(stdout, why);
-		printf(", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
-		for (int m = 0; m < nm; m++)
-			stat_rows(stdout, names[m], &s[m], fmt, &first);
-		printf("}}\n");
-		return;
-	}
-	if (fmt == T32_FMT_TSV) {
-		printf("# method: %s\n# setup: %s\n# tsc: %s\n# events: %zu\n# kept: %zu\n"
-		       "# flagged: %s\n", t32_wake_method_names[d->method], d->setup ? d->setup : "",
-		       d->conversion ? d->conversion : "", d->n, d->ok, left[0] ? left : "none");
-		if (d->notes)
-			fputs(d->notes, stdout);
-		if (why[0])
-			printf("# untrusted: %s\n", why);
-		printf("# intervals: 95%%, distribution-free (binomial order statistics); "
-		       "inf where n cannot bound a side\n"
-		       "metric\tstatistic\tvalue_ns\tci_lo_ns\tci_hi_ns\tcoverage\n");
-		for (int m = 0; m < nm; m++)
-			stat_rows(stdout, names[m], &s[m], fmt, &first);
-		return;
-	}
-	printf("method    %s: %s\n", t32_wake_method_names[d->method], methods[d->method].summary);
-	printf("setup     %s\ntsc       %s\n", d->setup ? d->setup : "-",
-	       d->conversion ? d->conversion : "-");
-	for (const char *p = d->notes; p && *p; p += strcspn(p, "\n") + 1) {
-		int l = (int)strcspn(p + 2, ":");
-
-		printf("%-9.*s %.*s\n", l, p + 2, (int)strcspn(p, "\n") - l - 4, p + l + 4);
-	}
-	printf("events    %zu: %zu kept%s%s\n\n", d->n, d->ok, left[0] ? "; flagged: " : "", left);
-	printf("%-10s %12s %-23s", "statistic", "latency_us", "95% interval");
-	if (nm == 2)
-		printf(" %12s %-23s", "gap_us", "95% interval");
-	printf("\n");
-	{
-		char a[32], b[32], c[32];
-
-		printf("%-10s %12zu %-23s", "count", s[0].n, "");
-		if (nm == 2)
-			printf(" %12zu", s[1].n);
-		us(a, sizeof(a), s[0].min);
-		printf("\n%-10s %12s %-23s", "min", a, "");
-		if (nm == 2) {
-			us(a, sizeof(a), s[1].min);
-			printf(" %12s", a);
-		}
-		printf("\n");
-		for (int i = 0; i < T32_WAKE_NQ; i++) {
-			char iv[80];
-
-			printf("%-10s", t32_wake_pnames[i]);
-			for (int m = 0; m < nm; m++) {
-				us(a, sizeof(a), s[m].q[i].value);
-				us(b, sizeof(b), s[m].q[i].lo);
-				us(c, sizeof(c), s[m].q[i].hi);
-				snprintf(iv, sizeof(iv), "%s .. %s", b, c);
-				printf(" %12s %-23s", a, iv);
-			}
-			printf("\n");
-		}
-		us(a, sizeof(a), s[0].max);
-		printf("%-10s %12s %-23s", "max", a, "");
-		if (nm == 2) {
-			us(a, sizeof(a), s[1].max);
-			printf(" %12s", a);
-		}
-		printf("\n");
-	}
-	if (why[0])
-		printf("\nuntrusted: %s\n", why);
-}
-
 /* The statistics of a raw file already written. */
 static int stats_of_file(const char *path, enum t32_format fmt)
 {
@@ -842,8 +676,8 @@ static int stats_of_file(const char *path, enum t32_format fmt)
 
 	if (rc)
 		return rc;
-	check_trust(&d, why, sizeof(why));
-	print_stats(&d, fmt, why);
+	t32_wake_untrusted(&d, why, sizeof(why));
+	t32_wake_print(stdout, &d, fmt, why);
 	t32_wake_data_free(&d);
 	if (t32_close_stdout())
 		return T32_EXIT_ERROR;
@@ -1204,7 +1038,7 @@ static int measure(struct wake *w, int argc, char **argv)
 				 interrupted ? ", interrupted" : "");
 	}
 	if (!why[0])
-		check_trust(&d, why, sizeof(why));
+		t32_wake_untrusted(&d, why, sizeof(why));
 	if (w->out_path) {
 		fputs(extra, out.f);
 		if (why[0])
@@ -1226,7 +1060,7 @@ static int measure(struct wake *w, int argc, char **argv)
 			fputs(extra, m);
 			fclose(m);
 		}
-		print_stats(&d, w->format, why);
+		t32_wake_print(stdout, &d, w->format, why);
 		if (t32_close_stdout() && !rc)
 			rc = T32_EXIT_ERROR;
 	}
@@ -1269,30 +1103,40 @@ int cmd_wake(int argc, char **argv)
 	return measure(&w, argc, argv);
 }
 
+/* Append v to a growing array; 0, or -1 when out of memory. */
+static int push(double **a, size_t *n, size_t *cap, double v)
+{
+	if (*n == *cap) {
+		size_t c = *cap * 2 + 1024;
+		double *t = realloc(*a, c * sizeof(double));
+
+		if (!t)
+			return -1;
+		*a = t;
+		*cap = c;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
 /*
  * Latencies (ns) from cyclictest -v -N output ("thread: loop: value" lines), the
- * first `skip` of each run left out as t32 leaves its warm-up out; how many.
+ * first `skip` of each run left out as t32 leaves its warm-up out; how many it added.
  */
-static size_t cyclictest_values(const char *text, size_t skip, double **out, size_t *cap,
-				size_t n)
+static size_t cyclictest_values(const char *text, size_t skip, double **out, size_t *n,
+				size_t *cap)
 {
-	size_t seen = 0;
+	size_t seen = 0, before = *n;
 
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		unsigned long long thread, loop, v;
 
 		if (sscanf(p, " %llu: %llu: %llu", &thread, &loop, &v) != 3 || seen++ < skip)
 			continue;
-		if (n == *cap) {
-			double *t = realloc(*out, (*cap = *cap * 2 + 1024) * sizeof(double));
-
-			if (!t)
-				return n;
-			*out = t;
-		}
-		(*out)[n++] = (double)v;
+		if (push(out, n, cap, (double)v))
+			break;
 	}
-	return n;
+	return *n - before;
 }
 
 /* The median and p99 (ns) of x[0..n), sorted in place. */
@@ -1316,10 +1160,11 @@ void t32_bench_wake(void (*report)(const char *what, const char *figure, const c
 				   int ok))
 {
 	enum { ROUNDS = 10, LOOPS = 300, SKIP = 10 };
-	char self[PATH_MAX], cpu[16], loops[16], skip[16], path[] = "/tmp/t32-bench-wake-XXXXXX";
+	char self[PATH_MAX], cpu[16], loops[16], count[16], skip[16];
+	char path[] = "/tmp/t32-bench-wake-XXXXXX";
 	double *ct = NULL, *tt = NULL, *kept = NULL, rate = 0;
 	size_t nct = 0, cct = 0, ntt = 0, ctt = 0, nkept = 0, ckept = 0;
-	int root = geteuid() == 0, fd = mkstemp(path), failed = 0;
+	int fd = mkstemp(path), failed = 0;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char what[96], fig[128], why[160] = "";
 
@@ -1332,20 +1177,20 @@ void t32_bench_wake(void (*report)(const char *what, const char *figure, const c
 	close(fd);
 	self[n] = 0;
 	snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
+	/* cyclictest's loops hold its first SKIP, which are left out; t32 counts after its warm-up */
 	snprintf(loops, sizeof(loops), "%d", LOOPS + SKIP);
+	snprintf(count, sizeof(count), "%d", LOOPS);
 	snprintf(skip, sizeof(skip), "%d", SKIP);
 	for (int r = 0; r < ROUNDS && !failed; r++) {
 		char *cargv[] = { "cyclictest", "-q", "-N", "-v", "-m", "-t", "1", "-a", cpu, "-i",
 				  "1000", "-d", "0", "-l", loops, "-p", "80", "--policy=fifo", NULL };
 		char *targv[] = { self, "wake", "--method", "sleep", "--cpu", cpu, "--ldist", "1ms",
-				  "--count", loops + 0, "--warmup", skip, "--pm-qos", "0",
-				  "--policy", root ? "fifo" : "other", "--priority", "80",
+				  "--count", count, "--warmup", skip, "--pm-qos", "0",
+				  "--policy", "fifo", "--priority", "80",
 				  "--format", "tsv", "-o", path, NULL };
 		struct t32_child_output res;
 		struct t32_wake_data d;
-		size_t before = nct;
 
-		snprintf(loops, sizeof(loops), "%d", LOOPS + SKIP);
 		if (t32_run_program(cargv, &res) || res.status) {
 			snprintf(why, sizeof(why), "cyclictest %s: %.100s", res.error[0] ? "missing" :
 				 "failed", res.error[0] ? "apt-get install rt-tests" :
@@ -1354,16 +1199,14 @@ void t32_bench_wake(void (*report)(const char *what, const char *figure, const c
 				*p = *p == '\n' ? ' ' : *p;
 			failed = 1;
 		} else {
-			nct = cyclictest_values(res.text, SKIP, &ct, &cct, nct);
-			if (nct == before) {
+			if (!cyclictest_values(res.text, SKIP, &ct, &nct, &cct)) {
 				snprintf(why, sizeof(why), "cyclictest printed no latencies");
 				failed = 1;
 			}
 		}
 		t32_child_output_free(&res);
-		/* t32 counts events after its warm-up: LOOPS of them */
-		snprintf(loops, sizeof(loops), "%d", LOOPS);
-		targv[9] = loops;
+		if (failed)
+			break;
 		if (t32_run_program(targv, &res) || (res.status && res.status != T32_EXIT_UNTRUSTED) ||
 		    t32_wake_load(path, &d)) {
 			snprintf(why, sizeof(why), "t32 wake failed: %.100s", res.text ? res.text : "?");
@@ -1374,17 +1217,10 @@ void t32_bench_wake(void (*report)(const char *what, const char *figure, const c
 		t32_child_output_free(&res);
 		if (d.conversion)
 			sscanf(d.conversion, "%lf", &rate);
-		for (size_t i = 0; i < d.n; i++) {
-			if (ntt == ctt)
-				tt = realloc(tt, (ctt = ctt * 2 + 1024) * sizeof(double));
-			if (nkept == ckept)
-				kept = realloc(kept, (ckept = ckept * 2 + 1024) * sizeof(double));
-			if (!tt || !kept)
+		for (size_t i = 0; i < d.n; i++)
+			if (push(&tt, &ntt, &ctt, d.latency_ns[i]) ||
+			    (!(d.flags[i] & d.filter) && push(&kept, &nkept, &ckept, d.latency_ns[i])))
 				break;
-			tt[ntt++] = d.latency_ns[i];
-			if (!(d.flags[i] & d.filter))
-				kept[nkept++] = d.latency_ns[i];
-		}
 		t32_wake_data_free(&d);
 	}
 	unlink(path);
@@ -1399,9 +1235,9 @@ void t32_bench_wake(void (*report)(const char *what, const char *figure, const c
 		median_p99(tt, ntt, &tm, &tp);
 		median_p99(kept, nkept, &km, &kp);
 		limit = fmax(0.1 * cm.value, 2000);
-		printf("#   1 ms interval, %s, PM QoS 0 us, %d rounds of %d each, alternating; "
-		       "cyclictest %zu, t32 %zu events (%zu kept)\n", root ? "SCHED_FIFO 80" :
-		       "SCHED_OTHER (cyclictest needs root)", ROUNDS, LOOPS, nct, ntt, nkept);
+		printf("#   1 ms interval, SCHED_FIFO 80, PM QoS 0 us, %d rounds of %d each, "
+		       "alternating; cyclictest %zu, t32 %zu events (%zu kept)\n", ROUNDS, LOOPS, nct,
+		       ntt, nkept);
 		snprintf(fig, sizeof(fig), "t32 %.2f us, cyclictest %.2f us", tm.value / 1e3,
 			 cm.value / 1e3);
 		report(what, fig, "within 10% or 2 us", fabs(tm.value - cm.value) <= limit);

@@ -15,6 +15,11 @@
 #include "t32/util.h"
 
 const char *const t32_wake_method_names[T32_WAKE_NMETHODS] = { "sleep", "spin" };
+const char *const t32_wake_method_summaries[T32_WAKE_NMETHODS] = {
+	"clock_nanosleep to an absolute deadline; TSC on return - deadline",
+	"spin under a POSIX timer signal; TSC in the handler - deadline, and the loop's gap "
+	"around it",
+};
 
 const struct t32_wake_flag t32_wake_flags[T32_WAKE_NFLAGS] = {
 	{ "tsc_back", "a TSC reading went backwards or readings were out of order" },
@@ -517,4 +522,167 @@ void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 		free(x);
 	}
 	fputc('\n', f);
+}
+
+void t32_wake_untrusted(const struct t32_wake_data *d, char *why, size_t len)
+{
+	size_t impossible = 0;
+
+	why[0] = 0;
+	for (size_t i = 0; i < d->n; i++)
+		impossible += (d->flags[i] & T32_WAKE_IMPOSSIBLE) != 0;
+	if (d->n == 0)
+		snprintf(why, len, "no event was measured");
+	else if (d->ok == 0)
+		snprintf(why, len, "every one of %zu events was left out", d->n);
+	else if (impossible * 100 > d->n)
+		snprintf(why, len, "%zu of %zu events had impossible readings (TSC backwards or a "
+			 "wake before the deadline): the clock or its conversion is broken",
+			 impossible, d->n);
+}
+
+/* One statistic's value and interval, in ns, for the tsv and json forms. */
+static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *s,
+		      enum t32_format fmt, int *first)
+{
+	if (fmt == T32_FMT_TSV) {
+		fprintf(f, "%s\tcount\t%zu\t\t\t\n%s\tmin\t%.1f\t\t\t\n", metric, s->n, metric, s->min);
+		for (int i = 0; i < T32_WAKE_NQ; i++)
+			fprintf(f, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.4f\n", metric, t32_wake_pnames[i],
+				s->q[i].value, s->q[i].lo, s->q[i].hi, s->q[i].coverage);
+		fprintf(f, "%s\tmax\t%.1f\t\t\t\n%s\tmean\t%.1f\t\t\t\n", metric, s->max, metric,
+			s->mean);
+		return;
+	}
+	fprintf(f, "%s\"%s\": {\"count\": %zu, \"min\": %.1f, \"max\": %.1f, \"mean\": %.1f",
+		*first ? "" : ", ", metric, s->n, s->min, s->max, s->mean);
+	for (int i = 0; i < T32_WAKE_NQ; i++) {
+		fprintf(f, ", \"%s\": {\"value\": %.1f, ", t32_wake_pnames[i], s->q[i].value);
+		if (isfinite(s->q[i].lo))
+			fprintf(f, "\"lo\": %.1f, ", s->q[i].lo);
+		else
+			fprintf(f, "\"lo\": null, ");
+		if (isfinite(s->q[i].hi))
+			fprintf(f, "\"hi\": %.1f, ", s->q[i].hi);
+		else
+			fprintf(f, "\"hi\": null, ");
+		fprintf(f, "\"coverage\": %.4f}", s->q[i].coverage);
+	}
+	fputc('}', f);
+	*first = 0;
+}
+
+/* A value in us for the table; "-" for an unbounded side. */
+static void us(char *buf, size_t len, double ns)
+{
+	if (isfinite(ns))
+		snprintf(buf, len, "%.2f", ns / 1e3);
+	else
+		snprintf(buf, len, "-");
+}
+
+void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fmt,
+		    const char *why)
+{
+	struct t32_wake_stats s[2];
+	const char *names[2] = { "latency_ns", "gap_ns" };
+	int nm = d->method == T32_WAKE_SPIN && d->gap_ns ? 2 : 1, first = 1;
+	char left[512] = "";
+
+	for (int m = 0; m < nm; m++) {
+		double *x;
+		size_t k = t32_wake_kept(d, m ? d->gap_ns : d->latency_ns, &x);
+
+		t32_wake_stats(x, k, 0.95, &s[m]);
+		free(x);
+	}
+	for (int i = 0; i < T32_WAKE_NFLAGS; i++)
+		if (d->by_flag[i])
+			snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%s %zu%s",
+				 left[0] ? ", " : "", t32_wake_flags[i].name, d->by_flag[i],
+				 d->filter & (1u << i) ? "" : " (kept)");
+	if (fmt == T32_FMT_JSON) {
+		fprintf(out, "{\"method\": \"%s\", \"setup\": ", t32_wake_method_names[d->method]);
+		t32_json_string(out, d->setup ? d->setup : "");
+		fprintf(out, ", \"tsc\": ");
+		t32_json_string(out, d->conversion ? d->conversion : "");
+		fprintf(out, ", \"events\": %zu, \"kept\": %zu, \"flagged\": {", d->n, d->ok);
+		for (int i = 0, f = 1; i < T32_WAKE_NFLAGS; i++)
+			if (d->by_flag[i]) {
+				fprintf(out, "%s\"%s\": %zu", f ? "" : ", ", t32_wake_flags[i].name,
+				       d->by_flag[i]);
+				f = 0;
+			}
+		fprintf(out, "}, \"untrusted\": ");
+		t32_json_string(out, why);
+		fprintf(out, ", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
+		for (int m = 0; m < nm; m++)
+			stat_rows(out, names[m], &s[m], fmt, &first);
+		fprintf(out, "}}\n");
+		return;
+	}
+	if (fmt == T32_FMT_TSV) {
+		fprintf(out, "# method: %s\n# setup: %s\n# tsc: %s\n# events: %zu\n# kept: %zu\n"
+		       "# flagged: %s\n", t32_wake_method_names[d->method], d->setup ? d->setup : "",
+		       d->conversion ? d->conversion : "", d->n, d->ok, left[0] ? left : "none");
+		if (d->notes)
+			fputs(d->notes, out);
+		if (why[0])
+			fprintf(out, "# untrusted: %s\n", why);
+		fprintf(out, "# intervals: 95%%, distribution-free (binomial order statistics); "
+		       "inf where n cannot bound a side\n"
+		       "metric\tstatistic\tvalue_ns\tci_lo_ns\tci_hi_ns\tcoverage\n");
+		for (int m = 0; m < nm; m++)
+			stat_rows(out, names[m], &s[m], fmt, &first);
+		return;
+	}
+	fprintf(out, "method    %s: %s\n", t32_wake_method_names[d->method], t32_wake_method_summaries[d->method]);
+	fprintf(out, "setup     %s\ntsc       %s\n", d->setup ? d->setup : "-",
+	       d->conversion ? d->conversion : "-");
+	for (const char *p = d->notes; p && *p; p += strcspn(p, "\n") + 1) {
+		int l = (int)strcspn(p + 2, ":");
+
+		fprintf(out, "%-9.*s %.*s\n", l, p + 2, (int)strcspn(p, "\n") - l - 4, p + l + 4);
+	}
+	fprintf(out, "events    %zu: %zu kept%s%s\n\n", d->n, d->ok, left[0] ? "; flagged: " : "", left);
+	fprintf(out, "%-10s %12s %-23s", "statistic", "latency_us", "95% interval");
+	if (nm == 2)
+		fprintf(out, " %12s %-23s", "gap_us", "95% interval");
+	fprintf(out, "\n");
+	{
+		char a[32], b[32], c[32];
+
+		fprintf(out, "%-10s %12zu %-23s", "count", s[0].n, "");
+		if (nm == 2)
+			fprintf(out, " %12zu", s[1].n);
+		us(a, sizeof(a), s[0].min);
+		fprintf(out, "\n%-10s %12s %-23s", "min", a, "");
+		if (nm == 2) {
+			us(a, sizeof(a), s[1].min);
+			fprintf(out, " %12s", a);
+		}
+		fprintf(out, "\n");
+		for (int i = 0; i < T32_WAKE_NQ; i++) {
+			char iv[80];
+
+			fprintf(out, "%-10s", t32_wake_pnames[i]);
+			for (int m = 0; m < nm; m++) {
+				us(a, sizeof(a), s[m].q[i].value);
+				us(b, sizeof(b), s[m].q[i].lo);
+				us(c, sizeof(c), s[m].q[i].hi);
+				snprintf(iv, sizeof(iv), "%s .. %s", b, c);
+				fprintf(out, " %12s %-23s", a, iv);
+			}
+			fprintf(out, "\n");
+		}
+		us(a, sizeof(a), s[0].max);
+		fprintf(out, "%-10s %12s %-23s", "max", a, "");
+		if (nm == 2) {
+			us(a, sizeof(a), s[1].max);
+			fprintf(out, " %12s", a);
+		}
+		fprintf(out, "\n");
+	}
+	if (why[0])
+		fprintf(out, "\nuntrusted: %s\n", why);
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "t32/util.h"
+
 /* What is timed. */
 enum t32_wake_method {
 	T32_WAKE_SLEEP,		/* sleep to an absolute deadline; latency = TSC at wake - deadline */
@@ -20,6 +22,7 @@ enum t32_wake_method {
 	T32_WAKE_NMETHODS
 };
 extern const char *const t32_wake_method_names[T32_WAKE_NMETHODS];
+extern const char *const t32_wake_method_summaries[T32_WAKE_NMETHODS];
 
 /*
  * Why a datapoint is left out of the statistics (wult's filters, in user space).
@@ -154,6 +157,18 @@ int t32_wake_load(const char *path, struct t32_wake_data *d);
 void t32_wake_data_free(struct t32_wake_data *d);
 /* The kept values of one column (latency_ns or gap_ns) into a malloc'd array; its length. */
 size_t t32_wake_kept(const struct t32_wake_data *d, const double *col, double **out);
+
+/*
+ * Why the whole result cannot be trusted, into why ("" when it can): no event,
+ * none kept, or more than 1% with impossible readings.
+ */
+void t32_wake_untrusted(const struct t32_wake_data *d, char *why, size_t len);
+/*
+ * The statistics of d on out: a table for people (us), or tsv / json (ns), each
+ * percentile with its 95% interval; why says the result is not trustworthy.
+ */
+void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fmt,
+		    const char *why);
 
 /*
  * What a result shows, in a few sentences written from its data (the report's
