@@ -27,7 +27,7 @@ is 0 "$(rows "$TMP/s.tsv" '$c["kept"] == 1 && ($c["latency_ns"] < -$c["conv_err_
 	"no kept event is negative, late, backwards or disturbed"
 is 0 "$(rows "$TMP/s.tsv" '$c["status"] !~ /late|tsc_back/ && $c["deadline_ticks"] <= $c["launch_ticks"] {n++} END {print n + 0}')" \
 	"an event not flagged late was armed before its deadline"
-is 0 "$(rows "$TMP/s.tsv" '$c["conv_err_ns"] <= 0 || $c["conv_err_ns"] > 100000 {n++} END {print n + 0}')" \
+is 0 "$(rows "$TMP/s.tsv" '$c["conv_err_ns"] <= 0 || $c["conv_err_ns"] > 1000000 {n++} END {print n + 0}')" \
 	"every conversion error is stated, and small"
 kept=$(rows "$TMP/s.tsv" '$c["kept"] == 1 {n++} END {print n + 0}')
 like "$TMP/s.stats" "^latency_ns	count	$kept	" "the statistics count the kept rows ($kept)"

@@ -907,6 +907,15 @@ static int parse_options(struct wake *w, int argc, char **argv, int *count_set, 
 	return -1;
 }
 
+/* v as a raw row holds it (%.1f), so the statistics of a run and of its file agree. */
+static double as_written(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	return strtod(buf, NULL);
+}
+
 /* Measure; an exit code. */
 static int measure(struct wake *w, int argc, char **argv)
 {
@@ -974,7 +983,8 @@ static int measure(struct wake *w, int argc, char **argv)
 			write_row(w, out.f, recorded, &e, &p, d.filter);
 			fflush(out.f);
 		}
-		if (t32_wake_add(&d, (double)e.ldist_ns, p.latency_ns, p.gap_ns, p.flags)) {
+		if (t32_wake_add(&d, (double)e.ldist_ns, as_written(p.latency_ns),
+				 as_written(p.gap_ns), p.flags)) {
 			t32_error("out of memory for '%llu events'", (unsigned long long)recorded);
 			rc = T32_EXIT_ERROR;
 			break;
