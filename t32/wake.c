@@ -541,32 +541,55 @@ void t32_wake_untrusted(const struct t32_wake_data *d, char *why, size_t len)
 			 impossible, d->n);
 }
 
-/* One statistic's value and interval, in ns, for the tsv and json forms. */
+/* A value in ns for tsv (empty when there is none, inf when unbounded) or json (null). */
+static void ns_value(FILE *f, double v, enum t32_format fmt)
+{
+	if (isfinite(v))
+		fprintf(f, "%.1f", v);
+	else if (fmt == T32_FMT_JSON)
+		fputs("null", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "inf" : "-inf", f);
+}
+
+/* One metric's statistics, in ns, as tsv rows or a json member. */
 static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *s,
 		      enum t32_format fmt, int *first)
 {
+	const char *const plain[] = { "min", "max", "mean" };
+	const double pv[] = { s->min, s->max, s->mean };
+
 	if (fmt == T32_FMT_TSV) {
-		fprintf(f, "%s\tcount\t%zu\t\t\t\n%s\tmin\t%.1f\t\t\t\n", metric, s->n, metric, s->min);
-		for (int i = 0; i < T32_WAKE_NQ; i++)
-			fprintf(f, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.4f\n", metric, t32_wake_pnames[i],
-				s->q[i].value, s->q[i].lo, s->q[i].hi, s->q[i].coverage);
-		fprintf(f, "%s\tmax\t%.1f\t\t\t\n%s\tmean\t%.1f\t\t\t\n", metric, s->max, metric,
-			s->mean);
+		fprintf(f, "%s\tcount\t%zu\t\t\t\n", metric, s->n);
+		for (int i = 0; i < 3; i++) {
+			fprintf(f, "%s\t%s\t", metric, plain[i]);
+			ns_value(f, pv[i], fmt);
+			fputs("\t\t\t\n", f);
+		}
+		for (int i = 0; i < T32_WAKE_NQ; i++) {
+			fprintf(f, "%s\t%s\t", metric, t32_wake_pnames[i]);
+			ns_value(f, s->q[i].value, fmt);
+			fputc('\t', f);
+			ns_value(f, s->q[i].lo, fmt);
+			fputc('\t', f);
+			ns_value(f, s->q[i].hi, fmt);
+			fprintf(f, "\t%.4f\n", s->q[i].coverage);
+		}
 		return;
 	}
-	fprintf(f, "%s\"%s\": {\"count\": %zu, \"min\": %.1f, \"max\": %.1f, \"mean\": %.1f",
-		*first ? "" : ", ", metric, s->n, s->min, s->max, s->mean);
+	fprintf(f, "%s\"%s\": {\"count\": %zu", *first ? "" : ", ", metric, s->n);
+	for (int i = 0; i < 3; i++) {
+		fprintf(f, ", \"%s\": ", plain[i]);
+		ns_value(f, pv[i], fmt);
+	}
 	for (int i = 0; i < T32_WAKE_NQ; i++) {
-		fprintf(f, ", \"%s\": {\"value\": %.1f, ", t32_wake_pnames[i], s->q[i].value);
-		if (isfinite(s->q[i].lo))
-			fprintf(f, "\"lo\": %.1f, ", s->q[i].lo);
-		else
-			fprintf(f, "\"lo\": null, ");
-		if (isfinite(s->q[i].hi))
-			fprintf(f, "\"hi\": %.1f, ", s->q[i].hi);
-		else
-			fprintf(f, "\"hi\": null, ");
-		fprintf(f, "\"coverage\": %.4f}", s->q[i].coverage);
+		fprintf(f, ", \"%s\": {\"value\": ", t32_wake_pnames[i]);
+		ns_value(f, s->q[i].value, fmt);
+		fputs(", \"lo\": ", f);
+		ns_value(f, s->q[i].lo, fmt);
+		fputs(", \"hi\": ", f);
+		ns_value(f, s->q[i].hi, fmt);
+		fprintf(f, ", \"coverage\": %.4f}", s->q[i].coverage);
 	}
 	fputc('}', f);
 	*first = 0;
