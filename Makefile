@@ -30,7 +30,7 @@ TEST_LIB = $(B)/obj/t/tap.o $(B)/obj/t/modelkit.o
 TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 
 # Debian packages behind each requirement: what `make deps` installs.
-DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
+DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make rt-tests
 
 .PHONY: all check check-sanitize tests bench report install uninstall clean deps fuzz fuzz-deps \
 	fuzz-build FORCE
@@ -154,6 +154,7 @@ deps:
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v $(PROVE) >/dev/null 2>&1 || missing="$$missing perl"; \
 	command -v $(CC) >/dev/null 2>&1 || missing="$$missing gcc"; \
+	command -v cyclictest >/dev/null 2>&1 || missing="$$missing rt-tests"; \
 	[ -z "$$missing" ] && exit 0; \
 	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
 	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \

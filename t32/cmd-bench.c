@@ -330,6 +330,12 @@ static void bench_correlate(void)
 	t32_bench_correlate(report);
 }
 
+/* Wake latency beside cyclictest, and the spin method's gap (cmd-wake.c). */
+static void bench_wake(void)
+{
+	t32_bench_wake(report);
+}
+
 /*
  * Chains of whole-cycle latency on every x86-64 core t32 knows, in cycles per
  * instruction (an item of several dependent instructions: imul then add is 4
@@ -454,6 +460,7 @@ static const struct bench {
 	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick" },
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend" },
 	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks" },
+	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -22,6 +22,7 @@
 #include "t32/cmd.h"
 #include "t32/measure.h"
 #include "t32/util.h"
+#include "t32/wake.h"
 
 static const char study_usage[] =
 	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--no-plots] [RECIPE...]";
@@ -492,6 +493,67 @@ static int recipe_interrupts(struct study *st)
 	return t32_fclose_out(o) || rc ? -1 : 0;
 }
 
+/*
+ * Recipe 7: wake and interrupt latency with `t32 wake`, sleep and spin, each with
+ * its statistics, histogram, tail and latency against launch distance.
+ */
+static int recipe_wake(struct study *st)
+{
+	static const char *const methods[] = { "sleep", "spin" };
+	const char *count = strcmp(st->p->name, "full") ? "2000" : "20000";
+	int rc = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64];
+		char *argv[] = { st->self, "wake", "--method", (char *)methods[i], "--count",
+				 (char *)count, "--format=tsv", "-o", raw, NULL };
+
+		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
+		path_in(st, name, raw, sizeof(raw));
+		snprintf(name, sizeof(name), "wake-%s.stats.tsv", methods[i]);
+		if (run(st, path_in(st, name, stats, sizeof(stats)), argv)) {
+			rc = -1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
+		snprintf(base, sizeof(base), "wake-%s-hist", methods[i]);
+		plot(st, "wake-hist", name, base, NULL);
+		snprintf(base, sizeof(base), "wake-%s-cdf", methods[i]);
+		plot(st, "wake-cdf", name, base, NULL);
+		snprintf(base, sizeof(base), "wake-%s-ldist", methods[i]);
+		plot(st, "wake-ldist", name, base, NULL);
+	}
+	return rc;
+}
+
+/* The wake section of the index: per method a paragraph written from its data, and its figures. */
+static void wake_section(struct study *st, FILE *h)
+{
+	static const char *const methods[] = { "sleep", "spin" };
+
+	fprintf(h, "<h2>7. Wake and interrupt latency</h2><p>wult's delayed-timer method in user "
+		   "space (<code>t32 wake</code>): a timer armed a random 20 &micro;s to 4 ms "
+		   "ahead; <b>sleep</b> times the return from <code>clock_nanosleep</code> to the "
+		   "deadline, <b>spin</b> the timer's signal handler while the thread spins, and "
+		   "the gap the interrupt left in the spin loop. Intervals are 95%%, "
+		   "distribution-free.</p>\n");
+	for (size_t i = 0; i < 2; i++) {
+		char path[PATH_MAX], name[64];
+		struct t32_wake_data d;
+
+		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
+		if (t32_wake_load(path_in(st, name, path, sizeof(path)), &d))
+			continue;
+		fprintf(h, "<h3>%s</h3><p>", methods[i]);
+		t32_wake_describe(h, &d, 1);
+		fprintf(h, "</p><img src=\"wake-%s-hist.svg\"><img src=\"wake-%s-cdf.svg\">"
+			   "<img src=\"wake-%s-ldist.svg\"><p><a href=\"%s\">%s</a> (one row per "
+			   "event), <a href=\"wake-%s.stats.tsv\">statistics</a></p>\n", methods[i],
+			methods[i], methods[i], name, name, methods[i]);
+		t32_wake_data_free(&d);
+	}
+}
+
 static const struct recipe {
 	const char *name;
 	int (*fn)(struct study *st);
@@ -503,6 +565,7 @@ static const struct recipe {
 	{ "steps", recipe_steps, "step curves of inc eax and add eax, 1 for n = 1..100" },
 	{ "combos", recipe_combos, "C1 n C2 (inc ebx, n x inc eax) for n = 0, 1, 2, 3, 10, 100" },
 	{ "interrupts", recipe_interrupts, "where interrupts land in the study's blocks, measured and modelled" },
+	{ "wake", recipe_wake, "wake and interrupt latency from user space (t32 wake, both methods)" },
 	{ NULL, NULL, NULL }
 };
 
@@ -632,6 +695,8 @@ static int write_index(struct study *st, unsigned done)
 				fclose(t);
 		}
 	}
+	if (done & 64)
+		wake_section(st, h);
 	fprintf(h, "</body></html>\n");
 	return t32_fclose_out(h);
 }
@@ -639,17 +704,7 @@ static int write_index(struct study *st, unsigned done)
 /* plots/: $T32_PLOTDIR, beside data/ in the tree, or data/plots when installed. */
 static void find_plotdir(char *buf, size_t len)
 {
-	const char *env = getenv("T32_PLOTDIR");
-	struct stat st;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	snprintf(buf, len, "%s/../plots", t32_datadir());
-	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-		return;
-	snprintf(buf, len, "%s/plots", t32_datadir());
+	snprintf(buf, len, "%s", t32_plotdir());
 }
 
 int cmd_study(int argc, char **argv)

@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{ "model", cmd_model, "retirement model: cycle chart and predicted samples" },
 	{ "study", cmd_study, "the coursework's experiments, written to a report directory" },
 	{ "bench", cmd_bench, "the measured claims beside their targets (make bench)" },
+	{ "wake", cmd_wake, "wake and interrupt latency from user space, with the TSC (wult's method)" },
+	{ "diff", cmd_diff, "compare two wake results, or two sweeps of one table" },
 	{ "env", cmd_env, "what this machine offers and costs: TSC, clock ratio, barriers, PMU" },
 	{ NULL, NULL, NULL }
 };

@@ -44,6 +44,17 @@ static const char *sig_value(const char *line, const char *key, size_t *len)
 	return v;
 }
 
+int t32_sweep_sig_value(const char *line, const char *key, char *buf, size_t len)
+{
+	size_t l = 0;
+	const char *v = sig_value(line, key, &l);
+
+	if (!v)
+		return -1;
+	snprintf(buf, len, "%.*s", (int)l, v);
+	return 0;
+}
+
 /* Say what differs between two sweep lines: `KEY=A there, B here`, or the whole lines. */
 static void sig_diff(const char *there, const char *here, char *buf, size_t len)
 {

@@ -36,4 +36,7 @@ int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char 
  */
 int t32_sweep_merge(const char *out, int nfiles, char **files);
 
+/* The value of KEY in a `# sweep:` line (up to the next key) into buf; 0, or -1 when absent. */
+int t32_sweep_sig_value(const char *line, const char *key, char *buf, size_t len);
+
 #endif

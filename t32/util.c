@@ -669,3 +669,18 @@ const char *t32_optval(int argc, char **argv, int *i, const char *name)
 		return argv[++*i];
 	return NULL;
 }
+
+const char *t32_plotdir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("T32_PLOTDIR");
+	struct stat st;
+
+	if (env && *env)
+		return env;
+	snprintf(dir, sizeof(dir), "%.4000s/../plots", t32_datadir());
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return dir;
+	snprintf(dir, sizeof(dir), "%.4000s/plots", t32_datadir());
+	return dir;
+}

@@ -99,6 +99,9 @@ int t32_close_stdout(void);
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);
 
+/* The gnuplot scripts: $T32_PLOTDIR, plots/ beside data/ in the tree, or data/plots installed. */
+const char *t32_plotdir(void);
+
 /* s as a JSON string, quotes, backslashes and control characters escaped. */
 void t32_json_string(FILE *f, const char *s);
 
