@@ -49,6 +49,16 @@ $(B)/obj/t32/util.o: $(B)/datadir-stamp
 $(B)/datadir-stamp: FORCE
 	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+# So is the commit the sources come from (provenance names it): a new commit
+# rebuilds provenance.o only.
+T32_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
+	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- t32 gen analysis 2>/dev/null && echo -dirty)
+$(B)/obj/t32/provenance.o: t32/provenance.c $(HEADERS) $(B)/flags-stamp $(B)/commit-stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(T32_CFLAGS) -DT32_COMMIT='"$(T32_COMMIT)"' $(CFLAGS) -c -o $@ $<
+$(B)/commit-stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(T32_COMMIT)' | cmp -s - $@ || echo '$(T32_COMMIT)' > $@
 # So are the compiler and its flags: a change of CC, CFLAGS or LDFLAGS rebuilds everything.
 FLAGS_NOW = $(CC) | $(T32_CFLAGS) | $(CFLAGS) | $(LDFLAGS) | $(T32_LIBS)
 $(B)/flags-stamp: FORCE

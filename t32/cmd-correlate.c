@@ -233,12 +233,14 @@ static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsi
 			nh = corr_fields(hbuf, head, 32);
 			cn = corr_column(head, nh, "n");
 			ct = corr_column(head, nh, "total");
-			ce = corr_column(head, nh, "estimate");
+			ce = corr_column(head, nh, "per_insn");
+			if (ce < 0)
+				ce = corr_column(head, nh, "estimate");	/* a sweep before the rename */
 			clo = corr_column(head, nh, "ci_lo");
 			chi = corr_column(head, nh, "ci_hi");
 			cs = corr_column(head, nh, "status");
 			if (cn < 0 || ct < 0 || ce < 0 || clo < 0 || chi < 0) {
-				snprintf(err, errlen, "not a sweep table (no n, total, estimate, ci_lo, "
+				snprintf(err, errlen, "not a sweep table (no n, total, per_insn, ci_lo, "
 					 "ci_hi columns) '%.100s'", head[0]);
 				free(seen);
 				return -1;
@@ -626,7 +628,9 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 {
 	const struct t32_corr_result *r = &run->fit;
 
-	fprintf(out, "{\"unit\": ");
+	fprintf(out, "{");
+	t32_provenance_json(out, 0, NULL);
+	fprintf(out, ", \"unit\": ");
 	t32_json_string(out, run->unit_text);
 	fprintf(out, ", \"backend\": ");
 	t32_json_string(out, run->backend);

@@ -61,7 +61,9 @@ static void model_print_json(FILE *out, const struct t32_uarch *u,
 			     const struct t32_model_insn *b, size_t n,
 			     const struct t32_model_result *r)
 {
-	fprintf(out, "{\"uarch\": ");
+	fprintf(out, "{");
+	t32_provenance_json(out, 0, NULL);
+	fprintf(out, ", \"uarch\": ");
 	t32_json_string(out, u->name);
 	fprintf(out, ", \"uarch_choice\": ");
 	t32_uarch_choice_json(out, c);
@@ -169,6 +171,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 	struct t32_tsv t;
 	char *line, *of = NULL, err[512];
 	size_t kept = 0;
+	long cf = -1, cm = -1, cu = -1, cv = -1, cs = -1;
 	struct t32_table tbl = { 0 };
 	int rc = 0, got;
 
@@ -179,8 +182,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 	printf("# latencies measured by t32 sweep, from %s\n"
 	       "# applies to: %s (this machine)\n# uarch: %s\n", path, uarch, text);
 	while ((got = t32_tsv_next(&t)) > 0) {
-		char *fld[18], *save = NULL, *tok;
-		int k = 0;
+		size_t nf;
 
 		line = t.line;
 
@@ -196,22 +198,36 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 			}
 			continue;
 		}
-		if (line[0] == '#' || strncmp(line, "row\t", 4) == 0)
+		if (line[0] == '#')
 			continue;
-		for (tok = strtok_r(line, "\t\n", &save); tok && k < 18;
-		     tok = strtok_r(NULL, "\t\n", &save))
-			fld[k++] = tok;
-		/* row form mode n k unit estimate ci_lo ci_hi total min med runs secs flags status */
-		if (k < 16 || strcmp(fld[2], "latency") || strcmp(fld[5], "cycles") ||
-		    strcmp(fld[15], "ok"))
+		nf = t32_tsv_split(&t);
+		if (cf < 0) {
+			/* the header: columns by name, whatever their order */
+			cf = t32_tsv_column(t.fields, nf, "form");
+			cm = t32_tsv_column(t.fields, nf, "mode");
+			cu = t32_tsv_column(t.fields, nf, "unit");
+			cv = t32_tsv_column(t.fields, nf, "per_insn");
+			cs = t32_tsv_column(t.fields, nf, "status");
+			if (cf < 0 || cm < 0 || cu < 0 || cv < 0 || cs < 0) {
+				t32_error("not a sweep (no form, mode, unit, per_insn and status columns) '%s'",
+					  path);
+				rc = T32_EXIT_ERROR;
+				break;
+			}
 			continue;
+		}
+		if ((long)nf <= cf || (long)nf <= cm || (long)nf <= cu || (long)nf <= cv ||
+		    (long)nf <= cs || strcmp(t.fields[cm], "latency") || strcmp(t.fields[cu], "cycles") ||
+		    strcmp(t.fields[cs], "ok"))
+			continue;
+		char **fld = t.fields;
 		{
-			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[1]) : NULL;
+			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[cf]) : NULL;
 			struct t32_spec s = { 0 };
 			unsigned char *code = NULL;
 			struct t32_insn *in = NULL;
 			size_t len = 0, n = 0;
-			double lat = strtod(fld[6], NULL);
+			double lat = strtod(fld[cv], NULL);
 
 			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
 			    t32_assemble_body(&s, &code, &len, err, sizeof(err)) ||
@@ -376,7 +392,9 @@ int cmd_model(int argc, char **argv)
 		}
 		t32_uarch_choice_text(&choice, u.name, text, sizeof(text));
 		if (fmt == T32_FMT_JSON) {
-			printf("{\"uarch\": ");
+			printf("{");
+			t32_provenance_json(stdout, 0, NULL);
+			printf(", \"uarch\": ");
 			t32_json_string(stdout, u.name);
 			printf(", \"uarch_choice\": ");
 			t32_uarch_choice_json(stdout, &choice);

@@ -247,7 +247,9 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 	char desc[4096];
 
 	body_text(s, desc, sizeof(desc));
-	printf("{\"block\": ");
+	printf("{");
+	t32_provenance_json(stdout, 0, NULL);
+	printf(", \"block\": ");
 	t32_json_string(stdout, desc);
 	printf(", \"block_file\": ");
 	t32_json_string(stdout, a->block_file);

@@ -149,7 +149,7 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 		      unsigned k, const struct t32_measurement *m, const char *status,
 		      const char *reason)
 {
-	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024];
+	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024], ratio[32] = "-";
 	double exp = NAN;
 
 	/* text fields escaped: a tab or newline in them adds no column or row */
@@ -165,21 +165,24 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 	if (!isnan(exp))
 		snprintf(expected, sizeof(expected), "%g", exp);
 	if (!m)
-		return snprintf(buf, len, "%zu\t%s\t%s\t%llu\t\t%s\t\t\t\t\t\t\t\t\t\t%s\t%s\t%s\n",
+		return snprintf(buf, len, "%zu\t%s\t%s\t%llu\t\t%s\t\t\t\t\t\t\t\t\t\t\t%s\t%s\t%s\n",
 				j->row, name, modes[j->mode].name, (unsigned long long)j->n,
 				t32_unit_names[w->mo.unit], status, expected, reason);
+	/* the row's own calibration; "-" where none ran (unit ticks or ns) */
+	if (m->ratio > 0)
+		snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
 	t32_est_flags_str(m->flags, flags, sizeof(flags));
 	if (m->drifted)
 		strncat(flags, strcmp(flags, "-") ? ",drift" : "", sizeof(flags) - strlen(flags) - 1);
 	return snprintf(buf, len,
-			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\n",
+			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
 			j->row, name, modes[j->mode].name, (unsigned long long)j->n, k,
 			t32_unit_names[w->mo.unit], m->value, m->value - m->halfwidth,
 			m->value + m->halfwidth, m->block_value - m->empty_value, m->min_value,
 			m->insns ? (m->sblock.median - m->sempty.median) / (double)m->insns *
 					   (m->block_value / (m->block.value ? m->block.value : 1))
 				 : 0.0,
-			(unsigned long long)m->runs, m->seconds, flags, status, expected, reason);
+			(unsigned long long)m->runs, m->seconds, ratio, flags, status, expected, reason);
 }
 
 /*
@@ -856,6 +859,15 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		t32_provenance(h, argc + 1, argv - 1);
+		fprintf(h, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
+			(unsigned long long)t32_machine_tsc_step(NULL));
+		if (w.mo.unit == T32_UNIT_CYCLES)
+			fprintf(h, "# calibration: per row, chains of %llu and %llu 'add eax, 1' run "
+				   "beside the block (column cycles_per_tick, core cycles per tick)\n",
+				(unsigned long long)w.mo.cal_len, (unsigned long long)w.mo.cal_len / 2);
+		else
+			fprintf(h, "# calibration: none (the unit is %s%s)\n", t32_unit_names[w.mo.unit],
+				w.mo.unit == T32_UNIT_NS ? ": ticks over the TSC's rate" : "");
 		fprintf(h, "# barrier: %s, store %c, cpu %d\n", w.spec.barrier, w.spec.store,
 			w.bo.run.cpu);
 		fputs(w.signature, h);

@@ -516,6 +516,25 @@ int t32_close_stdout(void)
 	return 0;
 }
 
+/*
+ * A directory as people read it in a command line: without `..` (resolved), and
+ * relative to the current directory when it lies inside it ("data", not
+ * "/home/me/t32/build/../data").  dir is rewritten in place (len bytes).
+ */
+static void readable_dir(char *dir, size_t len)
+{
+	char real[PATH_MAX], cwd[PATH_MAX];
+	size_t l;
+
+	if (!realpath(dir, real))
+		return;
+	if (getcwd(cwd, sizeof(cwd)) && (l = strlen(cwd)) > 1 && strncmp(real, cwd, l) == 0 &&
+	    real[l] == '/')
+		snprintf(dir, len, "%s", real + l + 1);
+	else
+		snprintf(dir, len, "%s", real);
+}
+
 const char *t32_datadir(void)
 {
 	static char dir[PATH_MAX];
@@ -526,6 +545,8 @@ const char *t32_datadir(void)
 
 	if (env && *env)
 		return env;
+	if (dir[0])
+		return dir;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
@@ -536,11 +557,16 @@ const char *t32_datadir(void)
 			*slash = 0;
 			/* build/t32 -> ../data; build/sanitize/t32 (another build) -> ../../data */
 			snprintf(dir, sizeof(dir), "%.*s/../data", (int)(sizeof(dir) - 12), exe);
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+				readable_dir(dir, sizeof(dir));
 				return dir;
+			}
 			snprintf(dir, sizeof(dir), "%.*s/../../data", (int)(sizeof(dir) - 12), exe);
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+				readable_dir(dir, sizeof(dir));
 				return dir;
+			}
+			dir[0] = 0;
 		}
 	}
 #ifdef T32_DATADIR
@@ -619,42 +645,6 @@ void t32_cpu_identify(struct t32_cpu *c)
 		for (size_t n = strlen(c->brand); n && c->brand[n - 1] == ' '; n--)
 			c->brand[n - 1] = 0;
 	}
-}
-
-int t32_main_argc;
-char **t32_main_argv;
-
-void t32_provenance(FILE *f, int argc, char **argv)
-{
-	struct t32_cpu c;
-	char date[64];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	t32_cpu_identify(&c);
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (t32_main_argv) {
-		/* the whole command line, whatever part of it the subcommand was given */
-		argc = t32_main_argc;
-		argv = t32_main_argv;
-	}
-	fprintf(f, "# tool: t32 %s\n# command:", T32_VERSION);
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		/* quoted where a shell would need it; a control byte cannot end the line */
-		int quote = strpbrk(a, " \t'\"$;,[]") || !*a;
-
-		fputs(quote ? " '" : " ", f);
-		t32_fputs_visible(a, f);
-		if (quote)
-			putc('\'', f);
-	}
-	fprintf(f, "\n# cpu: %s (%s family %#x model %#x stepping %u)%s%s\n", c.brand, c.vendor,
-		c.family, c.model, c.stepping, c.hypervisor ? ", hypervisor " : "",
-		c.hypervisor ? c.hv_vendor : "");
-	fprintf(f, "# date: %s\n", date);
 }
 
 const char *t32_optval(int argc, char **argv, int *i, const char *name)

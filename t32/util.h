@@ -106,10 +106,22 @@ void t32_json_string(FILE *f, const char *s);
 enum t32_format { T32_FMT_TABLE, T32_FMT_TSV, T32_FMT_JSON };
 int t32_parse_format(const char *arg, enum t32_format *out);
 
-/* `# key: value` provenance lines: tool, command line, cpu, date, plus extra. */
-extern int t32_main_argc;	/* set by main: the command line provenance names */
+/*
+ * Provenance (t32/provenance.c): `# key: value` lines on top of every TSV t32
+ * writes (tool, version and commit, the command line, cpu, micro-architecture,
+ * date), and the same as a JSON object for JSON outputs.  The command line is
+ * t32_main_argv when set (main sets it; a command run in-process by another sets
+ * its own), else argv.
+ */
+extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/* `"provenance": {...}` (no comma around it), for a JSON object being written. */
+void t32_provenance_json(FILE *f, int argc, char **argv);
+/* The source commit t32 was built from ("unknown" outside a git checkout). */
+const char *t32_commit(void);
+/* The command line as one shell-readable string into buf. */
+void t32_command_line(char *buf, size_t len, int argc, char **argv);
 
 /* The CPU's brand string and vendor/family/model from cpuid. */
 struct t32_cpu {
