@@ -21,7 +21,7 @@
 #include "t32/env.h"
 #include "t32/measure.h"
 
-static const char env_usage[] = "t32 env [--cpu N] [--format=table|json]";
+static const char env_usage[] = "t32 env [--cpu N] [--timeout S] [--format=table|json]";
 
 static long perf_open(struct perf_event_attr *a)
 {
@@ -289,10 +289,16 @@ int cmd_env(int argc, char **argv)
 	int opt, rc;
 
 	t32_block_opts_init(&o);
+	o.cmd = "env";
+	o.accept = T32_OPT_CPU | T32_OPT_TIMEOUT | T32_OPT_FORMAT;
+	o.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_JSON);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
-			printf("usage: %s\n", env_usage);
+			printf("usage: %s\n\nWhat this machine offers and costs: the CPU and its core, the TSC "
+			       "(rate, step),\nthe core/TSC ratio, each barrier's cost, the pinned CPU, "
+			       "perf_event, rdpmc\nand precise sampling.\n\n", env_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		}
 		rc = t32_block_option(opt, optarg, &o, &unused);

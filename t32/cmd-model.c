@@ -263,9 +263,21 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 int cmd_model(int argc, char **argv)
 {
 	const char *uarch_asked = NULL, *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
-	const char *lat_path = NULL;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "raw-nasm", no_argument, NULL, 'R' },
+		{ "uarch", required_argument, NULL, 'u' },
+		{ "set", required_argument, NULL, 's' },
+		{ "skid", required_argument, NULL, 'k' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "lat-from", required_argument, NULL, 'F' },
+		{ "lat", required_argument, NULL, 'l' },
+		{ "curve", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *lat_path = NULL, *lat_from = NULL;
 	size_t nsets = 0, ninsn = 0, len = 0;
-	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
+	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0, opt;
 	enum t32_format fmt = T32_FMT_TABLE;
 	uint64_t curve = 0, x;
 	char err[1024], path[PATH_MAX];
@@ -281,51 +293,64 @@ int cmd_model(int argc, char **argv)
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "--help") == 0) {
+	optind = 1;
+	opterr = 0;
+	/* "+": options first, then the block (instruction text never starts with -) */
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		v = optarg;
+		switch (opt) {
+		case 'h':
 			printf("usage: %s\n%s", model_usage, model_help);
 			return t32_close_stdout();
-		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
+		case 'R':
 			t32_spec_allow_raw_nasm(1);
-		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
+			break;
+		case 'u':
 			uarch_asked = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
+			break;
+		case 's':
 			if (nsets >= MODEL_MAX_SETS) {
 				t32_error("too many --set options '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			sets[nsets++] = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--skid"))) {
+			break;
+		case 'k':
 			if (t32_parse_u64(v, 0, 1, &x)) {
 				t32_error("bad skid (0 or 1) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			skid = (int)x;
-		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
+			break;
+		case 'f':
 			if (t32_parse_format(v, &fmt)) {
-				t32_error("unknown format (table, tsv, json) '%s'", v);
+				t32_error("unknown format '%s' (table, tsv or json)", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = t32_optval(argc, argv, &i, "--lat-from"))) {
-			t32_block_uarch(uarch_asked, &choice);
-			return lat_from_sweep(v, &choice);
-		} else if ((v = t32_optval(argc, argv, &i, "--lat"))) {
+			break;
+		case 'F':
+			lat_from = v;
+			break;
+		case 'l':
 			lat_path = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--curve"))) {
+			break;
+		case 'c':
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
 				t32_error("bad curve length (0 to 100000) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			want_curve = 1;
-		} else {
-			t32_error("unknown option '%s'", argv[i]);
+			break;
+		default:
+			t32_error("unknown option '%s'", argv[optind - 1]);
 			return t32_usage(model_usage);
 		}
 	}
+	if (lat_from) {
+		t32_block_uarch(uarch_asked, &choice);
+		return lat_from_sweep(lat_from, &choice);
+	}
+	i = optind;
 	if (i >= argc)
 		return t32_usage(model_usage);
 	rc = t32_block_body(argc - i, argv + i, &spec, path, sizeof(path));

@@ -650,6 +650,9 @@ int cmd_sweep(int argc, char **argv)
 
 	memset(&w, 0, sizeof(w));
 	t32_block_opts_init(&w.bo);
+	w.bo.cmd = "sweep";
+	w.bo.formats = T32_FMT_BIT(T32_FMT_TSV);	/* rows for programs: TSV only */
+	w.bo.format = T32_FMT_TSV;
 	w.bo.warmup = 200;
 	t32_measure_opts_init(&w.mo);
 	w.mo.precision = 0.01;
@@ -676,8 +679,9 @@ int cmd_sweep(int argc, char **argv)
 			       "  --max-runs N        runs per measurement at most (default 1000000)\n"
 			       "  --unit U            cycles, ticks or ns\n"
 			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
-			       "  --barrier B --store S  for tables (default l m)\n%s",
-			       sweep_usage, T32_BLOCK_OPTHELP);
+			       "  --barrier B --store S  for tables (default l m)\n",
+			       sweep_usage);
+			t32_block_opts_help(stdout, &w.bo);
 			return t32_close_stdout();
 		case 'n':
 			nlist = optarg;

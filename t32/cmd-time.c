@@ -147,6 +147,7 @@ int cmd_time(int argc, char **argv)
 	struct t32_spec base = { 0 };
 
 	t32_block_opts_init(&o);
+	o.cmd = "time";
 	t32_measure_opts_init(&mo);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -160,8 +161,9 @@ int cmd_time(int argc, char **argv)
 			       "  --unit U         cycles (default, calibrated), ticks or ns\n"
 			       "  --raw FILE       write every delta to FILE (tsv)\n"
 			       "  --base N         compare with the same block whose last item repeats\n"
-			       "                   N times, instead of the empty block (n+1 against n)\n%s",
-			       time_usage, T32_BLOCK_OPTHELP);
+			       "                   N times, instead of the empty block (n+1 against n)\n",
+			       time_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		case 'p':
 			if (t32_parse_real(optarg, DBL_MIN, 1e9, &mo.precision)) {

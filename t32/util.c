@@ -647,6 +647,32 @@ void t32_cpu_identify(struct t32_cpu *c)
 	}
 }
 
+size_t t32_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
 const char *t32_optval(int argc, char **argv, int *i, const char *name)
 {
 	size_t l = strlen(name);
@@ -658,4 +684,20 @@ const char *t32_optval(int argc, char **argv, int *i, const char *name)
 	if (argv[*i][l] == 0 && *i + 1 < argc)
 		return argv[++*i];
 	return NULL;
+}
+
+const char *t32_nearest(const char *word, const char *const *names, size_t n, size_t max)
+{
+	const char *best = NULL;
+	size_t bestd = max + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = t32_edit_distance(word, names[i]);
+
+		if (d < bestd && d < strlen(word)) {
+			bestd = d;
+			best = names[i];
+		}
+	}
+	return best;
 }

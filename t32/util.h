@@ -135,6 +135,14 @@ void t32_cpu_identify(struct t32_cpu *c);
 
 #define T32_VERSION "0.1"
 
+/* Edit distance of two short words (insertions, deletions, substitutions); 99 if long. */
+size_t t32_edit_distance(const char *a, const char *b);
+/*
+ * The word of names[0..n) nearest to word (at most max edits away, fewer than
+ * the word is long), or NULL: "did you mean ...?".
+ */
+const char *t32_nearest(const char *word, const char *const *names, size_t n, size_t max);
+
 /* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
 const char *t32_optval(int argc, char **argv, int *i, const char *name);
 
