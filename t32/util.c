@@ -48,7 +48,11 @@ void t32_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* A warning, its control bytes escaped like an error's. */
+int t32_warn_quiet;
+unsigned long t32_warn_held;
+char t32_warn_last[512];
+
+/* A warning, its control bytes escaped like an error's; counted and kept when held. */
 void t32_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -58,6 +62,11 @@ void t32_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (t32_warn_quiet) {
+		t32_warn_held++;
+		snprintf(t32_warn_last, sizeof(t32_warn_last), "%.500s", msg);
+		return;
+	}
 	fputs("t32: warning: ", stderr);
 	t32_fputs_visible(msg, stderr);
 	fputc('\n', stderr);
@@ -501,13 +510,15 @@ void t32_child_output_free(struct t32_child_output *out)
 	out->text = NULL;
 }
 
+int t32_keep_stdout;
+
 int t32_close_stdout(void)
 {
 	int bad = ferror(stdout);
 
 	if (fflush(stdout))
 		bad = 1;
-	if (fclose(stdout) && errno != EBADF)
+	if (!t32_keep_stdout && fclose(stdout) && errno != EBADF)
 		bad = 1;
 	if (bad) {
 		t32_error("cannot write the output 'stdout' (%s)", strerror(errno ? errno : EIO));

@@ -24,6 +24,13 @@ void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char t32_last_error[512];
 /* `t32: warning: <what>` on stderr: the result stands, with a caveat. */
 void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * While t32_warn_quiet is set (a command run inside t32 study, whose rows carry
+ * the flags), warnings are counted in t32_warn_held, the last kept, not printed.
+ */
+extern int t32_warn_quiet;
+extern unsigned long t32_warn_held;
+extern char t32_warn_last[512];
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
 int t32_usage(const char *line);
 
@@ -95,6 +102,8 @@ void t32_child_output_free(struct t32_child_output *out);
 
 /* Flush and close stdout; report a write failure (a full disk). Returns 0 or 1. */
 int t32_close_stdout(void);
+/* Set while a command runs inside another (t32 study): stdout is flushed, not closed. */
+extern int t32_keep_stdout;
 
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);
