@@ -10,6 +10,7 @@
 
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/sweepfile.h"
 #include "t32/util.h"
 
 struct command {
@@ -54,7 +55,8 @@ static int by_name(const void *a, const void *b)
 
 /*
  * `t32 --list WHAT`: names for programs (shell completion, the man page), one a
- * line: commands (name, a tab, summary), blocks, tables, exit-codes.
+ * line: commands (name, a tab, summary), blocks, tables, sweep-columns (the
+ * header of a sweep's rows), exit-codes (code, a tab, meaning).
  */
 static int list(const char *what)
 {
@@ -88,11 +90,14 @@ static int list(const char *what)
 			printf("%s/%s\n", t32_datadir(), names[i]);
 			free(names[i]);
 		}
+	} else if (strcmp(what, "sweep-columns") == 0) {
+		fputs(t32_sweep_columns, stdout);
 	} else if (strcmp(what, "exit-codes") == 0) {
 		for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
 			printf("%d\t%s\n", exit_codes[i].code, exit_codes[i].meaning);
 	} else {
-		t32_error("unknown list '%s' (commands, blocks, tables, exit-codes)", what);
+		t32_error("unknown list '%s' (commands, blocks, tables, sweep-columns, exit-codes)",
+			  what);
 		return T32_EXIT_USAGE;
 	}
 	return t32_close_stdout();
@@ -190,7 +195,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--list") == 0) {
 		if (argc != 3)
-			return t32_usage("t32 --list commands|blocks|tables|exit-codes");
+			return t32_usage("t32 --list commands|blocks|tables|sweep-columns|exit-codes");
 		return list(argv[2]);
 	}
 	for (const struct command *c = commands; c->name; c++)
