@@ -644,7 +644,8 @@ int cmd_sweep(int argc, char **argv)
 	int opt, rc = 0, do_merge = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
-	size_t written = 0;
+	size_t written = 0, todo_rows = 0;
+	double start = 0;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t v;
 
@@ -892,6 +893,16 @@ int cmd_sweep(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	progress = isatty(2);
+	{
+		/* the rows this run measures, for the time left */
+		size_t todo = 0;
+		double t0 = t32_now();
+
+		for (size_t r = 0; r < w.nrows; r++)
+			todo += r % w.shards == w.shard - 1 && !w.done[r];
+		todo_rows = todo;
+		start = t0;
+	}
 	for (size_t r = 0; r < w.nrows; r++) {
 		struct job j = { 0 };
 
@@ -899,9 +910,14 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		job_of(&w, r, &j);
 		if (progress) {
-			fprintf(stderr, "\r\033[K[%zu/%zu] ", r + 1, w.nrows);
+			double el = t32_now() - start;
+
+			fprintf(stderr, "\r\033[K[%zu/%zu] ", written + 1, todo_rows);
 			t32_fputs_visible(j.form ? j.form->name : "spec", stderr);
 			fprintf(stderr, " %s n=%llu", modes[j.mode].name, (unsigned long long)j.n);
+			if (written && el > 1)
+				fprintf(stderr, ", about %.0f s left",
+					el / written * (double)(todo_rows - written));
 		}
 		rc = measure_job(&w, &j, line, sizeof(line));
 		if (rc)
@@ -925,8 +941,13 @@ int cmd_sweep(int argc, char **argv)
 		}
 		written++;
 	}
-	if (progress)
+	if (progress) {
 		fprintf(stderr, "\r\033[K");
+		/* one closing line: what was written where */
+		if (!rc && w.out_path && strcmp(w.out_path, "-"))
+			fprintf(stderr, "t32 sweep: %zu rows written to %s in %.1f s\n", written,
+				w.out_path, t32_now() - start);
+	}
 	if (rc == T32_EXIT_INTERRUPTED)
 		t32_error("interrupted: %zu rows written%s%s", written,
 			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");
