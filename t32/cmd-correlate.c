@@ -32,6 +32,7 @@
 #include "t32/attrib.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/measure.h"
 #include "t32/spec.h"
 #include "t32/run.h"
 #include "t32/util.h"
@@ -687,6 +688,15 @@ static void corr_plotdir(char *buf, size_t len)
 }
 
 /* Write one results file with provenance, the summary and rows; 0 or -1 (message printed). */
+/* The clock behind the cycles: the TSC, and how the curve's cycles were calibrated. */
+static void corr_clock_lines(FILE *f)
+{
+	fprintf(f, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
+		(unsigned long long)t32_machine_tsc_step(NULL));
+	fprintf(f, "# calibration: per point of the curve, chains of add beside each block "
+		   "(sweep.tsv's cycles_per_tick)\n");
+}
+
 static int corr_write(const char *dir, const char *name, int argc, char **argv,
 		      const struct corr_run *run, void (*rows)(FILE *, const struct corr_run *))
 {
@@ -698,6 +708,7 @@ static int corr_write(const char *dir, const char *name, int argc, char **argv,
 	if (!f)
 		return -1;
 	t32_provenance(f, argc, argv);
+	corr_clock_lines(f);
 	corr_print_summary(f, run);
 	rows(f, run);
 	return t32_fclose_out(f) ? -1 : 0;
@@ -991,6 +1002,7 @@ int cmd_correlate(int argc, char **argv)
 		corr_print_json(stdout, run);
 	} else if (a.format == T32_FMT_TSV) {
 		t32_provenance(stdout, argc, argv);
+		corr_clock_lines(stdout);
 		corr_print_summary(stdout, run);
 		corr_print_shares(stdout, run);
 		printf("\n\n");
