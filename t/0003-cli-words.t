@@ -4,7 +4,7 @@
 # ones, a format a command cannot write and an option it does not take are usage
 # errors, and each --help lists only the options that apply.
 . "$(dirname "$0")/lib-tap.sh"
-plan 36
+plan 33
 
 run tme l m auto 100 nop
 is 2 "$rc" "a mistyped command is a usage error"

@@ -29,7 +29,7 @@ if [ $rc -ne 0 ] || ! grep -q '^usage: t32 fit' "$tmp/help"; then
 	exit 0
 fi
 
-echo "1..38"
+echo "1..39"
 
 ok 0 "--help exits 0"
 [ ! -s "$tmp/help.err" ]; ok $? "--help writes nothing to stderr"
