@@ -20,13 +20,13 @@ machine = (ARGC >= 3) ? ARG3 : ""
 unit = (ARGC >= 4 && ARG4 ne "") ? ARG4 : "TSC ticks"
 ext = (strlen(out) > 4) ? out[strlen(out)-3:] : ""
 if (ext eq ".svg") {
-	set terminal svg size 960,720 dynamic noenhanced font "sans,14"
+	set terminal svg size 960,800 dynamic noenhanced font "sans,14"
 } else {
 	if (ext eq ".png") {
 		if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-			set terminal pngcairo size 960,720 noenhanced font "sans,13"
+			set terminal pngcairo size 960,800 noenhanced font "sans,13"
 		} else {
-			set terminal png size 960,720 noenhanced
+			set terminal png size 960,800 noenhanced
 		}
 	} else {
 		print sprintf("t32: unknown figure type '%s' (use .svg or .png)", out)
@@ -70,8 +70,10 @@ set style fill solid 1.0 noborder
 set key off
 set tics front
 
+# a cell's text: two decimals, three below 0.1, short enough for a large font
+cell(v) = (abs(v) >= 100) ? sprintf("%.0f", v) : (abs(v) >= 0.1 ? sprintf("%.2f", v) : sprintf("%.3f", v))
 set output out
 plot in using (n_col(strcol("n"))):(form_row(strcol("form"))):(0.5):(0.5):"per_insn" \
 		with boxxyerror fillcolor palette, \
-	in using (n_col(strcol("n"))):(form_row(strcol("form"))):(sprintf("%.3g", column("per_insn"))) \
-		with labels font ",11"
+	in using (n_col(strcol("n"))):(form_row(strcol("form"))):(cell(column("per_insn"))) \
+		with labels font ",13"

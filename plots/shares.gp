@@ -78,7 +78,7 @@ set boxwidth 0.9
 set xtics rotate by -30 left
 set bmargin 7
 set grid ytics
-set key top right opaque box
+set key outside top center horizontal
 
 set output out
 label(i, t) = short(sprintf("%d: %s", i, t), 30)

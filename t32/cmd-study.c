@@ -504,9 +504,9 @@ static int run_table(struct study *st)
 				tm /= kk;
 		}
 		heat(o, form->name, "model", lm);
-		heat(o, form->name, "tp 1200", tput);
+		heat(o, form->name, "tp", tput);
 		heat(o, form->name, "tp model", tm);
-		heat(o, form->name, "manual tp", form->rtp);
+		heat(o, form->name, "manual", form->rtp);
 		/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
 		for (size_t i = 1; i < nl; i++)
 			for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
@@ -563,9 +563,9 @@ static int section_table(struct study *st, FILE *h)
 		   "retirement model predicts for the chain (<i>model</i>, from the "
 		   "micro-architecture data: %s); the <b>throughput</b>, measured on <i>k</i> "
 		   "independent copies over rotating registers at <i>n</i> = 1200, the best "
-		   "<i>k</i> up to 6 kept (<i>tp 1200</i>) and the model's (<i>tp model</i>); and "
+		   "<i>k</i> up to 6 kept (<i>tp</i>) and the model's (<i>tp model</i>); and "
 		   "the reciprocal throughput the coursework quoted from Intel's manual for Sandy "
-		   "Bridge (<i>manual tp</i>, six forms).</p>\n", u, model[0] ? model : "none");
+		   "Bridge (<i>manual</i>, six forms).</p>\n", u, model[0] ? model : "none");
 	html_figure(st, h, "table-heatmap", "table-heatmap.tsv",
 		    "Cost per instruction of each form: latency at each n, the model, throughput");
 	fprintf(h, "<p>Data: <a href=\"table.tsv\">table.tsv</a> (the chains: intervals, the "
