@@ -68,9 +68,9 @@ static void shows(FILE *h, const char *fmt, ...)
 }
 
 /* Progress on a terminal: the recipe (and step) under way and the time left. */
-static void progress(struct study *st, const char *what, double share_of_recipe, double weight)
+static void progress(struct study *st, const char *what, double share_of_recipe)
 {
-	double done = st->done_weight + share_of_recipe * weight, el = t32_now() - st->t0;
+	double done = st->done_weight + share_of_recipe * st->weight, el = t32_now() - st->t0;
 
 	if (!st->progress)
 		return;
@@ -414,7 +414,7 @@ static int run_table(struct study *st)
 				 "--block-precision", (char *)st->p->table_block_precision,
 				 "-o", lat, tbl, NULL };
 
-		progress(st, "table: the 24 forms in latency mode (dependent chains)", 0, 0);
+		progress(st, "table: the 24 forms in latency mode (dependent chains)", 0);
 		if ((rc = study_call(st, cmd_sweep, argv)))
 			return rc;
 	}
@@ -426,7 +426,7 @@ static int run_table(struct study *st)
 				 "--block-precision", (char *)st->p->table_block_precision,
 				 "-o", tp, tbl, NULL };
 
-		progress(st, "table: the 24 forms in throughput mode (independent copies)", 0.6, 0);
+		progress(st, "table: the 24 forms in throughput mode (independent copies)", 0.6);
 		if ((rc = study_call(st, cmd_sweep, argv)))
 			return rc;
 	}
@@ -670,7 +670,7 @@ static int run_steps(struct study *st)
 					 "-o", sw, (char *)st->barrier, "m", (char *)curves[c].insn, NULL };
 
 			snprintf(what, sizeof(what), "steps: n x '%s', n = 1..100", curves[c].insn);
-			progress(st, what, 0.5 * c, 0);
+			progress(st, what, 0.5 * c);
 			if ((rc = study_call(st, cmd_sweep, argv)))
 				return rc;
 		}
@@ -995,7 +995,7 @@ static int run_interrupts(struct study *st)
 		snprintf(rel, sizeof(rel), "interrupts/%.200s", names[i]);
 		study_path(st, rel, sub, sizeof(sub));
 		snprintf(what, sizeof(what), "interrupts: %.100s (%zu of %zu)", names[i], i + 1, n);
-		progress(st, what, (double)i / n, 0);
+		progress(st, what, (double)i / n);
 		/* correlate runs as a program: its sample and sweep children, its own figures */
 		if (t32_run_program(argv, &res) || res.status) {
 			t32_error("correlate failed on '%s' (%s)", names[i],
@@ -1361,7 +1361,7 @@ int cmd_study(int argc, char **argv)
 	/* the machine first: its clock converts every tick the recipes read */
 	t32_block_opts_init(&bo);
 	bo.run.cpu = t32_default_cpu();
-	progress(&st, "the machine (t32 env)", 0, 0);
+	progress(&st, "the machine (t32 env)", 0);
 	t32_warn_quiet = 1;
 	t32_env_gather(&st.env, &bo);
 	t32_warn_quiet = 0;
@@ -1386,7 +1386,8 @@ int cmd_study(int argc, char **argv)
 			want |= strcmp(argv[i], r->name) == 0;
 		if (!want)
 			continue;
-		progress(&st, r->name, 0, r->seconds * st.p->scale);
+		st.weight = r->seconds * st.p->scale;
+		progress(&st, r->name, 0);
 		rc = r->run(&st);
 		st.done_weight += r->seconds * st.p->scale;
 		if (rc == T32_EXIT_INTERRUPTED || stop) {

@@ -40,6 +40,7 @@ struct study {
 	/* progress on a terminal: what is done of what was asked, in quick-profile seconds */
 	int progress;
 	double t0, planned, done_weight;
+	double weight;		/* the recipe under way's share of planned */
 };
 
 /* dir/name into buf. */
