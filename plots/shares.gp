@@ -81,7 +81,7 @@ set grid ytics
 set key outside top center horizontal
 
 set output out
-label(i, t) = short(sprintf("%d: %s", i, t), 30)
+label(i, t) = short(sprintf("%d: %s", i, t), 24)
 if (total > 0) {
 	plot in using "measured":(lo(column("samples"))):(hi(column("samples"))):xtic(label(column("index"), strcol("insn"))) \
 			lc rgb "#3465a4" title sprintf("measured (%d samples, 95%% Wilson interval)", total), \
