@@ -4,7 +4,7 @@
 #   make check      install what is missing (Debian), build, run the TAP tests with prove
 #   make bench      measured figures beside their targets
 #   make report     the coursework study, written to report/ (PROFILE=quick|full)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (the binary, data, plots, t32(1), bash completion)
 #   make check-sanitize  the tests again, built with ASan+UBSan into build/sanitize
 #   make fuzz       each libFuzzer harness in fuzz/ for FUZZ_SECONDS (needs clang)
 #
@@ -13,6 +13,8 @@
 PREFIX   ?= /usr/local
 BINDIR    = $(PREFIX)/bin
 DATADIR   = $(PREFIX)/share/t32
+MANDIR    = $(PREFIX)/share/man/man1
+COMPDIR   = $(PREFIX)/share/bash-completion/completions
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 PKGS      = gsl capstone
@@ -36,7 +38,11 @@ DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make 
 	fuzz-build FORCE
 
 # t32/t32 links to the default build only: another build dir (B=build/sanitize) leaves it
-all: $(B)/t32 $(if $(filter build,$(B)),t32/t32)
+all: $(B)/t32 $(B)/t32.1 $(if $(filter build,$(B)),t32/t32)
+
+# The manual page, its commands, options, tables, blocks and exit codes from the binary.
+$(B)/t32.1: doc/t32.1.sh $(B)/t32
+	sh doc/t32.1.sh $(B)/t32 > $@.tmp && mv $@.tmp $@
 
 $(B)/t32: $(B)/obj/t32/main.o $(B)/libt32.a $(B)/flags-stamp
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %-stamp,$^) $(T32_LIBS)
@@ -49,6 +55,16 @@ $(B)/obj/t32/util.o: $(B)/datadir-stamp
 $(B)/datadir-stamp: FORCE
 	@mkdir -p $(B)
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+# So is the commit the sources come from (provenance names it): a new commit
+# rebuilds provenance.o only.
+T32_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
+	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- t32 gen analysis 2>/dev/null && echo -dirty)
+$(B)/obj/t32/provenance.o: t32/provenance.c $(HEADERS) $(B)/flags-stamp $(B)/commit-stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(T32_CFLAGS) -DT32_COMMIT='"$(T32_COMMIT)"' $(CFLAGS) -c -o $@ $<
+$(B)/commit-stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(T32_COMMIT)' | cmp -s - $@ || echo '$(T32_COMMIT)' > $@
 # So are the compiler and its flags: a change of CC, CFLAGS or LDFLAGS rebuilds everything.
 FLAGS_NOW = $(CC) | $(T32_CFLAGS) | $(CFLAGS) | $(LDFLAGS) | $(T32_LIBS)
 $(B)/flags-stamp: FORCE
@@ -167,13 +183,16 @@ deps:
 	fi
 
 install: all
-	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DATADIR)/plots'
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DATADIR)/plots' \
+		'$(DESTDIR)$(MANDIR)' '$(DESTDIR)$(COMPDIR)'
 	install -m 755 $(B)/t32 '$(DESTDIR)$(BINDIR)/t32'
 	cp -R data/. '$(DESTDIR)$(DATADIR)/'
 	install -m 644 plots/*.gp '$(DESTDIR)$(DATADIR)/plots/'
+	install -m 644 $(B)/t32.1 '$(DESTDIR)$(MANDIR)/t32.1'
+	install -m 644 doc/t32.bash '$(DESTDIR)$(COMPDIR)/t32'
 
 uninstall:
-	rm -f '$(DESTDIR)$(BINDIR)/t32'
+	rm -f '$(DESTDIR)$(BINDIR)/t32' '$(DESTDIR)$(MANDIR)/t32.1' '$(DESTDIR)$(COMPDIR)/t32'
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
 clean:

@@ -8,6 +8,7 @@
 #   insn       its text
 #   measured   share of the samples that landed on it (fraction of all samples)
 #   predicted  share the model predicts (fraction)
+#   samples    (optional) samples that landed on it: 95% Wilson intervals on measured
 # TITLE is usually the machine name.
 
 if (ARGC < 2) {
@@ -19,11 +20,11 @@ out = ARG2
 machine = (ARGC >= 3) ? ARG3 : ""
 ext = (strlen(out) > 4) ? out[strlen(out)-3:] : ""
 if (ext eq ".svg") {
-	set terminal svg size 960,600 dynamic noenhanced font "sans,12"
+	set terminal svg size 960,600 dynamic noenhanced font "sans,14"
 } else {
 	if (ext eq ".png") {
 		if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-			set terminal pngcairo size 960,600 noenhanced font "sans,11"
+			set terminal pngcairo size 960,600 noenhanced font "sans,13"
 		} else {
 			set terminal png size 960,600 noenhanced
 		}
@@ -35,22 +36,58 @@ if (ext eq ".svg") {
 set datafile separator tab
 set datafile columnheaders
 
-set title ((machine eq "") ? "Interrupt sample shares" : "Interrupt sample shares - " . machine)
+# a long title (a block's whole text) is cut to fit the figure
+short(t, n) = (strlen(t) > n) ? t[1:n-3] . "..." : t
+set title short((machine eq "") ? "Interrupt sample shares" : "Interrupt sample shares - " . machine, 90)
 set xlabel "instruction (index: text)"
 set ylabel "share of interrupt samples (fraction)"
+
+# 95% Wilson intervals on the measured shares, from the sample counts when the
+# file gives them (column samples)
+set table $header
+plot in every ::0::0 using (header = "", sum [c = 1:16] (header = header . "\t" . columnhead(c), 0)):(0) with table
+unset table
+has(name) = strstrt(header . "\t", "\t" . name . "\t") > 0
+total = 0
+if (has("samples")) {
+	stats in using "samples" nooutput
+	total = STATS_sum
+}
+z = 1.96
+wc(k) = (k / total + z * z / (2 * total)) / (1 + z * z / total)
+wh(k) = z * sqrt((k / total) * (1 - k / total) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+lo(k) = (total > 0) ? wc(k) - wh(k) : NaN
+hi(k) = (total > 0) ? wc(k) + wh(k) : NaN
+
 stats in using "measured" nooutput
-set xrange [-0.6 : STATS_records - 0.4]
-set yrange [0 : *]
-set offsets 0, 0, graph 0.08, 0
+records = STATS_records
+top = STATS_max
+stats in using "predicted" nooutput
+top = (STATS_max > top) ? STATS_max : top
+if (total > 0) {
+	stats in using (hi(column("samples"))) nooutput
+	top = (STATS_max > top) ? STATS_max : top
+}
+top = (top * 1.15 < 1) ? top * 1.15 : 1
+set xrange [-0.6 : records - 0.4]
+set yrange [0 : top]
 set style data histogram
-set style histogram clustered gap 1
+set style histogram errorbars gap 1 lw 1.5
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -30 left
+set bmargin 7
 set grid ytics
-set key top right
+set key outside top center horizontal
 
 set output out
-plot in using "measured":xtic(sprintf("%d: %s", column("index"), strcol("insn"))) \
-		lc rgb "#3465a4" title "measured", \
-	in using "predicted" lc rgb "#f57900" title "predicted"
+label(i, t) = short(sprintf("%d: %s", i, t), 24)
+if (total > 0) {
+	plot in using "measured":(lo(column("samples"))):(hi(column("samples"))):xtic(label(column("index"), strcol("insn"))) \
+			lc rgb "#3465a4" title sprintf("measured (%d samples, 95%% Wilson interval)", total), \
+		in using "predicted":"predicted":"predicted" lc rgb "#f57900" title "predicted by the model"
+} else {
+	plot in using "measured":"measured":"measured":xtic(label(column("index"), strcol("insn"))) \
+			lc rgb "#3465a4" title "measured", \
+		in using "predicted":"predicted":"predicted" lc rgb "#f57900" title "predicted by the model"
+}

@@ -26,11 +26,11 @@ machine = (ARGC >= 3) ? ARG3 : ""
 steps = (ARGC >= 4) ? ARG4 : ""
 ext = (strlen(out) > 4) ? out[strlen(out)-3:] : ""
 if (ext eq ".svg") {
-	set terminal svg size 960,600 dynamic noenhanced font "sans,12"
+	set terminal svg size 960,600 dynamic noenhanced font "sans,14"
 } else {
 	if (ext eq ".png") {
 		if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-			set terminal pngcairo size 960,600 noenhanced font "sans,11"
+			set terminal pngcairo size 960,600 noenhanced font "sans,13"
 		} else {
 			set terminal png size 960,600 noenhanced
 		}

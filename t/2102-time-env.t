@@ -15,7 +15,7 @@ is ns "$(col unit "$TMP/out")" "--unit ns"
 run time --unit furlongs l m 10 nop
 is 2 "$rc" "an unknown unit is a usage error"
 run time --format=json l m 3000 100 nop
-like "$TMP/out" '^\{"spec": "l m 100 .nop.", "n": 100, "unit": "cycles"' "json output"
+like "$TMP/out" '^\{"provenance": \{"tool": "t32", .*\}, "spec": "l m 100 .nop.", "n": 100, "unit": "cycles"' "json output, provenance first"
 run time --precision 0.000000001 --budget 0.2 l m 100000000 100 'add eax, 1'
 is 7 "$rc" "an interval that never narrows exits 7"
 like "$TMP/err" "^t32: result not trustworthy 'l m 100 'add eax, 1'' \(the interval never narrowed" "and says why"

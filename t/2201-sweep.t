@@ -11,7 +11,7 @@ run sweep $S --n 1..10 -o "$TMP/full.tsv" l m 'inc eax'
 is 0 "$rc" "a spec sweep exits 0"
 is 10 "$(rows "$TMP/full.tsv")" "one row per n"
 like "$TMP/full.tsv" '^# sweep: rows=10 ' "the sweep line names the rows"
-like "$TMP/full.tsv" '^row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	' "columns with units"
+like "$TMP/full.tsv" '^row	form	mode	n	k	unit	per_insn	ci_lo	ci_hi	total	' "columns with units"
 
 # interrupted, then resumed: the same row set as the uninterrupted run
 # Ctrl-C as a terminal sends it: to the whole process group, measuring child too

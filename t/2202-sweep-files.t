@@ -37,7 +37,7 @@ run fit /dev/zero
 like "$TMP/err" "^t32: a NUL byte in line 1 of '/dev/zero'" "fit: /dev/zero is not text"
 # an endless stream of rows (a FIFO fed by yes) stops at a bound, not at the end of memory
 mkfifo "$TMP/fifo"
-{ printf 'form\tn\testimate\n'; yes "$(printf 'a\t1\t2')"; } >"$TMP/fifo" 2>/dev/null &
+{ printf 'form\tn\ttotal\n'; yes "$(printf 'a\t1\t2')"; } >"$TMP/fifo" 2>/dev/null &
 feeder=$!
 run fit "$TMP/fifo"
 kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
@@ -53,14 +53,14 @@ TAB=$(printf 'add eax,\t1')
 ok $? "a spec holding a tab sweeps (shard 1/2)"
 "$T32" sweep $S --n 1..4 --shard 2/2 -o "$TMP/t2.tsv" l m "$TAB" 2>/dev/null
 ok $? "and shard 2/2"
-is 18 "$(fields "$TMP/t1.tsv")" "its rows keep 18 fields"
+is 19 "$(fields "$TMP/t1.tsv")" "its rows keep 19 fields"
 grep -q "^# command: .*'add eax,\\\\t1'" "$TMP/t1.tsv"; ok $? "the command line holds the tab escaped"
 run sweep --merge -o "$TMP/tm.tsv" "$TMP/t1.tsv" "$TMP/t2.tsv"
 is 0 "$rc" "the pieces merge"
 is 4 "$(rows "$TMP/tm.tsv")" "into the whole sweep"
 run fit --format=tsv "$TMP/tm.tsv"
 is 0 "$rc" "t32 fit reads t32's own TSV back"
-like "$TMP/out" "^l m n 'add eax,\\\\t1'	4	0	" "one group, its name escaped again in fit's TSV"
+like "$TMP/out" "^l m n 'add eax,\\\\t1'	raw	4	0	" "one group, its name escaped again in fit's TSV"
 
 # pieces of different sweeps: anything that decides a row's value is in the sweep line
 "$T32" sweep $S --n 1..4 --shard 1/2 -o "$TMP/p1.tsv" l m nop 2>/dev/null

@@ -29,7 +29,7 @@ if [ $rc -ne 0 ] || ! grep -q '^usage: t32 fit' "$tmp/help"; then
 	exit 0
 fi
 
-echo "1..33"
+echo "1..39"
 
 ok 0 "--help exits 0"
 [ ! -s "$tmp/help.err" ]; ok $? "--help writes nothing to stderr"
@@ -38,7 +38,7 @@ ok 0 "--help exits 0"
 awk 'BEGIN {
 	print "# tool: t32 sweep"
 	print "# tsc_quantum: 21"
-	print "form\tn\testimate\tticks_min"
+	print "form\tn\ttotal\tticks_min"
 	for (n = 1; n <= 100; n++) {
 		y = 3 + 0.5 * n + ((n * 7919) % 13 - 6) / 60
 		if (n == 10 || n == 50) y += 30
@@ -79,7 +79,7 @@ awk -v s="$icpt" 'BEGIN { exit !(s > 2.8 && s < 3.2) }'; ok $? "intercept 3 ($ic
 [ "$(col "$tmp/out.tsv" "add rbx, 1" steps)" = 0 ]; ok $? "a noisy line has no steps"
 
 # A straight line of 1 cycle per instruction: every difference is the slope, none a step.
-awk 'BEGIN { print "n\testimate"; for (n = 1; n <= 100; n++) printf "%d\t%d\n", n, 3 + n }' \
+awk 'BEGIN { print "n\ttotal"; for (n = 1; n <= 100; n++) printf "%d\t%d\n", n, 3 + n }' \
 	>"$tmp/line.tsv"
 ok $? "write a straight line"
 "$T32" fit --format=tsv "$tmp/line.tsv" >"$tmp/line.out" 2>"$tmp/err" &&
@@ -114,12 +114,12 @@ ok $? "one usage line on stderr"
 "$T32" fit "$tmp/missing.tsv" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "^t32: cannot read '$tmp/missing.tsv'" "$tmp/err"; ok $? "unreadable file: exit 1 and says so"
 
-printf '# no estimate here\nn\tticks_min\n1\t105\n' >"$tmp/bare.tsv"
+printf '# no total here\nn\tticks_min\n1\t105\n' >"$tmp/bare.tsv"
 "$T32" fit "$tmp/bare.tsv" >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 1 ] && [ "$(cat "$tmp/err")" = "t32: no column 'estimate' in '$tmp/bare.tsv'" ]
+[ $? -eq 1 ] && [ "$(cat "$tmp/err")" = "t32: no column 'total' in '$tmp/bare.tsv' (--y names the column to fit)" ]
 ok $? "missing column: exit 1, named"
 
-printf 'n\testimate\n1\t5\n2\tfive\n' >"$tmp/bad.tsv"
+printf 'n\ttotal\n1\t5\n2\tfive\n' >"$tmp/bad.tsv"
 "$T32" fit "$tmp/bad.tsv" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "^t32: not a number 'five'" "$tmp/err"; ok $? "not a number: exit 1"
 
@@ -131,8 +131,34 @@ else
 	echo "ok $n # skip no /dev/full here"
 fi
 
-printf 'n\testimate\n1\t5\n2\t6\n3\t7\n' >"$tmp/nogroup.tsv"
+printf 'n\ttotal\n1\t5\n2\t6\n3\t7\n' >"$tmp/nogroup.tsv"
 "$T32" fit --format=tsv "$tmp/nogroup.tsv" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 0 ] && [ "$(col "$tmp/out" all slope)" = 1 ]; ok $? "no form column: one group 'all'"
+
+# A sweep older than the rename (`estimate`) is read by the new name.
+printf 'form\tn\testimate\n' >"$tmp/old.tsv" && printf 'a\t%d\t%d\n' 1 2 2 3 3 4 >>"$tmp/old.tsv"
+"$T32" fit --y per_insn --format=tsv "$tmp/old.tsv" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && [ "$(col "$tmp/out" a slope)" = 1 ]; ok $? "--y per_insn reads an older sweep's estimate column"
+
+# A real sweep of a small table in both modes: by default one fit per form and
+# mode, of the block's total against n, so the slope is the cost per instruction
+# (a chain of 1-cycle adds: about 1) and a straight line has no steps.
+printf 'add\t| add eax, 1\t| tp=add {e}, 1\nimul\t| imul eax, eax\t| tp=imul {e}, {e}\n' >"$tmp/t.tbl"
+"$T32" sweep --n 100,200,300,400,500,600 --max-k 4 --budget 0.05 --block-precision 2 \
+	-o "$tmp/real.tsv" "$tmp/t.tbl" >"$tmp/out" 2>"$tmp/err"
+ok $? "a sweep of two forms in two modes"
+"$T32" fit --format=tsv "$tmp/real.tsv" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && [ "$(grep -vc '^#' "$tmp/out")" -eq 5 ] && grep -v '^#' "$tmp/out" | head -n 1 | grep -q "^form	mode	points"
+ok $? "one fit per form and mode (four, named by form and mode)"
+colm() {
+	awk -F '\t' -v f="$2" -v m="$3" -v c="$4" '/^#/ { next }
+		!h { for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; next }
+		$1 == f && $2 == m { print $(idx[c]) }' "$1"
+}
+slope=$(colm "$tmp/out" add latency slope)
+awk -v s="$slope" 'BEGIN { exit !(s > 0.8 && s < 1.3) }'; ok $? "add's latency slope is its cost per instruction, ~1 cycle ($slope)"
+slope3=$(colm "$tmp/out" imul latency slope)
+awk -v s="$slope" -v t="$slope3" 'BEGIN { exit !(t > 2 * s) }'; ok $? "imul's chain costs more per instruction than add's ($slope3)"
+[ "$(colm "$tmp/out" add latency steps)" = 0 ]; ok $? "the measured straight line has no steps"
 
 [ $failed -eq 0 ]

@@ -3,6 +3,7 @@
  */
 #include "t32/block.h"
 
+#include <dirent.h>
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +21,78 @@ void t32_block_opts_init(struct t32_block_opts *o)
 	o->dither = 1;
 	o->warmup = 1000;
 	o->format = T32_FMT_TABLE;
+	o->cmd = "";
+	o->accept = T32_OPT_ALL;
+	o->formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV) | T32_FMT_BIT(T32_FMT_JSON);
+}
+
+/* The shared options: their getopt codes, bits, names and help. */
+static const struct {
+	int code;
+	unsigned bit;
+	const char *name, *help;
+} shared_opts[] = {
+	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" },
+	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block, or on nasm assembling it, after S seconds\n"
+					       "                   (default 10)\n" },
+	{ 0x102, T32_OPT_INIT, "--init", "  --init R=V,...   start register R with V instead of an arena pointer\n" },
+	{ 0x103, T32_OPT_DITHER, "--no-dither", "  --no-dither      do not randomise the TSC phase before each run\n" },
+	{ 0x104, T32_OPT_WARMUP, "--warmup", NULL },
+	{ 0x105, T32_OPT_FORMAT, "--format", NULL },
+	{ 0x106, T32_OPT_RAWNASM, "--raw-nasm", "  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n" },
+};
+static const char *const format_names[] = { "table", "tsv", "json" };
+
+const char *t32_block_formats_text(const struct t32_block_opts *o, char *buf, size_t len)
+{
+	size_t n = 0, k = 0;
+
+	buf[0] = 0;
+	for (int f = 0; f < 3; f++)
+		n += !!(o->formats & T32_FMT_BIT(f));
+	for (int f = 0; f < 3; f++)
+		if (o->formats & T32_FMT_BIT(f)) {
+			k++;
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+				 k == 1 ? "" : k == n ? " or " : ", ", format_names[f]);
+		}
+	return buf;
+}
+
+void t32_block_opts_help(FILE *f, const struct t32_block_opts *o)
+{
+	char formats[64];
+
+	for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++) {
+		if (!(o->accept & shared_opts[i].bit))
+			continue;
+		if (shared_opts[i].code == 0x104)
+			fprintf(f, "  --warmup N       runs to throw away first (default %llu)\n",
+				(unsigned long long)o->warmup);
+		else if (shared_opts[i].code == 0x105 && (o->formats & (o->formats - 1)))
+			fprintf(f, "  --format F       %s (default %s)\n",
+				t32_block_formats_text(o, formats, sizeof(formats)),
+				format_names[o->format]);
+		else if (shared_opts[i].code == 0x105)
+			fprintf(f, "  --format F       %s, the only one\n",
+				t32_block_formats_text(o, formats, sizeof(formats)));
+		else
+			fputs(shared_opts[i].help, f);
+	}
 }
 
 int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s)
 {
 	uint64_t v;
-	char err[256];
+	char err[256], formats[64];
 
+	for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++)
+		if (opt == shared_opts[i].code && !(o->accept & shared_opts[i].bit)) {
+			t32_error("%s does not take '%s' (t32%s%s --help lists what it takes)",
+				  o->cmd[0] ? o->cmd : "the classic form", shared_opts[i].name,
+				  o->cmd[0] ? " " : "", o->cmd);
+			return -1;
+		}
 	switch (opt) {
 	case 0x100:
 		if (t32_parse_u64(arg, 0, 4095, &v)) {
@@ -62,12 +128,23 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 		}
 		o->warmup = v;
 		return 0;
-	case 0x105:
-		if (t32_parse_format(arg, &o->format)) {
-			t32_error("unknown format '%s' (table, tsv, json)", arg);
+	case 0x105: {
+		enum t32_format f;
+
+		if (t32_parse_format(arg, &f)) {
+			t32_error("unknown format '%s' (%s)", arg,
+				  t32_block_formats_text(o, formats, sizeof(formats)));
 			return -1;
 		}
+		if (!(o->formats & T32_FMT_BIT(f))) {
+			t32_error("%s cannot write format '%s' (%s only)",
+				  o->cmd[0] ? o->cmd : "the classic form", arg,
+				  t32_block_formats_text(o, formats, sizeof(formats)));
+			return -1;
+		}
+		o->format = f;
 		return 0;
+	}
 	case 0x106:
 		t32_spec_allow_raw_nasm(1);
 		return 0;
@@ -276,10 +353,91 @@ void t32_session_close(struct t32_session *ss)
 	ss->n = 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t t32_block_names(char ***names)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0, cap = 0;
+
+	*names = NULL;
+	snprintf(dir, sizeof(dir), "%s/blocks", t32_datadir());
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		char **grown;
+
+		if (l <= 4 || strcmp(e->d_name + l - 4, ".blk"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			if (!(grown = realloc(*names, cap * sizeof(char *))))
+				break;
+			*names = grown;
+		}
+		if (!((*names)[n] = strndup(e->d_name, l - 4)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(*names, n, sizeof(char *), by_name);
+	return n;
+}
+
+void t32_block_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int t32_block_unknown_name(const char *arg)
+{
+	struct t32_spec s = { 0 };
+	unsigned char *code = NULL;
+	size_t len = 0, n;
+	char err[512], known[2048] = "", **names;
+	const char *near;
+	int assembles;
+
+	/* a name is one word; anything with an operand or a separator is instruction text */
+	if (!*arg || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+			     strlen(arg))
+		return 0;
+	assembles = t32_spec_add_item(&s, 1, arg) == 0 &&
+		    t32_assemble_body(&s, &code, &len, err, sizeof(err)) == 0;
+	free(code);
+	t32_spec_free(&s);
+	if (assembles)
+		return 0;
+	n = t32_block_names(&names);
+	for (size_t i = 0; i < n; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
+			 names[i]);
+	near = t32_nearest(arg, (const char *const *)names, n, 3);
+	if (near)
+		t32_error("unknown block '%s' (did you mean %s? known: %s; or give instructions)", arg,
+			  near, n ? known : "none");
+	else
+		t32_error("unknown block '%s' (known: %s; or give instructions)", arg, n ? known : "none");
+	t32_block_names_free(names, n);
+	return 1;
+}
+
 int t32_block_body(int argc, char **argv, struct t32_spec *s, char *path, size_t len)
 {
 	char err[1024];
 
+	if (argc == 1 && !t32_blockfile_find(argv[0], t32_datadir(), path, len) &&
+	    t32_block_unknown_name(argv[0]))
+		return T32_EXIT_USAGE;
 	if (argc == 1 && t32_blockfile_find(argv[0], t32_datadir(), path, len)) {
 		struct t32_blockfile bf;
 

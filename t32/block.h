@@ -16,11 +16,28 @@
 #include "t32/spec.h"
 #include "t32/util.h"
 
+/* The shared options, as bits: which of them a command takes. */
+enum {
+	T32_OPT_CPU = 1 << 0,
+	T32_OPT_TIMEOUT = 1 << 1,
+	T32_OPT_INIT = 1 << 2,
+	T32_OPT_DITHER = 1 << 3,
+	T32_OPT_WARMUP = 1 << 4,
+	T32_OPT_FORMAT = 1 << 5,
+	T32_OPT_RAWNASM = 1 << 6,
+	T32_OPT_ALL = (1 << 7) - 1,
+};
+#define T32_FMT_BIT(f) (1u << (f))	/* a format in t32_block_opts.formats */
+
 struct t32_block_opts {
 	struct t32_run_opts run;
 	int dither;		/* randomise the TSC phase before each run (default on) */
 	uint64_t warmup;	/* runs thrown away before measuring */
 	enum t32_format format;
+	/* what the command takes (t32_block_opts_init: everything; a command narrows it) */
+	const char *cmd;	/* its name in messages ("sweep"; "" the classic form) */
+	unsigned accept;	/* T32_OPT_* bits */
+	unsigned formats;	/* T32_FMT_BIT()s it can write; the first is the default */
 };
 
 /* Long options every block command takes; end the command's own list with these. */
@@ -33,6 +50,7 @@ struct t32_block_opts {
 	{ "format", required_argument, NULL, 0x105 }, \
 	{ "raw-nasm", no_argument, NULL, 0x106 }
 
+/* All the shared options' help (t32_block_opts_help lists only those a command takes). */
 #define T32_BLOCK_OPTHELP \
 	"  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" \
 	"  --timeout S      give up on a block after S seconds (default 10)\n" \
@@ -42,8 +60,19 @@ struct t32_block_opts {
 	"  --format F       table, tsv or json\n" \
 	"  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n"
 
+/*
+ * The help lines of the shared options o takes (o->accept), with their defaults
+ * as o has them and the formats o->formats offers.
+ */
+void t32_block_opts_help(FILE *f, const struct t32_block_opts *o);
+/* The formats o offers, "table, tsv or json", into buf. */
+const char *t32_block_formats_text(const struct t32_block_opts *o, char *buf, size_t len);
+
 void t32_block_opts_init(struct t32_block_opts *o);
-/* Handle one of T32_BLOCK_LONGOPTS: 0 handled, -1 bad value (message printed), 1 not ours. */
+/*
+ * Handle one of T32_BLOCK_LONGOPTS: 0 handled, -1 bad value or an option or
+ * format the command does not take (message printed), 1 not ours.
+ */
 int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s);
 
 /* BARRIER STORE from argv into s; -1 with the message printed. */
@@ -94,5 +123,15 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s);
 void t32_block_uarch(const char *asked, struct t32_uarch_choice *c);
 /* The choice as a JSON object: {"name", "data", "how", "basis"}. */
 void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c);
+
+/* The names of the blocks in data/blocks (without .blk), sorted; their count. */
+size_t t32_block_names(char ***names);
+void t32_block_names_free(char **names, size_t n);
+/*
+ * arg, given alone where a block name or instructions go, is neither a block of
+ * data/blocks nor an instruction (it does not assemble): 1 after an error that
+ * lists the known blocks (and the nearest), else 0.
+ */
+int t32_block_unknown_name(const char *arg);
 
 #endif

@@ -449,24 +449,27 @@ static const struct bench {
 	const char *name;
 	void (*fn)(void);
 	const char *summary;
+	double seconds;		/* about how long it takes here, for the time left */
 } benches[] = {
-	{ "resolution", bench_resolution, "one add more, below the TSC step" },
-	{ "coverage", bench_coverage, "20 chains of known latency, each in a fresh process" },
-	{ "simulated", bench_simulated, "the estimator on simulated TSCs of every step 1..64" },
-	{ "accuracy", bench_accuracy, "latencies of dependent chains against published values" },
-	{ "repeatability", bench_repeatability, "five repeats of the imul latency" },
-	{ "convergence", bench_convergence, "adaptive estimate against a 1,000,000-run minimum" },
-	{ "table", bench_table, "the coursework's 24-form table at the study's precision" },
-	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick" },
-	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend" },
-	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks" },
-	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)" },
-	{ NULL, NULL, NULL }
+	{ "resolution", bench_resolution, "one add more, below the TSC step", 4 },
+	{ "coverage", bench_coverage, "20 chains of known latency, each in a fresh process", 6 },
+	{ "simulated", bench_simulated, "the estimator on simulated TSCs of every step 1..64", 4 },
+	{ "accuracy", bench_accuracy, "latencies of dependent chains against published values", 4 },
+	{ "repeatability", bench_repeatability, "five repeats of the imul latency", 3 },
+	{ "convergence", bench_convergence, "adaptive estimate against a 1,000,000-run minimum", 3 },
+	{ "table", bench_table, "the coursework's 24-form table at the study's precision", 10 },
+	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick", 8 },
+	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend", 8 },
+	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks", 30 },
+	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)", 25 },
+	{ NULL, NULL, NULL, 0 }
 };
 
 int cmd_bench(int argc, char **argv)
 {
 	struct t32_cpu c;
+	double t0 = t32_now(), planned = 0, done = 0;
+	int progress = isatty(2);
 
 	if (argc > 1 && strcmp(argv[1], "--help") == 0) {
 		printf("usage: t32 bench [NAME]...\n\n");
@@ -490,15 +493,33 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	t32_cpu_identify(&c);
-	printf("# t32 %s bench on %s (cpu %d)\n", T32_VERSION, c.brand, t32_default_cpu());
+	printf("# t32 %s (commit %s) bench on %s (cpu %d)\n", T32_VERSION, t32_commit(), c.brand,
+	       t32_default_cpu());
 	printf("%-44s %-34s %-22s %s\n", "figure", "measured", "target", "verdict");
 	for (const struct bench *b = benches; b->name; b++) {
 		int want = argc <= 1;
 
 		for (int i = 1; i < argc; i++)
 			want |= strcmp(argv[i], b->name) == 0;
-		if (want)
-			b->fn();
+		planned += want ? b->seconds : 0;
+	}
+	for (const struct bench *b = benches; b->name; b++) {
+		int want = argc <= 1;
+
+		for (int i = 1; i < argc; i++)
+			want |= strcmp(argv[i], b->name) == 0;
+		if (!want)
+			continue;
+		if (progress) {
+			/* the time left: what is planned, scaled by how the done part went */
+			double el = t32_now() - t0, left = planned - done;
+
+			fflush(stdout);
+			fprintf(stderr, "t32 bench: %s, about %.0f s left\n", b->name,
+				done > 0 && el > 1 ? left * el / done : left);
+		}
+		b->fn();
+		done += b->seconds;
 	}
 	printf("# %d figures, %d missed their target\n", figures, misses);
 	if (t32_close_stdout())

@@ -21,6 +21,12 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
+void t32_classic_opts(struct t32_block_opts *o)
+{
+	t32_block_opts_init(o);
+	o->accept = T32_OPT_ALL & ~T32_OPT_FORMAT;	/* it prints deltas, one a line */
+}
+
 int cmd_classic(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -36,11 +42,12 @@ int cmd_classic(int argc, char **argv)
 	int opt, rc;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 
-	t32_block_opts_init(&o);
+	t32_classic_opts(&o);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
-			printf("usage: %s\n\n%s", classic_usage, T32_BLOCK_OPTHELP);
+			printf("usage: %s\n\n", classic_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		}
 		rc = t32_block_option(opt, optarg, &o, &s);

@@ -34,6 +34,7 @@
 #include "t32/block.h"
 #include "t32/latcache.h"
 #include "t32/cmd.h"
+#include "t32/measure.h"
 #include "t32/spec.h"
 #include "t32/run.h"
 #include "t32/tsv.h"
@@ -257,12 +258,14 @@ static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsi
 			nh = corr_fields(hbuf, head, 32);
 			cn = corr_column(head, nh, "n");
 			ct = corr_column(head, nh, "total");
-			ce = corr_column(head, nh, "estimate");
+			ce = corr_column(head, nh, "per_insn");
+			if (ce < 0)
+				ce = corr_column(head, nh, "estimate");	/* a sweep before the rename */
 			clo = corr_column(head, nh, "ci_lo");
 			chi = corr_column(head, nh, "ci_hi");
 			cs = corr_column(head, nh, "status");
 			if (cn < 0 || ct < 0 || ce < 0 || clo < 0 || chi < 0) {
-				snprintf(err, errlen, "not a sweep table (no n, total, estimate, ci_lo, "
+				snprintf(err, errlen, "not a sweep table (no n, total, per_insn, ci_lo, "
 					 "ci_hi columns) '%.100s'", head[0]);
 				free(seen);
 				return -1;
@@ -761,7 +764,9 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 {
 	const struct t32_corr_result *r = &run->fit;
 
-	fprintf(out, "{\"unit\": ");
+	fprintf(out, "{");
+	t32_provenance_json(out, 0, NULL);
+	fprintf(out, ", \"unit\": ");
 	t32_json_string(out, run->unit_text);
 	fprintf(out, ", \"backend\": ");
 	t32_json_string(out, run->backend);
@@ -840,6 +845,15 @@ static void corr_plotdir(char *buf, size_t len)
 }
 
 /* Write one results file with provenance, the summary and rows; 0 or -1 (message printed). */
+/* The clock behind the cycles: the TSC, and how the curve's cycles were calibrated. */
+static void corr_clock_lines(FILE *f)
+{
+	fprintf(f, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
+		(unsigned long long)t32_machine_tsc_step(NULL));
+	fprintf(f, "# calibration: per point of the curve, chains of add beside each block "
+		   "(sweep.tsv's cycles_per_tick)\n");
+}
+
 static int corr_write(const char *dir, const char *name, int argc, char **argv,
 		      const struct corr_run *run, void (*rows)(FILE *, const struct corr_run *))
 {
@@ -851,6 +865,7 @@ static int corr_write(const char *dir, const char *name, int argc, char **argv,
 	if (!f)
 		return -1;
 	t32_provenance(f, argc, argv);
+	corr_clock_lines(f);
 	corr_print_summary(f, run);
 	rows(f, run);
 	return t32_fclose_out(f) ? -1 : 0;
@@ -1242,6 +1257,7 @@ int cmd_correlate(int argc, char **argv)
 		corr_print_json(stdout, run);
 	} else if (a.format == T32_FMT_TSV) {
 		t32_provenance(stdout, argc, argv);
+		corr_clock_lines(stdout);
 		corr_print_summary(stdout, run);
 		corr_print_shares(stdout, run);
 		printf("\n\n");

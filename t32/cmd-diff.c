@@ -328,7 +328,7 @@ static void sweep_free(struct sweep *s)
 /* Read a sweep's rows with the one TSV reader; an exit code. */
 static int sweep_load(const char *path, struct sweep *s)
 {
-	static const char *const want[] = { "form", "mode", "n", "estimate", "ci_lo", "ci_hi",
+	static const char *const want[] = { "form", "mode", "n", "per_insn", "ci_lo", "ci_hi",
 					    "status" };
 	int col[7], header = 0, got, rc = 0;
 	size_t cap = 0;
@@ -344,10 +344,8 @@ static int sweep_load(const char *path, struct sweep *s)
 		nf = t32_tsv_split(&t);
 		if (!header) {
 			for (int k = 0; k < 7; k++) {
-				col[k] = -1;
-				for (size_t i = 0; i < nf; i++)
-					if (strcmp(t.fields[i], want[k]) == 0)
-						col[k] = (int)i;
+				/* the one column lookup: an older sweep's `estimate` is per_insn */
+				col[k] = (int)t32_tsv_column(t.fields, nf, want[k]);
 				if (col[k] < 0) {
 					t32_error("not a t32 sweep '%s' (no column %s)", path, want[k]);
 					rc = T32_EXIT_USAGE;

@@ -18,38 +18,10 @@
 
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/env.h"
 #include "t32/measure.h"
 
-static const char env_usage[] = "t32 env [--cpu N] [--format=table|json]";
-
-struct barrier_cost {
-	const char *letters;
-	double ticks;		/* sub-quantum estimate of the empty block */
-	double cycles;
-	int ok;
-};
-
-struct env {
-	struct t32_cpu cpu;
-	struct t32_uarch_choice uarch;	/* the core CPUID names, the data model and correlate use */
-	int invariant_tsc;
-	double tsc_ghz;
-	uint64_t q;		/* ticks: the TSC's step, from raw readings */
-	double q_share;		/* share of the readings' differences it explains */
-	double ratio, ratio_hw;	/* core cycles per tick */
-	double core_ghz;
-	struct barrier_cost barrier[5];
-	int pinned;
-	char sibling[64];
-	int paranoid;
-	int perf_sw;		/* task-clock sampling opens */
-	char perf_sw_err[64];
-	int perf_hw;		/* hardware cycles count */
-	char perf_hw_err[64];
-	int rdpmc;
-	int ibs;		/* AMD IBS op PMU present */
-	int pebs;		/* precise cycles opened */
-};
+static const char env_usage[] = "t32 env [--cpu N] [--timeout S] [--format=table|json]";
 
 static long perf_open(struct perf_event_attr *a)
 {
@@ -104,7 +76,7 @@ static int read_int_file(const char *path, int *v)
 
 /* Measure the empty block of a barrier kind, in ticks. */
 static int barrier_cost(const char *letters, uint64_t runs, const struct t32_block_opts *bo,
-			struct barrier_cost *c, double ratio)
+			struct t32_barrier_cost *c, double ratio)
 {
 	struct t32_spec s = { 0 };
 	struct t32_session ss;
@@ -132,7 +104,7 @@ static int barrier_cost(const char *letters, uint64_t runs, const struct t32_blo
 	return rc;
 }
 
-static void gather(struct env *v, const struct t32_block_opts *bo)
+void t32_env_gather(struct t32_env *v, const struct t32_block_opts *bo)
 {
 	unsigned a, b, c, d;
 	char path[128];
@@ -144,6 +116,7 @@ static void gather(struct env *v, const struct t32_block_opts *bo)
 
 	memset(v, 0, sizeof(*v));
 	t32_cpu_identify(&v->cpu);
+	v->cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
 	t32_uarch_choose(NULL, v->cpu.vendor, v->cpu.family, v->cpu.model, &v->uarch);
 	__cpuid(0x80000000, a, b, c, d);
 	if (a >= 0x80000007) {
@@ -209,7 +182,7 @@ static const char *yes(int v)
 	return v ? "yes" : "no";
 }
 
-static void print_table(const struct env *v)
+static void print_table(const struct t32_env *v)
 {
 	char text[512];
 
@@ -246,33 +219,61 @@ static void print_table(const struct env *v)
 	printf("precise        IBS %s, PEBS %s\n", yes(v->ibs), yes(v->pebs));
 }
 
-static void print_json(const struct env *v)
+/* A number, or null where the quantity was not measured. */
+static void json_num(FILE *f, const char *fmt, double v, int have)
 {
-	printf("{\"cpu\": {\"brand\": \"%s\", \"vendor\": \"%s\", \"family\": %u, \"model\": %u, "
-	       "\"stepping\": %u, \"hypervisor\": %s, \"hypervisor_vendor\": \"%s\"},\n",
-	       v->cpu.brand, v->cpu.vendor, v->cpu.family, v->cpu.model, v->cpu.stepping,
-	       v->cpu.hypervisor ? "true" : "false", v->cpu.hv_vendor);
-	printf(" \"uarch\": ");
-	t32_uarch_choice_json(stdout, &v->uarch);
-	printf(",\n");
-	printf(" \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"step_share\": %.4f, \"invariant\": %s},\n",
-	       v->tsc_ghz, (unsigned long long)v->q, v->q_share, v->invariant_tsc ? "true" : "false");
-	printf(" \"cycles_per_tick\": %.5f, \"cycles_per_tick_hw\": %.5f, \"core_ghz\": %.4f,\n",
-	       v->ratio, v->ratio_hw, v->core_ghz);
-	printf(" \"barriers\": {");
+	if (have && isfinite(v))
+		fprintf(f, fmt, v);
+	else
+		fputs("null", f);
+}
+
+void t32_env_json(FILE *f, const struct t32_env *v)
+{
+	int cal = v->ratio > 0;
+
+	fprintf(f, "{");
+	t32_provenance_json(f, 0, NULL);
+	fprintf(f, ",\n \"cpu\": {\"brand\": ");
+	t32_json_string(f, v->cpu.brand);
+	fprintf(f, ", \"vendor\": ");
+	t32_json_string(f, v->cpu.vendor);
+	fprintf(f, ", \"family\": %u, \"model\": %u, \"stepping\": %u, \"hypervisor\": %s, "
+		   "\"hypervisor_vendor\": ", v->cpu.family, v->cpu.model, v->cpu.stepping,
+		v->cpu.hypervisor ? "true" : "false");
+	if (v->cpu.hypervisor)
+		t32_json_string(f, v->cpu.hv_vendor);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"online\": %ld},\n \"uarch\": ", v->cpus_online);
+	t32_uarch_choice_json(f, &v->uarch);
+	fprintf(f, ",\n \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"step_share\": %.4f, "
+		   "\"invariant\": %s},\n", v->tsc_ghz, (unsigned long long)v->q, v->q_share,
+		v->invariant_tsc ? "true" : "false");
+	/* the calibration: core cycles per tick from chains of adds, its 95% half-width */
+	fprintf(f, " \"cycles_per_tick\": ");
+	json_num(f, "%.5f", v->ratio, cal);
+	fprintf(f, ", \"cycles_per_tick_halfwidth\": ");
+	json_num(f, "%.5f", v->ratio_hw, cal);
+	fprintf(f, ", \"core_ghz\": ");
+	json_num(f, "%.4f", v->core_ghz, cal);
+	fprintf(f, ",\n \"barriers\": {");
 	for (int i = 0, first = 1; i < 5; i++)
 		if (v->barrier[i].ok) {
-			printf("%s\"%s\": {\"ticks\": %.2f, \"cycles\": %.2f}", first ? "" : ", ",
-			       v->barrier[i].letters, v->barrier[i].ticks, v->barrier[i].cycles);
+			fprintf(f, "%s\"%s\": {\"ticks\": %.2f, \"cycles\": ", first ? "" : ", ",
+				v->barrier[i].letters, v->barrier[i].ticks);
+			json_num(f, "%.2f", v->barrier[i].cycles, cal);
+			fprintf(f, "}");
 			first = 0;
 		}
-	printf("},\n \"cpuid_traps\": %s,\n",
-	       v->barrier[3].ok && v->barrier[3].ticks > 2000 && v->cpu.hypervisor ? "true" : "false");
-	printf(" \"pinned_cpu\": %d, \"smt_siblings\": \"%s\",\n", v->pinned, v->sibling);
-	printf(" \"perf_event\": {\"paranoid\": %d, \"task_clock\": %s, \"hw_cycles\": %s},\n",
-	       v->paranoid, v->perf_sw ? "true" : "false", v->perf_hw ? "true" : "false");
-	printf(" \"rdpmc\": %s, \"ibs\": %s, \"pebs\": %s}\n", v->rdpmc ? "true" : "false",
-	       v->ibs ? "true" : "false", v->pebs ? "true" : "false");
+	fprintf(f, "},\n \"cpuid_traps\": %s,\n",
+		v->barrier[3].ok && v->barrier[3].ticks > 2000 && v->cpu.hypervisor ? "true" : "false");
+	fprintf(f, " \"pinned_cpu\": %d, \"smt_siblings\": ", v->pinned);
+	t32_json_string(f, v->sibling);
+	fprintf(f, ",\n \"perf_event\": {\"paranoid\": %d, \"task_clock\": %s, \"hw_cycles\": %s},\n",
+		v->paranoid, v->perf_sw ? "true" : "false", v->perf_hw ? "true" : "false");
+	fprintf(f, " \"rdpmc\": %s, \"ibs\": %s, \"pebs\": %s}\n", v->rdpmc ? "true" : "false",
+		v->ibs ? "true" : "false", v->pebs ? "true" : "false");
 }
 
 int cmd_env(int argc, char **argv)
@@ -284,14 +285,20 @@ int cmd_env(int argc, char **argv)
 	};
 	struct t32_block_opts o;
 	struct t32_spec unused = { 0 };
-	struct env v;
+	struct t32_env v;
 	int opt, rc;
 
 	t32_block_opts_init(&o);
+	o.cmd = "env";
+	o.accept = T32_OPT_CPU | T32_OPT_TIMEOUT | T32_OPT_FORMAT;
+	o.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_JSON);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
-			printf("usage: %s\n", env_usage);
+			printf("usage: %s\n\nWhat this machine offers and costs: the CPU and its core, the TSC "
+			       "(rate, step),\nthe core/TSC ratio, each barrier's cost, the pinned CPU, "
+			       "perf_event, rdpmc\nand precise sampling.\n\n", env_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		}
 		rc = t32_block_option(opt, optarg, &o, &unused);
@@ -304,9 +311,9 @@ int cmd_env(int argc, char **argv)
 		return t32_usage(env_usage);
 	if (o.run.cpu < 0)
 		o.run.cpu = t32_default_cpu();
-	gather(&v, &o);
+	t32_env_gather(&v, &o);
 	if (o.format == T32_FMT_JSON)
-		print_json(&v);
+		t32_env_json(stdout, &v);
 	else
 		print_table(&v);
 	return t32_close_stdout();

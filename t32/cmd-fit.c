@@ -2,8 +2,10 @@
  * cmd-fit.c - `t32 fit`: the line and the steps of a sweep, per instruction form.
  *
  * Reads a TSV (# comment lines, a header row of column names), groups its rows
- * by a column (form, when there is one), fits y = a + b x robustly and finds the
- * steps of y against x in each group, and prints a table or TSV.
+ * by columns (form and mode, those there are), fits y = a + b x robustly and
+ * finds the steps of y against x in each group, and prints a table, TSV or JSON.
+ * By default y is a sweep's `total` (the block over the barrier) against n, so
+ * the slope is the cost per instruction.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,15 +40,6 @@ struct fit_input {
 	char **comments;	/* the input's own # lines, without the '#' */
 	size_t ncomments;
 };
-
-/* Index of column name in the header, or -1. */
-static long fit_column(char **head, size_t nhead, const char *name)
-{
-	for (size_t i = 0; i < nhead; i++)
-		if (strcmp(head[i], name) == 0)
-			return (long)i;
-	return -1;
-}
 
 /* A cell that stands for a missing value: the row is skipped, not an error. */
 static int fit_missing(const char *s)
@@ -131,23 +124,32 @@ static void fit_input_free(struct fit_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* Which columns to read, by name; by may be NULL (one group), by_auto: only if present. */
+/*
+ * Which columns to read, by name.  by is a comma-separated list of columns whose
+ * values together name a group ("form,mode": one fit per form and mode), NULL for
+ * one group; by_auto: use those of them the file has.
+ */
+#define FIT_BY_MAX 4
+#define FIT_SEP "\x1f"		/* between the by values in a group's name */
 struct fit_cols {
 	const char *x, *y, *by;
 	int by_auto;
+	size_t nby;			/* after reading: the by columns used */
+	char by_names[FIT_BY_MAX][64];
 };
 
 /*
  * Read path ("-": stdin) into groups.  Returns 0, or 1 after an error message.
  * *by_used is set to whether rows were grouped.
  */
-static int fit_read(const char *path, const struct fit_cols *c, struct fit_input *in, int *by_used)
+static int fit_read(const char *path, struct fit_cols *c, struct fit_input *in, int *by_used)
 {
 	struct t32_tsv t;
 	char **head = NULL;
 	size_t nhead = 0, rows = 0;
-	long xi = -1, yi = -1, bi = -1;
+	long xi = -1, yi = -1, bi[FIT_BY_MAX];
 	int ret = T32_EXIT_ERROR, got;
+	char key[4096];
 
 	/* one bounded reader for t32's TSV: fields unescaped, endless lines refused */
 	if (t32_tsv_open(&t, path))
@@ -178,16 +180,34 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 			for (nhead = 0; nhead < nf; nhead++)
 				if (!(head[nhead] = strdup(t.fields[nhead])))
 					goto nomem;
-			xi = fit_column(head, nhead, c->x);
-			yi = fit_column(head, nhead, c->y);
-			if (c->by)
-				bi = fit_column(head, nhead, c->by);
+			xi = t32_tsv_column(head, nhead, c->x);
+			yi = t32_tsv_column(head, nhead, c->y);
 			const char *lack = xi < 0 ? c->x : yi < 0 ? c->y : NULL;
-			if (!lack && c->by && bi < 0 && !c->by_auto)
-				lack = c->by;
 			if (lack) {
-				t32_error("no column '%s' in '%s'", lack, path);
+				t32_error("no column '%s' in '%s'%s", lack, path,
+					  lack == c->y ? " (--y names the column to fit)" : "");
 				goto out;
+			}
+			/* the group columns: each named one, or those the file has */
+			c->nby = 0;
+			for (const char *p = c->by; p && *p && !lack;) {
+				size_t l = strcspn(p, ",");
+				char name[64];
+				long k;
+
+				snprintf(name, sizeof(name), "%.*s", (int)(l < 63 ? l : 63), p);
+				p += l + (p[l] == ',');
+				if (!name[0])
+					continue;
+				k = t32_tsv_column(head, nhead, name);
+				if (k < 0 && !c->by_auto) {
+					t32_error("no column '%s' in '%s'", name, path);
+					goto out;
+				}
+				if (k >= 0 && c->nby < FIT_BY_MAX) {
+					bi[c->nby] = k;
+					snprintf(c->by_names[c->nby++], sizeof(c->by_names[0]), "%s", name);
+				}
 			}
 			continue;
 		}
@@ -200,13 +220,20 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 		size_t nf = t32_tsv_split(&t);
 		char **f = t.fields;
 		long need = xi > yi ? xi : yi;
-		if (bi > need)
-			need = bi;
+		for (size_t k = 0; k < c->nby; k++)
+			if (bi[k] > need)
+				need = bi[k];
 		if ((long)nf <= need) {
 			t32_error("too few columns in '%s' (line %zu)", path, t.lineno);
 			goto out;
 		}
-		struct fit_group *g = fit_group(in, bi >= 0 ? f[bi] : "all");
+		/* the group's name: its by values, a tab between them (escaped again on output) */
+		size_t kl = 0;
+		key[0] = 0;
+		for (size_t k = 0; k < c->nby && kl < sizeof(key); k++)
+			kl += (size_t)snprintf(key + kl, sizeof(key) - kl, "%s%s", k ? FIT_SEP : "",
+					       f[bi[k]]);
+		struct fit_group *g = fit_group(in, c->nby ? key : "all");
 		if (!g)
 			goto nomem;
 		double x, y;
@@ -232,7 +259,7 @@ static int fit_read(const char *path, const struct fit_cols *c, struct fit_input
 		t32_error("no data rows in '%s'", path);
 		goto out;
 	}
-	*by_used = bi >= 0;
+	*by_used = c->nby > 0;
 	ret = 0;
 	goto out;
 nomem:
@@ -261,8 +288,10 @@ static void fit_provenance(int argc, char **argv, const char *path, const struct
 {
 	t32_provenance(stdout, argc, argv);
 	printf("# input: %s\n", path);
-	printf("# fit: y = intercept + slope * x, x = '%s', y = '%s', grouped by %s%s%s\n", c->x,
-	       c->y, by_used ? "'" : "", by_used ? c->by : "nothing", by_used ? "'" : "");
+	printf("# fit: y = intercept + slope * x, x = '%s', y = '%s', grouped by ", c->x, c->y);
+	for (size_t k = 0; k < c->nby; k++)
+		printf("%s'%s'", k ? " and " : "", c->by_names[k]);
+	printf("%s\n", by_used ? "" : "nothing");
 	printf("# units: intercept, rms, noise, step heights in y's unit; slope in y's unit per x's unit;"
 	       " period, step x in x's unit\n");
 	for (size_t i = 0; i < in->ncomments; i++)
@@ -279,16 +308,44 @@ static void fit_tsv_num(double v)
 }
 
 /* One TSV row per group: fit, steps and rhythm, "-" where there is none. */
-static void fit_print_tsv(const struct fit_input *in, const char *by)
+/* A group's name as TSV fields: each by value escaped, a tab between them. */
+static void fit_tsv_name(const char *name)
 {
-	printf("%s\tpoints\tskipped\tintercept\tintercept_se\tslope\tslope_se\tr2\trms\tfit\trejected"
+	char *copy = strdup(name), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *p = strtok_r(copy, FIT_SEP, &save), *first = p; p; p = strtok_r(NULL, FIT_SEP, &save)) {
+		if (p != first)
+			putchar('\t');
+		t32_tsv_fputs(p, stdout);
+	}
+	free(copy);
+}
+
+/* A group's name for people: the by values, a space between them. */
+static void fit_human_name(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", name);
+	for (char *p = buf; (p = strstr(p, FIT_SEP)); p++)
+		*p = ' ';
+}
+
+static void fit_print_tsv(const struct fit_input *in, const struct fit_cols *c)
+{
+	if (c->nby)
+		for (size_t k = 0; k < c->nby; k++)
+			printf("%s%s", k ? "\t" : "", c->by_names[k]);
+	else
+		printf("group");
+	printf("\tpoints\tskipped\tintercept\tintercept_se\tslope\tslope_se\tr2\trms\tfit\trejected"
 	       "\tplateaus\tsteps\tstep_x\tstep_height\tperiod\tperiod_rms\tregular\tperiodic"
-	       "\theight_mean\theight_sd\tnoise\n", by);
+	       "\theight_mean\theight_sd\tnoise\n");
 	for (size_t i = 0; i < in->ng; i++) {
 		const struct fit_group *g = &in->g[i];
 		const struct t32_linfit *f = &g->fit;
 		const struct t32_steps *s = &g->steps;
-		t32_tsv_fputs(g->name, stdout);	/* escaped as the input was */
+		fit_tsv_name(g->name);	/* escaped as the input was */
 		printf("\t%zu\t%zu", g->n, g->skipped);
 		if (g->fitted) {
 			fit_tsv_num(f->a);
@@ -344,11 +401,17 @@ static const char *fit_pm(char *buf, size_t len, int have, double v, double se)
 }
 
 /* A table for people: one line per group, then the steps of each. */
-static void fit_print_table(const struct fit_input *in, const struct fit_cols *c, const char *by)
+static void fit_print_table(const struct fit_input *in, const struct fit_cols *c)
 {
-	int w = (int)strlen(by);
-	char a[64], b[64], per[32], h[32];
+	char a[64], b[64], per[32], h[32], by[256] = "", name[4096];
+	int w;
 
+	for (size_t k = 0; k < c->nby; k++)
+		snprintf(by + strlen(by), sizeof(by) - strlen(by), "%s%s", k ? " " : "",
+			 c->by_names[k]);
+	if (!c->nby)
+		snprintf(by, sizeof(by), "group");
+	w = (int)strlen(by);
 	for (size_t i = 0; i < in->ng; i++)
 		if ((int)strlen(in->g[i].name) > w)
 			w = (int)strlen(in->g[i].name);
@@ -367,7 +430,8 @@ static void fit_print_table(const struct fit_input *in, const struct fit_cols *c
 		/* ± is two bytes but one column: widen by one to keep columns straight. */
 		fit_pm(a, sizeof(a), g->fitted, g->fit.a, g->fit.se_a);
 		fit_pm(b, sizeof(b), g->fitted, g->fit.b, g->fit.se_b);
-		printf("%-*s  %6zu  %-*s  %-*s  ", w, g->name, g->n,
+		fit_human_name(g->name, name, sizeof(name));
+		printf("%-*s  %6zu  %-*s  %-*s  ", w, name, g->n,
 		       strstr(a, "±") ? 19 : 18, a, strstr(b, "±") ? 19 : 18, b);
 		if (g->fitted)
 			printf("%6.4f  %8.4g  %-6s", g->fit.r2, g->fit.rms, g->fit.robust ? "robust" : "ols");
@@ -383,7 +447,8 @@ static void fit_print_table(const struct fit_input *in, const struct fit_cols *c
 		const struct t32_steps *s = &g->steps;
 		if (!g->stepped || s->nsteps == 0)
 			continue;
-		printf("\n%s: steps at %s =", g->name, c->x);
+		fit_human_name(g->name, name, sizeof(name));
+		printf("\n%s: steps at %s =", name, c->x);
 		for (size_t j = 0; j < s->nsteps; j++)
 			printf("%s %.6g (%+.4g)", j ? "," : "", s->steps[j].x, s->steps[j].height);
 		if (s->periodic)
@@ -391,8 +456,10 @@ static void fit_print_table(const struct fit_input *in, const struct fit_cols *c
 		printf("\n");
 	}
 	for (size_t i = 0; i < in->ng; i++)
-		if (in->g[i].skipped)
-			printf("\n%s: %zu rows without a value skipped\n", in->g[i].name, in->g[i].skipped);
+		if (in->g[i].skipped) {
+			fit_human_name(in->g[i].name, name, sizeof(name));
+			printf("\n%s: %zu rows without a value skipped\n", name, in->g[i].skipped);
+		}
 }
 
 /* A JSON number, null when there is none. */
@@ -408,24 +475,35 @@ static void fit_json_num(double v)
 static void fit_print_json(const struct fit_input *in, const char *path, const struct fit_cols *c,
 			   int by_used)
 {
-	printf("{\"input\": ");
+	printf("{");
+	t32_provenance_json(stdout, 0, NULL);
+	printf(", \"input\": ");
 	t32_json_string(stdout, path);
 	printf(", \"x\": ");
 	t32_json_string(stdout, c->x);
 	printf(", \"y\": ");
 	t32_json_string(stdout, c->y);
 	printf(", \"by\": ");
-	if (by_used)
-		t32_json_string(stdout, c->by);
-	else
+	if (by_used) {
+		printf("[");
+		for (size_t k = 0; k < c->nby; k++) {
+			printf("%s", k ? ", " : "");
+			t32_json_string(stdout, c->by_names[k]);
+		}
+		printf("]");
+	} else {
 		printf("null");
+	}
 	printf(", \"groups\": [");
 	for (size_t i = 0; i < in->ng; i++) {
 		const struct fit_group *g = &in->g[i];
 		const struct t32_linfit *f = &g->fit;
 		const struct t32_steps *s = &g->steps;
+		char name[4096];
+
+		fit_human_name(g->name, name, sizeof(name));
 		printf("%s\n  {\"name\": ", i ? "," : "");
-		t32_json_string(stdout, g->name);
+		t32_json_string(stdout, name);
 		printf(", \"points\": %zu, \"skipped\": %zu, \"fit\": ", g->n, g->skipped);
 		if (g->fitted) {
 			printf("{\"intercept\": ");
@@ -496,8 +574,10 @@ static void fit_help(void)
 	printf("Fit a line y = intercept + slope * x to a sweep and find its steps, per group.\n\n"
 	       "  --format=FMT        table for people (default), tsv with # provenance lines, json\n"
 	       "  --x COL             the x column (default n)\n"
-	       "  --y COL             the y column (default estimate)\n"
-	       "  --by COL            group rows by this column (default form, when present)\n"
+	       "  --y COL             the y column (default total: a sweep's whole block over the\n"
+	       "                      barrier, so the slope is the cost per instruction)\n"
+	       "  --by COL[,COL]      one fit per value of these columns (default form,mode, those\n"
+	       "                      present)\n"
 	       "  --min-jump Y        the smallest jump of y counted as a step (default: from the noise)\n"
 	       "  --help              this text\n\n"
 	       "FILE.tsv has # comment lines, then a header row of column names, then rows;\n"
@@ -516,7 +596,8 @@ int cmd_fit(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fit_cols c = { "n", "estimate", "form", 1 };
+	/* the block's cost against n: the slope is the cost per instruction */
+	struct fit_cols c = { .x = "n", .y = "total", .by = "form,mode", .by_auto = 1 };
 	struct t32_steps_opts so = { 0 };
 	enum t32_format fmt = T32_FMT_TABLE;
 	int opt;
@@ -566,17 +647,16 @@ int cmd_fit(int argc, char **argv)
 		return T32_EXIT_ERROR;
 	}
 	fit_groups(&in, &so);
-	const char *by = by_used ? c.by : "group";
 	switch (fmt) {
 	case T32_FMT_TSV:
 		fit_provenance(argc, argv, path, &c, &in, by_used);
-		fit_print_tsv(&in, by);
+		fit_print_tsv(&in, &c);
 		break;
 	case T32_FMT_JSON:
 		fit_print_json(&in, path, &c, by_used);
 		break;
 	case T32_FMT_TABLE:
-		fit_print_table(&in, &c, by);
+		fit_print_table(&in, &c);
 		break;
 	}
 	fit_input_free(&in);

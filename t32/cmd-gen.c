@@ -77,6 +77,9 @@ int cmd_gen(int argc, char **argv)
 	uint64_t iterations = 0;
 
 	t32_block_opts_init(&o);
+	o.cmd = "gen";
+	/* it prints NASM and runs nothing: no CPU, warm-up or output format */
+	o.accept = T32_OPT_TIMEOUT | T32_OPT_INIT | T32_OPT_DITHER | T32_OPT_RAWNASM;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -90,8 +93,9 @@ int cmd_gen(int argc, char **argv)
 			       "  --elf -o FILE    write the looped block as a static program with symbols\n"
 			       "                   (t32_loop, body_start, body_end) for perf record/annotate\n"
 			       "  --iterations N   loop iterations the program runs (default: about 2e9\n"
-			       "                   instructions' worth)\n%s",
-			       gen_usage, T32_BLOCK_OPTHELP);
+			       "                   instructions' worth)\n",
+			       gen_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		case 'e':
 			want_empty = 1;

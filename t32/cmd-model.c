@@ -70,7 +70,9 @@ static void model_print_json(FILE *out, const struct t32_uarch *u,
 			     const struct t32_model_insn *b, size_t n,
 			     const struct t32_model_result *r)
 {
-	fprintf(out, "{\"uarch\": ");
+	fprintf(out, "{");
+	t32_provenance_json(out, 0, NULL);
+	fprintf(out, ", \"uarch\": ");
 	t32_json_string(out, u->name);
 	fprintf(out, ", \"uarch_choice\": ");
 	t32_uarch_choice_json(out, c);
@@ -181,6 +183,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 	struct t32_tsv t;
 	char *line, *of = NULL, err[512];
 	size_t kept = 0;
+	long cf = -1, cm = -1, cu = -1, cv = -1, cs = -1;
 	struct t32_table tbl = { 0 };
 	int rc = 0, got;
 
@@ -191,8 +194,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 	printf("# latencies measured by t32 sweep, from %s\n"
 	       "# applies to: %s (this machine)\n# uarch: %s\n", path, uarch, text);
 	while ((got = t32_tsv_next(&t)) > 0) {
-		char *fld[18], *save = NULL, *tok;
-		int k = 0;
+		size_t nf;
 
 		line = t.line;
 
@@ -208,22 +210,36 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 			}
 			continue;
 		}
-		if (line[0] == '#' || strncmp(line, "row\t", 4) == 0)
+		if (line[0] == '#')
 			continue;
-		for (tok = strtok_r(line, "\t\n", &save); tok && k < 18;
-		     tok = strtok_r(NULL, "\t\n", &save))
-			fld[k++] = tok;
-		/* row form mode n k unit estimate ci_lo ci_hi total min med runs secs flags status */
-		if (k < 16 || strcmp(fld[2], "latency") || strcmp(fld[5], "cycles") ||
-		    strcmp(fld[15], "ok"))
+		nf = t32_tsv_split(&t);
+		if (cf < 0) {
+			/* the header: columns by name, whatever their order */
+			cf = t32_tsv_column(t.fields, nf, "form");
+			cm = t32_tsv_column(t.fields, nf, "mode");
+			cu = t32_tsv_column(t.fields, nf, "unit");
+			cv = t32_tsv_column(t.fields, nf, "per_insn");
+			cs = t32_tsv_column(t.fields, nf, "status");
+			if (cf < 0 || cm < 0 || cu < 0 || cv < 0 || cs < 0) {
+				t32_error("not a sweep (no form, mode, unit, per_insn and status columns) '%s'",
+					  path);
+				rc = T32_EXIT_ERROR;
+				break;
+			}
 			continue;
+		}
+		if ((long)nf <= cf || (long)nf <= cm || (long)nf <= cu || (long)nf <= cv ||
+		    (long)nf <= cs || strcmp(t.fields[cm], "latency") || strcmp(t.fields[cu], "cycles") ||
+		    strcmp(t.fields[cs], "ok"))
+			continue;
+		char **fld = t.fields;
 		{
-			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[1]) : NULL;
+			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[cf]) : NULL;
 			struct t32_spec s = { 0 };
 			unsigned char *code = NULL;
 			struct t32_insn *in = NULL;
 			size_t len = 0, n = 0;
-			double lat = strtod(fld[6], NULL);
+			double lat = strtod(fld[cv], NULL);
 
 			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
 			    t32_assemble_body(&s, &code, &len, err, sizeof(err)) ||
@@ -259,10 +275,24 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 int cmd_model(int argc, char **argv)
 {
 	const char *uarch_asked = NULL, *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
-	const char *lat_path = NULL, *cache_dir = NULL;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "raw-nasm", no_argument, NULL, 'R' },
+		{ "uarch", required_argument, NULL, 'u' },
+		{ "set", required_argument, NULL, 's' },
+		{ "skid", required_argument, NULL, 'k' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "lat-from", required_argument, NULL, 'F' },
+		{ "lat", required_argument, NULL, 'l' },
+		{ "curve", required_argument, NULL, 'c' },
+		{ "measure", no_argument, NULL, 'M' },
+		{ "cache", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *lat_path = NULL, *lat_from = NULL, *cache_dir = NULL;
 	int measure = 0;
 	size_t nsets = 0, ninsn = 0, len = 0;
-	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0;
+	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0, opt;
 	enum t32_format fmt = T32_FMT_TABLE;
 	uint64_t curve = 0, x;
 	char err[1024], path[PATH_MAX];
@@ -278,55 +308,70 @@ int cmd_model(int argc, char **argv)
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "--help") == 0) {
+	optind = 1;
+	opterr = 0;
+	/* "+": options first, then the block (instruction text never starts with -) */
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		v = optarg;
+		switch (opt) {
+		case 'h':
 			printf("usage: %s\n%s", model_usage, model_help);
 			return t32_close_stdout();
-		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
+		case 'R':
 			t32_spec_allow_raw_nasm(1);
-		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
+			break;
+		case 'u':
 			uarch_asked = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
+			break;
+		case 's':
 			if (nsets >= MODEL_MAX_SETS) {
 				t32_error("too many --set options '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			sets[nsets++] = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--skid"))) {
+			break;
+		case 'k':
 			if (t32_parse_u64(v, 0, 1, &x)) {
 				t32_error("bad skid (0 or 1) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			skid = (int)x;
-		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
+			break;
+		case 'f':
 			if (t32_parse_format(v, &fmt)) {
-				t32_error("unknown format (table, tsv, json) '%s'", v);
+				t32_error("unknown format '%s' (table, tsv or json)", v);
 				return T32_EXIT_USAGE;
 			}
-		} else if ((v = t32_optval(argc, argv, &i, "--lat-from"))) {
-			t32_block_uarch(uarch_asked, &choice);
-			return lat_from_sweep(v, &choice);
-		} else if ((v = t32_optval(argc, argv, &i, "--lat"))) {
+			break;
+		case 'F':
+			lat_from = v;
+			break;
+		case 'l':
 			lat_path = v;
-		} else if (strcmp(argv[i], "--measure") == 0) {
+			break;
+		case 'M':
 			measure = 1;
-		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
+			break;
+		case 'C':
 			cache_dir = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--curve"))) {
+			break;
+		case 'c':
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
 				t32_error("bad curve length (0 to 100000) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
 			want_curve = 1;
-		} else {
-			t32_error("unknown option '%s'", argv[i]);
+			break;
+		default:
+			t32_error("unknown option '%s'", argv[optind - 1]);
 			return t32_usage(model_usage);
 		}
 	}
+	if (lat_from) {
+		t32_block_uarch(uarch_asked, &choice);
+		return lat_from_sweep(lat_from, &choice);
+	}
+	i = optind;
 	if (i >= argc)
 		return t32_usage(model_usage);
 	rc = t32_block_body(argc - i, argv + i, &spec, path, sizeof(path));
@@ -412,7 +457,9 @@ int cmd_model(int argc, char **argv)
 		}
 		t32_uarch_choice_text(&choice, u.name, text, sizeof(text));
 		if (fmt == T32_FMT_JSON) {
-			printf("{\"uarch\": ");
+			printf("{");
+			t32_provenance_json(stdout, 0, NULL);
+			printf(", \"uarch\": ");
 			t32_json_string(stdout, u.name);
 			printf(", \"uarch_choice\": ");
 			t32_uarch_choice_json(stdout, &choice);

@@ -247,7 +247,9 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 	char desc[4096];
 
 	body_text(s, desc, sizeof(desc));
-	printf("{\"block\": ");
+	printf("{");
+	t32_provenance_json(stdout, 0, NULL);
+	printf(", \"block\": ");
 	t32_json_string(stdout, desc);
 	printf(", \"block_file\": ");
 	t32_json_string(stdout, a->block_file);
@@ -407,6 +409,10 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 	}
 	if (optind >= argc)
 		return t32_usage(sample_usage);
+	if (argc - optind == 1 &&
+	    !t32_blockfile_find(argv[optind], t32_datadir(), a->block_file, sizeof(a->block_file)) &&
+	    t32_block_unknown_name(argv[optind]))
+		return T32_EXIT_USAGE;
 	if (argc - optind == 1 && t32_blockfile_find(argv[optind], t32_datadir(), a->block_file,
 						     sizeof(a->block_file))) {
 		int rc = load_block(a, s, loop_barrier);
@@ -437,6 +443,7 @@ int cmd_sample(int argc, char **argv)
 	int rc, loop_barrier = 0;
 
 	t32_block_opts_init(&o);
+	o.cmd = "sample";
 	memset(&r, 0, sizeof(r));
 	if (t32_spec_set_barrier(&s, "n", err, sizeof(err)) ||
 	    t32_spec_set_store(&s, "m", err, sizeof(err))) {

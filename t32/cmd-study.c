@@ -1,15 +1,22 @@
 /*
  * cmd-study.c - `t32 study`: the coursework's experiments as named recipes, each
- * writing a TSV and a figure into a directory, and an index page that shows them
- * with the machine they were measured on (`make report`).
+ * writing its TSVs and figures into a directory, and an index page that reads as
+ * a report: the machine, then per recipe what was measured and what it shows,
+ * said from the data (`make report`).
  *
- * Each step runs this very binary as a child (argv, never a shell string), so a
- * faulting block or a full disk in one recipe is reported and the others go on.
+ * A recipe is one row of the table at the bottom: its name, a summary, about
+ * how long it takes, a function that measures (run) and one that writes its
+ * section of the page from the files in the directory (section).  The page is
+ * written from whatever files are there, so running one recipe into an
+ * existing report keeps the others.  Measuring runs in-process (the sweep's
+ * code, the measuring sessions; each block in its own forked measuring child);
+ * only `t32 correlate` and gnuplot run as programs.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,345 +24,695 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/correlate.h"
+#include "analysis/deps.h"
 #include "analysis/fit.h"
+#include "analysis/model.h"
 #include "analysis/stats.h"
+#include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/run.h"
+#include "t32/study.h"
+#include "t32/table.h"
+#include "t32/tsv.h"
 #include "t32/util.h"
 #include "t32/wake.h"
 
 static const char study_usage[] =
 	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--no-plots] [RECIPE...]";
 
-struct profile {
-	const char *name;
-	unsigned scatter_runs;		/* recipe 1: measurements of 100,000 inc eax */
-	unsigned min_counts_max;	/* recipe 2: largest count */
-	const char *table_budget;	/* recipe 3: seconds per row */
-	const char *table_block_precision;	/* ticks on the whole block */
-	const char *steps_budget;	/* recipe 4: seconds per n */
-	const char *steps_block_precision;	/* cycles on the whole block */
-	const char *combo_budget;	/* recipe 5 */
-	const char *interrupt_seconds;	/* recipe 6: sampling time per block */
-};
-
 static const struct profile profiles[] = {
-	{ "quick", 1000, 1000000, "0.15", "1", "0.1", "0.5", "0.3", "2" },
-	{ "full", 1000, 1000000, "3", "0.2", "2", "0.1", "3", "10" },
-	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ "quick", 1000, 1000000, "0.15", "1.5", "0.1", "0.7", "0.3", "2", 1 },
+	{ "full", 1000, 1000000, "3", "0.3", "2", "0.15", "3", "10", 6 },
+	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
-struct study {
-	const struct profile *p;
-	const char *dir;
-	const char *barrier;
-	int plots;
-	char self[PATH_MAX];	/* this binary */
-	char plotdir[PATH_MAX];
-	char machine[160];	/* figure titles */
-	int failures;
-};
+static volatile int stop;	/* Ctrl-C while the study measures on its own */
 
-/* dir/name into buf (a name too long for it is cut, and then not found). */
-static const char *path_in(const struct study *st, const char *name, char *buf, size_t len)
+static void on_interrupt(int sig)
 {
-	int n = snprintf(buf, len, "%.2000s/", st->dir);
-
-	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%.1000s", name);
-	return buf;
+	(void)sig;
+	stop = 1;
 }
 
-/* Run argv; its stdout into `out` (a path) when given.  0 when it exits 0. */
-static int run(const struct study *st, const char *out, char *const argv[])
+/* A paragraph "What this shows", its text composed by the caller (HTML). */
+static void shows(FILE *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void shows(FILE *h, const char *fmt, ...)
 {
-	struct t32_child_output res;
+	va_list ap;
+
+	fprintf(h, "<div class=\"shows\"><p><b>What this shows.</b> ");
+	va_start(ap, fmt);
+	vfprintf(h, fmt, ap);
+	va_end(ap);
+	fprintf(h, "</p></div>\n");
+}
+
+/* Progress on a terminal: the recipe (and step) under way and the time left. */
+static void progress(struct study *st, const char *what, double share_of_recipe)
+{
+	double done = st->done_weight + share_of_recipe * st->weight, el = t32_now() - st->t0;
+
+	if (!st->progress)
+		return;
+	fprintf(stderr, "\r\033[Kt32 study: %s", what);
+	if (done > 0 && el > 2)
+		fprintf(stderr, ", about %.0f s left", el / done * (st->planned - done));
+	else
+		fprintf(stderr, ", about %.0f s left", st->planned - done);
+	fprintf(stderr, "\n");
+}
+
+/* count raw deltas of BARRIER m, reps x insn, into out (the classic form, in-process). */
+static int deltas(struct study *st, const char *insn, uint64_t reps, uint64_t count,
+		  uint64_t *out)
+{
+	struct t32_block_opts o;
+	struct t32_spec s = { 0 };
+	struct t32_session ss;
+	const struct t32_spec *specs[1] = { &s };
+	char err[256];
 	int rc;
 
-	(void)st;
-	rc = t32_run_program(argv, &res);
-	if (rc) {
-		t32_error("cannot run '%s' (%s)", argv[0], res.error);
-		t32_child_output_free(&res);
-		return -1;
+	t32_block_opts_init(&o);
+	o.run.cpu = st->env.pinned;
+	if (t32_spec_set_barrier(&s, st->barrier, err, sizeof(err)) ||
+	    t32_spec_add_item(&s, reps, insn)) {
+		t32_error("%s", err);
+		t32_spec_free(&s);
+		return T32_EXIT_USAGE;
 	}
-	if (out && res.text && t32_write_file(out, res.text, strlen(res.text))) {
-		t32_error("cannot write '%s' (%s)", out, strerror(errno));
-		rc = -1;
+	s.store = 'm';
+	rc = t32_session_open(&ss, specs, 1, &o);
+	for (uint64_t done = 0; !rc && done < count && !stop; done += 1u << 16) {
+		uint64_t k = count - done < (1u << 16) ? count - done : (1u << 16);
+
+		rc = t32_session_run(&ss, 0, k, out + done);
 	}
-	if (res.status != 0) {
-		/* pass on what the child said */
-		if (res.text)
-			fputs(res.text, stderr);
-		rc = -1;
+	t32_session_close(&ss);
+	t32_spec_free(&s);
+	if (!rc && stop) {
+		st->interrupted = 1;
+		rc = T32_EXIT_INTERRUPTED;
 	}
-	t32_child_output_free(&res);
 	return rc;
 }
 
-/* Draw a figure with plots/NAME.gp as SVG and PNG. */
-static void plot(struct study *st, const char *script, const char *tsv, const char *base,
-		 const char *extra)
+static int cmp_u64(const void *a, const void *b)
 {
-	char gp[PATH_MAX], in[PATH_MAX], out[PATH_MAX], outname[256];
-	const char *exts[] = { "svg", "png" };
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (!st->plots)
-		return;
-	snprintf(gp, sizeof(gp), "%.3000s/%.200s.gp", st->plotdir, script);
-	path_in(st, tsv, in, sizeof(in));
-	for (int i = 0; i < 2; i++) {
-		char *argv[] = { "gnuplot", "-c", gp, in, out, st->machine, (char *)extra, NULL };
-
-		snprintf(outname, sizeof(outname), "%s.%s", base, exts[i]);
-		path_in(st, outname, out, sizeof(out));
-		if (!extra)
-			argv[6] = NULL;
-		if (run(st, NULL, argv)) {
-			t32_error("cannot draw '%s'", out);
-			st->failures++;
-		}
-	}
+	return x < y ? -1 : x > y;
 }
 
-/* Recipe 1: every one of 1,000 measurements of 100,000 inc eax. */
-static int recipe_scatter(struct study *st)
+/* ----- scatter: every measurement of 100,000 inc eax ----------------------- */
+
+static int run_scatter(struct study *st)
 {
-	char out[PATH_MAX], count[32], raw[PATH_MAX];
-	FILE *in, *o;
-	unsigned long long v, i = 0;
+	uint64_t n = st->p->scatter_runs, *d = malloc(n * sizeof(uint64_t));
+	char path[PATH_MAX], what[256];
+	FILE *o;
+	int rc;
 
-	snprintf(count, sizeof(count), "%u", st->p->scatter_runs);
-	path_in(st, "scatter.raw", raw, sizeof(raw));
-	{
-		char *argv[] = { st->self, (char *)st->barrier, "m", count, "100000", "inc eax", NULL };
-
-		if (run(st, raw, argv))
-			return -1;
-	}
-	in = fopen(raw, "r");
-	o = t32_fopen_out(path_in(st, "scatter.tsv", out, sizeof(out)));
-	if (!in || !o) {
-		if (!in)
-			t32_error("cannot read '%s' (%s)", raw, strerror(errno));
-		if (in)
-			fclose(in);
-		if (o)
-			t32_fabort_out(o);
-		return -1;
-	}
-	fprintf(o, "# recipe: scatter, %s m %s 100000 'inc eax'\n# unit: TSC ticks\ni\tticks\n",
-		st->barrier, count);
-	while (fscanf(in, "%llu", &v) == 1)
-		fprintf(o, "%llu\t%llu\n", i++, v);
-	fclose(in);
-	unlink(raw);
-	if (t32_fclose_out(o))
-		return -1;
-	plot(st, "scatter", "scatter.tsv", "scatter", NULL);
-	return 0;
-}
-
-/*
- * Recipe 2: the empty block's minimum over the first COUNT measurements, with the
- * sub-quantum estimate over the same measurements beside it.
- */
-static int recipe_min_vs_count(struct study *st)
-{
-	char out[PATH_MAX], count[32], raw[PATH_MAX];
-	unsigned long long v;
-	uint64_t *d, n = 0, max = st->p->min_counts_max, min = UINT64_MAX;
-	FILE *in, *o;
-
-	snprintf(count, sizeof(count), "%llu", (unsigned long long)max);
-	path_in(st, "min-vs-count.raw", raw, sizeof(raw));
-	{
-		char *argv[] = { st->self, (char *)st->barrier, "m", count, "0", "nop", NULL };
-
-		if (run(st, raw, argv))
-			return -1;
-	}
-	d = malloc(max * sizeof(uint64_t));
-	in = fopen(raw, "r");
-	if (!d || !in) {
+	if (!d)
+		return T32_EXIT_ERROR;
+	rc = deltas(st, "inc eax", 100000, n, d);
+	if (rc) {
 		free(d);
-		if (in)
-			fclose(in);
-		return -1;
+		return rc;
 	}
-	while (n < max && fscanf(in, "%llu", &v) == 1)
-		d[n++] = v;
-	fclose(in);
-	unlink(raw);
-	o = t32_fopen_out(path_in(st, "min-vs-count.tsv", out, sizeof(out)));
-	if (!o) {
+	if (!(o = t32_fopen_out(study_path(st, "scatter.tsv", path, sizeof(path))))) {
 		free(d);
-		return -1;
+		return T32_EXIT_ERROR;
 	}
-	fprintf(o, "# recipe: min-vs-count, empty block (barrier %s), one run of %s measurements\n"
-		   "# unit: TSC ticks\ncount\tmin_ticks\test_ticks\test_lo\test_hi\n",
-		st->barrier, count);
-	{
-		/* the study's counts, 1, 2, 5 a decade */
-		static const uint64_t counts[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000,
-						   200000, 500000, 1000000 };
-		uint64_t i = 0;
-
-		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]) && counts[k] <= n; k++) {
-			struct t32_estimate e;
-
-			for (; i < counts[k]; i++)
-				min = d[i] < min ? d[i] : min;
-			t32_estimate(d, counts[k], t32_machine_tsc_step(NULL), &e);
-			fprintf(o, "%llu\t%llu\t%.3f\t%.3f\t%.3f\n", (unsigned long long)counts[k],
-				(unsigned long long)min, e.value, e.lo, e.hi);
-		}
+	snprintf(what, sizeof(what), "t32 %s m %llu 100000 'inc eax', every measurement in the "
+		 "order taken", st->barrier, (unsigned long long)n);
+	study_provenance(st, o, "scatter", what);
+	fprintf(o, "i\tticks\tcycles\n");
+	for (uint64_t i = 0; i < n; i++) {
+		fprintf(o, "%llu\t%llu\t", (unsigned long long)i, (unsigned long long)d[i]);
+		if (st->ratio > 0)
+			fprintf(o, "%.0f", (double)d[i] * st->ratio);
+		fprintf(o, "\n");
 	}
 	free(d);
 	if (t32_fclose_out(o))
-		return -1;
-	plot(st, "min-vs-count", "min-vs-count.tsv", "min-vs-count", NULL);
+		return T32_EXIT_ERROR;
+	study_plot(st, "scatter", "scatter.tsv", "scatter", NULL, NULL, NULL);
 	return 0;
 }
 
-/* Recipe 3: the 24-form table at n = 100 .. 100,000, and its heat map. */
-static int recipe_table(struct study *st)
+static int section_scatter(struct study *st, FILE *h)
 {
-	char out[PATH_MAX], heat[PATH_MAX], tbl[PATH_MAX];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *in, *o;
+	char path[PATH_MAX], a[32], b[32];
+	struct tab t;
+	uint64_t *v;
+	size_t n, near = 0, far = 0, levels = 0;
+	const char *col;
+	double k;
+
+	if (tab_load(&t, study_path(st, "scatter.tsv", path, sizeof(path)), 1))
+		return 0;
+	n = t.nrows;
+	col = st->ratio > 0 && *tab_get(&t, 0, "cycles") ? "cycles" : "ticks";
+	v = malloc((n ? n : 1) * sizeof(uint64_t));
+	fprintf(h, "<h2 id=\"scatter\">1. Every measurement</h2>\n");
+	html_dated(h, &t);
+	fprintf(h, "<p>%s measurements of a block of 100,000 <code>inc eax</code> between "
+		   "<code>%s</code> barriers, one by one in the order taken (the coursework's "
+		   "first figure), with the minimum.</p>\n", study_thousands((double)n, a, sizeof(a)),
+		st->barrier);
+	html_figure(st, h, "scatter", "scatter.tsv",
+		    "Each measurement of the block, and a histogram of them on the same scale");
+	if (!v || n < 10) {
+		free(v);
+		tab_free(&t);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint64_t)tab_num(&t, i, col);
+	qsort(v, n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		near += v[i] <= v[0] * 1.001;
+		far += v[i] > v[0] * 1.05;
+		levels += v[i] <= v[0] * 1.001 && (i == 0 || v[i] != v[i - 1]);
+	}
+	k = (double)v[0] / 100000;
+	shows(h, "The minimum is %s %s, %.4f %s per <code>inc eax</code>: a chain of dependent "
+		 "increments retires one a cycle. %.1f%% of the measurements lie within 0.1%% of the "
+		 "minimum, on %zu distinct value%s%s; the median is %.3f%% above it. %zu (%.1f%%) lie "
+		 "more than 5%% above, the largest %.0f times the minimum: an interrupt or the "
+		 "hypervisor took the CPU in the middle of those. The scale shows the bulk; those "
+		 "far above it are counted on the top edge. Taking the minimum of many measurements, "
+		 "as the coursework does, removes them; so does the mean of the bulk that t32 "
+		 "uses.",
+	      study_thousands((double)v[0], a, sizeof(a)), col, k, col, 100.0 * near / n, levels,
+	      levels == 1 ? "" : "s",
+	      levels > 1 && st->env.q > 1 ? " (the readings come in whole steps of the TSC)" : "",
+	      100.0 * ((double)v[n / 2] / v[0] - 1), far, 100.0 * far / n, (double)v[n - 1] / v[0]);
+	(void)b;
+	free(v);
+	tab_free(&t);
+	return 1;
+}
+
+/* ----- min-vs-count: the empty block's minimum against the count ---------- */
+
+static int run_min_vs_count(struct study *st)
+{
+	static const uint64_t counts[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+					   200000, 500000, 1000000 };
+	uint64_t max = st->p->min_counts_max, *d = malloc(max * sizeof(uint64_t)), min = UINT64_MAX;
+	char path[PATH_MAX], what[256];
+	double t0 = t32_now(), r = st->ratio;
+	FILE *o;
+	int rc;
+
+	if (!d)
+		return T32_EXIT_ERROR;
+	rc = deltas(st, "nop", 0, max, d);
+	if (rc) {
+		free(d);
+		return rc;
+	}
+	if (!(o = t32_fopen_out(study_path(st, "min-vs-count.tsv", path, sizeof(path))))) {
+		free(d);
+		return T32_EXIT_ERROR;
+	}
+	snprintf(what, sizeof(what), "t32 %s m %llu 0 nop (the empty block), the minimum and t32's "
+		 "estimate over the first COUNT measurements", st->barrier, (unsigned long long)max);
+	study_provenance(st, o, "min-vs-count", what);
+	fprintf(o, "# seconds: %.2f (all %llu measurements)\n", t32_now() - t0,
+		(unsigned long long)max);
+	fprintf(o, "count\tmin_ticks\tmin_cycles\test_ticks\test_lo\test_hi\test_cycles\t"
+		   "est_lo_cycles\test_hi_cycles\n");
+	for (size_t k = 0, i = 0; k < sizeof(counts) / sizeof(counts[0]) && counts[k] <= max; k++) {
+		struct t32_estimate e;
+
+		for (; i < counts[k]; i++)
+			min = d[i] < min ? d[i] : min;
+		t32_estimate(d, counts[k], t32_machine_tsc_step(NULL), &e);
+		fprintf(o, "%llu\t%llu\t", (unsigned long long)counts[k], (unsigned long long)min);
+		if (r > 0)
+			fprintf(o, "%.2f", (double)min * r);
+		fprintf(o, "\t%.3f\t%.3f\t%.3f\t", e.value, e.lo, e.hi);
+		if (r > 0)
+			fprintf(o, "%.3f\t%.3f\t%.3f", e.value * r, e.lo * r, e.hi * r);
+		else
+			fprintf(o, "\t\t");
+		fprintf(o, "\n");
+	}
+	free(d);
+	if (t32_fclose_out(o))
+		return T32_EXIT_ERROR;
+	study_plot(st, "min-vs-count", "min-vs-count.tsv", "min-vs-count", NULL, NULL, NULL);
+	return 0;
+}
+
+static int section_min_vs_count(struct study *st, FILE *h)
+{
+	char path[PATH_MAX], a[32], b[32];
+	struct tab t;
+	size_t n, settled = 0, apart = 0, first_apart = 0;
+	int cyc;
+	const char *u;
+
+	if (tab_load(&t, study_path(st, "min-vs-count.tsv", path, sizeof(path)), 1))
+		return 0;
+	n = t.nrows;
+	cyc = n && !isnan(tab_num(&t, 0, "min_cycles"));
+	u = cyc ? "cycles" : "ticks";
+	fprintf(h, "<h2 id=\"min-vs-count\">2. How many measurements are enough</h2>\n");
+	html_dated(h, &t);
+	fprintf(h, "<p>The empty block (the barriers alone) measured %s times in one run; for "
+		   "each COUNT, the minimum over the first COUNT measurements, and t32's estimate "
+		   "over the same ones with its 95%% interval. The coursework's minimum fell from "
+		   "452 to 376 ticks between 1,000 and 100,000 measurements on its machine.</p>\n",
+		   n ? study_thousands(tab_num(&t, n - 1, "count"), a, sizeof(a)) : "no");
+	html_figure(st, h, "min-vs-count", "min-vs-count.tsv",
+		    "The minimum and t32's estimate against the number of measurements");
+	if (n < 2) {
+		tab_free(&t);
+		return 1;
+	}
+	{
+		char mn[64], mx[64];
+
+		snprintf(mn, sizeof(mn), "min_%s", u);
+		snprintf(mx, sizeof(mx), "est_%s", u);
+		for (size_t i = 0; i < n; i++)
+			if (tab_num(&t, i, mn) != tab_num(&t, n - 1, mn))
+				settled = i + 1;
+		for (size_t i = 1; i < n; i++) {
+			char lo[64], hi[64];
+
+			snprintf(lo, sizeof(lo), cyc ? "est_lo_cycles" : "est_lo");
+			snprintf(hi, sizeof(hi), cyc ? "est_hi_cycles" : "est_hi");
+			if (tab_num(&t, i, lo) > tab_num(&t, i - 1, hi) ||
+			    tab_num(&t, i, hi) < tab_num(&t, i - 1, lo)) {
+				if (!apart)
+					first_apart = i;
+				apart++;
+			}
+		}
+		char est[512];
+
+		if (apart)
+			snprintf(est, sizeof(est),
+				 "%zu pair%s of successive intervals do not overlap (first between %s and "
+				 "%s measurements): an interval is the estimate's statistical uncertainty "
+				 "for a block of fixed length, and the whole run took %s; over that time "
+				 "the empty block's own cost moved a little (the core clock, the "
+				 "hypervisor, the caches), which no interval of one span includes.",
+				 apart, apart == 1 ? "" : "s",
+				 study_thousands(tab_num(&t, first_apart - 1, "count"), a, sizeof(a)),
+				 study_thousands(tab_num(&t, first_apart, "count"), b, sizeof(b)),
+				 *tab_comment(&t, "seconds") ? tab_comment(&t, "seconds") : "a while");
+		else
+			snprintf(est, sizeof(est),
+				 "Successive intervals overlap: the estimate is stable from the first "
+				 "1,000 measurements on, and only narrows as more come.");
+		shows(h, "Here the minimum was %s %s (%s ticks) %s. The minimum is a property of the "
+			 "fastest reading, which comes in whole steps of the TSC (%llu ticks here), so it "
+			 "cannot resolve the barrier's cost; t32's estimate, the mean of the bulk of "
+			 "the readings, gives it: %.2f %s [%.2f, %.2f] over all %s. It lies above the "
+			 "minimum because it is a typical run, not the luckiest. %s",
+		      study_thousands(tab_num(&t, n - 1, mn), a, sizeof(a)), u,
+		      study_thousands(tab_num(&t, n - 1, "min_ticks"), b, sizeof(b)),
+		      settled == 0 ? "from the first 1,000 measurements on: it needed no more"
+				   : settled >= n ? "still falling at the last count"
+						  : "and stopped falling before the last count",
+		      (unsigned long long)st->env.q, tab_num(&t, n - 1, mx), u,
+		      tab_num(&t, n - 1, cyc ? "est_lo_cycles" : "est_lo"),
+		      tab_num(&t, n - 1, cyc ? "est_hi_cycles" : "est_hi"),
+		      study_thousands(tab_num(&t, n - 1, "count"), a, sizeof(a)), est);
+		if (settled > 0 && settled < n)
+			fprintf(h, "<p>The minimum reached its final value after %s measurements.</p>\n",
+				study_thousands(tab_num(&t, settled, "count"), a, sizeof(a)));
+	}
+	tab_free(&t);
+	return 1;
+}
+
+/* ----- table: the coursework's 24 forms ------------------------------------ */
+
+/* The retirement model's cycles per iteration of a body (the micro-architecture data). */
+static int model_cycles(const struct t32_uarch *u, const struct t32_lattab *tab, const char *body,
+			double *cycles)
+{
+	struct t32_spec s = { 0 };
+	unsigned char *code = NULL;
+	struct t32_insn *insns = NULL;
+	struct t32_model_insn *b = NULL;
+	struct t32_model_result r = { 0 };
+	size_t len = 0, n = 0;
+	char err[512];
+	int rc = -1;
+
+	if (!t32_spec_add_item(&s, 1, body) && !t32_assemble_body(&s, &code, &len, err, sizeof(err)) &&
+	    !t32_deps_decode(code, len, &insns, &n, err, sizeof(err)) && n &&
+	    (b = calloc(n, sizeof(*b)))) {
+		t32_model_prepare(u, tab, insns, n, b);
+		if (!t32_model_steady(u, b, n, 1, &r)) {
+			*cycles = r.cycles_per_iter;
+			rc = 0;
+		}
+	}
+	t32_model_result_free(&r);
+	free(b);
+	free(insns);
+	free(code);
+	t32_spec_free(&s);
+	return rc;
+}
+
+/* One value of the heat map: form, column label, cost per instruction. */
+static void heat(FILE *o, const char *form, const char *col, double v)
+{
+	if (isfinite(v))
+		fprintf(o, "%s\t%s\t%.4f\n", form, col, v);
+}
+
+static int run_table(struct study *st)
+{
+	char tbl[PATH_MAX], lat[PATH_MAX], tp[PATH_MAX], path[PATH_MAX], err[512], text[512];
+	const char *unit = st->ratio > 0 ? "cycles" : "ticks";
+	struct t32_table table = { 0 };
+	struct t32_uarch u;
+	struct t32_uarch_choice choice;
+	struct t32_lattab lt = { NULL, 0 };
+	struct tab tl, tt;
+	FILE *o, *sum;
+	int rc, have_model;
 
 	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
-	path_in(st, "table.tsv", out, sizeof(out));
+	study_path(st, "table.tsv", lat, sizeof(lat));
+	study_path(st, "table-throughput.tsv", tp, sizeof(tp));
 	{
-		char *argv[] = { st->self, "sweep", "--n", "100,1000,10000,100000", "--mode", "latency",
-				 "--unit", "ticks", "--barrier", (char *)st->barrier,
+		char *argv[] = { "sweep", "--n", "100,1000,10000,100000", "--mode", "latency",
+				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
 				 "--budget", (char *)st->p->table_budget,
 				 "--block-precision", (char *)st->p->table_block_precision,
-				 "-o", out, tbl, NULL };
+				 "-o", lat, tbl, NULL };
 
-		if (run(st, NULL, argv))
-			return -1;
+		progress(st, "table: the 24 forms in latency mode (dependent chains)", 0);
+		if ((rc = study_call(st, cmd_sweep, argv)))
+			return rc;
 	}
-	/* the heat map wants form, n, per_insn */
-	in = fopen(out, "r");
-	o = t32_fopen_out(path_in(st, "table-heatmap.tsv", heat, sizeof(heat)));
-	if (!in || !o) {
-		if (in)
-			fclose(in);
+	{
+		/* k independent copies: Zen and the Cores retire up to 4 to 6 ALU operations a cycle */
+		char *argv[] = { "sweep", "--n", "1200", "--mode", "throughput", "--max-k", "6",
+				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
+				 "--budget", (char *)st->p->table_budget,
+				 "--block-precision", (char *)st->p->table_block_precision,
+				 "-o", tp, tbl, NULL };
+
+		progress(st, "table: the 24 forms in throughput mode (independent copies)", 0.6);
+		if ((rc = study_call(st, cmd_sweep, argv)))
+			return rc;
+	}
+	if (t32_table_load(tbl, &table, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	t32_block_uarch(NULL, &choice);
+	snprintf(path, sizeof(path), "%s/uarch/latency.lat", t32_datadir());
+	have_model = !t32_uarch_load(&u, choice.data, t32_datadir(), err, sizeof(err)) &&
+		     !t32_lattab_load(&lt, path, err, sizeof(err));
+	t32_uarch_choice_text(&choice, choice.data, text, sizeof(text));
+	if (tab_load(&tl, lat, 0) || tab_load(&tt, tp, 0)) {
+		t32_lattab_free(&lt);
+		t32_table_free(&table);
+		return T32_EXIT_ERROR;
+	}
+	o = t32_fopen_out(study_path(st, "table-heatmap.tsv", path, sizeof(path)));
+	sum = o ? t32_fopen_out(study_path(st, "table-summary.tsv", path, sizeof(path))) : NULL;
+	if (!o || !sum) {
 		if (o)
 			t32_fabort_out(o);
-		return -1;
+		tab_free(&tl);
+		tab_free(&tt);
+		t32_lattab_free(&lt);
+		t32_table_free(&table);
+		return T32_EXIT_ERROR;
 	}
-	fprintf(o, "# from table.tsv: (t - bar) / n, sub-quantum estimate\nform\tn\tper_insn\n");
-	while (getline(&line, &cap, in) > 0) {
-		char *f[8], *save = NULL, *tok = strtok_r(line, "\t\n", &save);
-		int k = 0;
+	study_provenance(st, o, "table", "cost per instruction of each form: measured chains at "
+			 "each n (table.tsv), the model's, measured throughput at n = 1200 "
+			 "(table-throughput.tsv), the model's, and the manual's value the coursework quoted");
+	fprintf(o, "# model: %s\n# unit: %s per instruction\nform\tn\tper_insn\n",
+		have_model ? text : "unavailable", unit);
+	study_provenance(st, sum, "table", "per form: latency (median over n >= 1000 of the chain), "
+			 "throughput (best k of independent copies at n = 1200), what the model "
+			 "predicts for each, and the manual's reciprocal throughput the coursework quoted");
+	fprintf(sum, "# model: %s\n# unit: %s per instruction\n", have_model ? text : "unavailable",
+		unit);
+	fprintf(sum, "form\tlatency\tlatency_model\tthroughput\tthroughput_k\tthroughput_model\t"
+		     "manual_rtp\n");
+	for (size_t f = 0; f < table.n; f++) {
+		const struct t32_form *form = &table.forms[f];
+		double l[8], tput = NAN, lm = NAN, tm = NAN, k = NAN;
+		size_t nl = 0;
 
-		if (!tok || line[0] == '#' || strcmp(tok, "row") == 0)
-			continue;
-		/* row form mode n k unit estimate */
-		for (; tok && k < 7; tok = strtok_r(NULL, "\t\n", &save))
-			f[k++] = tok;
-		if (k == 7)
-			fprintf(o, "%s\t%s\t%s\n", f[1], f[3], f[6]);
+		for (size_t r = 0; r < tl.nrows; r++) {
+			if (strcmp(tab_get(&tl, r, "form"), form->name) ||
+			    (strcmp(tab_get(&tl, r, "status"), "ok") &&
+			     strcmp(tab_get(&tl, r, "status"), "untrusted")))
+				continue;
+			heat(o, form->name, tab_get(&tl, r, "n"), tab_num(&tl, r, "per_insn"));
+			if (tab_num(&tl, r, "n") >= 1000 && nl < 8)
+				l[nl++] = tab_num(&tl, r, "per_insn");
+		}
+		for (size_t r = 0; r < tt.nrows; r++)
+			if (!strcmp(tab_get(&tt, r, "form"), form->name) &&
+			    (!strcmp(tab_get(&tt, r, "status"), "ok") ||
+			     !strcmp(tab_get(&tt, r, "status"), "untrusted"))) {
+				tput = tab_num(&tt, r, "per_insn");
+				k = tab_num(&tt, r, "k");
+			}
+		if (have_model && st->ratio > 0) {
+			char unitbody[4096] = "", copy[512];
+			unsigned kk = form->tp_period ? (form->tp_period < 6 ? form->tp_period : 6) : 0;
+
+			if (model_cycles(&u, &lt, form->insn, &lm))
+				lm = NAN;
+			for (unsigned c = 0; c < kk; c++)
+				if (!t32_form_tp_expand(form, c, copy, sizeof(copy)))
+					snprintf(unitbody + strlen(unitbody), sizeof(unitbody) - strlen(unitbody),
+						 "%s%s", c ? "; " : "", copy);
+			if (!kk || model_cycles(&u, &lt, unitbody, &tm))
+				tm = NAN;
+			else
+				tm /= kk;
+		}
+		heat(o, form->name, "model", lm);
+		heat(o, form->name, "tp", tput);
+		heat(o, form->name, "tp model", tm);
+		heat(o, form->name, "manual", form->rtp);
+		/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
+		for (size_t i = 1; i < nl; i++)
+			for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
+				double x = l[j];
+
+				l[j] = l[j - 1];
+				l[j - 1] = x;
+			}
+		fprintf(sum, "%s\t", form->name);
+		fprintf(sum, nl ? "%.4f\t" : "\t", nl ? l[nl / 2] : 0.0);
+		fprintf(sum, isfinite(lm) ? "%.4f\t" : "\t", lm);
+		fprintf(sum, isfinite(tput) ? "%.4f\t" : "\t", tput);
+		fprintf(sum, isfinite(k) ? "%.0f\t" : "\t", k);
+		fprintf(sum, isfinite(tm) ? "%.4f\t" : "\t", tm);
+		fprintf(sum, isfinite(form->rtp) ? "%g\n" : "\n", form->rtp);
 	}
-	free(line);
-	fclose(in);
-	if (t32_fclose_out(o))
-		return -1;
-	plot(st, "heatmap", "table-heatmap.tsv", "table-heatmap", NULL);
+	tab_free(&tl);
+	tab_free(&tt);
+	t32_lattab_free(&lt);
+	t32_table_free(&table);
+	if (t32_fclose_out(o) | t32_fclose_out(sum))
+		return T32_EXIT_ERROR;
+	study_plot(st, "heatmap", "table-heatmap.tsv", "table-heatmap", NULL,
+		   st->ratio > 0 ? "core cycles" : "TSC ticks", NULL);
 	return 0;
 }
 
-/* Recipe 4: step curves of inc eax and add eax, 1 for n = 1..100, with fit and steps. */
-static int recipe_steps(struct study *st)
+/* Append name to a list of names in buf ("a, b and c" is made by list_end). */
+static void list_add(char *buf, size_t len, size_t *n, const char *name)
 {
-	static const struct { const char *insn, *base; } curves[] = {
-		{ "inc eax", "steps-inc" },
-		{ "add eax, 1", "steps-add" },
-	};
+	snprintf(buf + strlen(buf), len - strlen(buf), "%s<code>%s</code>", *n ? ", " : "", name);
+	(*n)++;
+}
+
+static int section_table(struct study *st, FILE *h)
+{
+	char path[PATH_MAX], one[4096] = "", cheap[4096] = "", other[4096] = "";
+	char agree[64] = "", model[512];
+	struct tab t;
+	size_t none = 0, ncheap = 0, nother = 0, nmodel = 0, nagree = 0, ntp = 0, nmov = 0;
+	double tps[64];
+	const char *u;
+
+	if (tab_load(&t, study_path(st, "table-summary.tsv", path, sizeof(path)), 1))
+		return 0;
+	u = strstr(tab_comment(&t, "unit"), "ticks") ? "ticks" : "cycles";
+	snprintf(model, sizeof(model), "%s", tab_comment(&t, "model"));
+	fprintf(h, "<h2 id=\"table\">3. The 24-form table</h2>\n");
+	html_dated(h, &t);
+	fprintf(h, "<p>Each form of the coursework's table repeated <i>n</i> = 100 &hellip; "
+		   "100,000 times as written, (t &minus; bar) / <i>n</i> in %s per instruction "
+		   "(the coursework's measurement: a form repeated as written is a dependent chain, "
+		   "so it shows the <b>latency</b>). Beside it, in the named columns: what the "
+		   "retirement model predicts for the chain (<i>model</i>, from the "
+		   "micro-architecture data: %s); the <b>throughput</b>, measured on <i>k</i> "
+		   "independent copies over rotating registers at <i>n</i> = 1200, the best "
+		   "<i>k</i> up to 6 kept (<i>tp</i>) and the model's (<i>tp model</i>); and "
+		   "the reciprocal throughput the coursework quoted from Intel's manual for Sandy "
+		   "Bridge (<i>manual</i>, six forms).</p>\n", u, model[0] ? model : "none");
+	html_figure(st, h, "table-heatmap", "table-heatmap.tsv",
+		    "Cost per instruction of each form: latency at each n, the model, throughput");
+	fprintf(h, "<p>Data: <a href=\"table.tsv\">table.tsv</a> (the chains: intervals, the "
+		   "coursework's minimum-based values, runs, flags), <a href=\"table-throughput.tsv\">"
+		   "table-throughput.tsv</a>, <a href=\"table-summary.tsv\">table-summary.tsv</a> "
+		   "(one row a form).</p>\n");
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *f = tab_get(&t, r, "form");
+		double l = tab_num(&t, r, "latency"), lm = tab_num(&t, r, "latency_model");
+		double tp = tab_num(&t, r, "throughput");
+
+		if (isnan(l))
+			continue;
+		if (fabs(l - 1) <= 0.1) {
+			list_add(one, sizeof(one), &none, f);
+			nmov += !strncmp(f, "mov-", 4);
+		} else if (l < 0.6) {
+			list_add(cheap, sizeof(cheap), &ncheap, f);
+		} else {
+			list_add(other, sizeof(other), &nother, f);
+		}
+		if (isfinite(lm)) {
+			nmodel++;
+			nagree += fabs(l - lm) <= 0.15 * (lm > 1 ? lm : 1);
+		}
+		if (isfinite(tp) && ntp < 64)
+			tps[ntp++] = tp;
+	}
+	if (nmodel)
+		snprintf(agree, sizeof(agree), "%zu of %zu", nagree, nmodel);
+	shows(h, "%zu form%s cost one %s per instruction in a chain (%s): each copy waits for the "
+		 "one before, and an add, sub, inc, dec or xor takes one cycle%s. "
+		 "%zu cost well under one (%s): their copies depend on nothing (a move of a constant "
+		 "into a whole register, a nop, a zero idiom such as <code>xor eax, eax</code> that "
+		 "the core recognises at rename), so they overlap and retire several a cycle: what "
+		 "the coursework's table shows for them is a throughput, not a latency. "
+		 "%s%s%s"
+		 "%s%s%s",
+	      none, none == 1 ? "" : "s", u[0] == 'c' ? "cycle" : "tick", none ? one : "none",
+	      nmov ? "; a move of a constant into a 16-bit register (<code>mov ax, 0</code>) does "
+		     "too, since it merges into the register's old value and so depends on it" : "",
+	      ncheap, ncheap ? cheap : "none",
+	      nother ? "Others: " : "", nother ? other : "", nother ? ". " : "",
+	      nmodel ? "The model, from the micro-architecture data alone, is within 15% of the "
+		       "measured chain for " : "",
+	      nmodel ? agree : "", nmodel ? " forms." : "");
+	if (ntp) {
+		size_t near = 0;
+		double med;
+
+		for (size_t i = 1; i < ntp; i++)
+			for (size_t j = i; j > 0 && tps[j] < tps[j - 1]; j--) {
+				double x = tps[j];
+
+				tps[j] = tps[j - 1];
+				tps[j - 1] = x;
+			}
+		med = tps[ntp / 2];
+		for (size_t i = 0; i < ntp; i++)
+			near += fabs(tps[i] - med) <= 0.1 * med;
+		fprintf(h, "<p>With independent copies (throughput), %zu of %zu forms cost about %.2f "
+			   "%s each: %.1f a cycle%s. The manual values the coursework quoted (0.33 for "
+			   "add, sub, inc, dec and xor) are Sandy Bridge's, which has three ALUs. A "
+			   "<code>nop</code> needs no execution unit at all; its figures, a fraction of "
+			   "a cycle against a barrier that costs tens, are the least certain of the "
+			   "table.</p>\n", near, ntp, med, u, med > 0 ? 1 / med : 0.0,
+			med > 0 && fabs(1 / med - 4) < 0.5 ? ", the four ALUs of the core" : "");
+	}
+	tab_free(&t);
+	return 1;
+}
+
+/* ----- steps: step curves for n = 1..100 ----------------------------------- */
+
+static const struct {
+	const char *insn, *base;
+} curves[] = {
+	{ "inc eax", "steps-inc" },
+	{ "add eax, 1", "steps-add" },
+};
+
+static int run_steps(struct study *st)
+{
 	int rc = 0;
 
-	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
-		char sw[PATH_MAX], out[PATH_MAX], steps[PATH_MAX], name[64];
-		double x[128], y[128], lo[128], hi[128], mn[128], *res;
+	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]) && !st->interrupted; c++) {
+		char sw[PATH_MAX], out[PATH_MAX], steps[PATH_MAX], name[128], what[256];
+		double x[128], y[128], lo[128], hi[128], mn[128];
 		size_t n = 0;
-		char *line = NULL;
-		size_t cap = 0;
 		struct t32_linfit lf;
 		struct t32_steps s = { 0 };
 		struct t32_steps_opts so = { 0 };
-		FILE *in, *o;
+		struct tab t;
+		FILE *o, *so_f;
 
 		snprintf(name, sizeof(name), "%s.sweep.tsv", curves[c].base);
-		path_in(st, name, sw, sizeof(sw));
+		study_path(st, name, sw, sizeof(sw));
 		{
-			char *argv[] = { st->self, "sweep", "--n", "1..100",
+			char *argv[] = { "sweep", "--n", "1..100",
 					 "--budget", (char *)st->p->steps_budget,
 					 "--block-precision", (char *)st->p->steps_block_precision,
 					 "-o", sw, (char *)st->barrier, "m", (char *)curves[c].insn, NULL };
 
-			if (run(st, NULL, argv)) {
-				rc = -1;
-				continue;
-			}
+			snprintf(what, sizeof(what), "steps: n x '%s', n = 1..100", curves[c].insn);
+			progress(st, what, 0.5 * c);
+			if ((rc = study_call(st, cmd_sweep, argv)))
+				return rc;
 		}
-		in = fopen(sw, "r");
-		if (!in) {
-			rc = -1;
-			continue;
-		}
-		while (getline(&line, &cap, in) > 0 && n < 128) {
-			char *f[12], *save = NULL, *tok = strtok_r(line, "\t\n", &save);
-			int k = 0;
+		if (tab_load(&t, sw, 0))
+			return T32_EXIT_ERROR;
+		for (size_t r = 0; r < t.nrows && n < 128; r++) {
+			double pi = tab_num(&t, r, "per_insn");
 
-			if (!tok || line[0] == '#' || strcmp(tok, "row") == 0)
-				continue;
-			for (; tok && k < 12; tok = strtok_r(NULL, "\t\n", &save))
-				f[k++] = tok;
-			if (k < 12)
-				continue;
-			/* row form mode n k unit estimate ci_lo ci_hi total min_est median */
-			x[n] = strtod(f[3], NULL);
-			y[n] = strtod(f[9], NULL);
-			lo[n] = strtod(f[7], NULL) * x[n];
-			hi[n] = strtod(f[8], NULL) * x[n];
-			mn[n] = strtod(f[10], NULL) * x[n];
-			n++;
+			x[n] = tab_num(&t, r, "n");
+			y[n] = tab_num(&t, r, "total");
+			lo[n] = tab_num(&t, r, "ci_lo") * x[n];
+			hi[n] = tab_num(&t, r, "ci_hi") * x[n];
+			mn[n] = tab_num(&t, r, "min_per_insn") * x[n];
+			(void)pi;
+			if (isfinite(x[n]) && isfinite(y[n]))
+				n++;
 		}
-		free(line);
-		fclose(in);
-		res = calloc(n ? n : 1, sizeof(double));
-		if (!res || n < 3 || t32_linfit(x, y, n, res, &lf) ||
-		    t32_steps_find(x, mn, n, &so, &s)) {
-			free(res);
-			rc = -1;
-			continue;
-		}
+		tab_free(&t);
+		if (n < 3 || t32_linfit(x, y, n, NULL, &lf) || t32_steps_find(x, mn, n, &so, &s))
+			return T32_EXIT_ERROR;
 		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
-		o = t32_fopen_out(path_in(st, name, out, sizeof(out)));
+		o = t32_fopen_out(study_path(st, name, out, sizeof(out)));
 		snprintf(name, sizeof(name), "%s.steps.tsv", curves[c].base);
-		FILE *so_f = t32_fopen_out(path_in(st, name, steps, sizeof(steps)));
-
+		so_f = o ? t32_fopen_out(study_path(st, name, steps, sizeof(steps))) : NULL;
 		if (!o || !so_f) {
 			if (o)
 				t32_fabort_out(o);
-			if (so_f)
-				t32_fabort_out(so_f);
-			free(res);
 			t32_steps_free(&s);
-			rc = -1;
-			continue;
+			return T32_EXIT_ERROR;
 		}
-		fprintf(o, "# recipe: steps, %s m n x '%s'\n"
-			   "# fit: cycles = %.3f + %.4f n (robust; se %.3f, %.4f)\n"
-			   "# steps in the study's minimum curve: %zu, period %.2f%s\n"
+		snprintf(what, sizeof(what), "%s m n x '%s', n = 1..100 (from %s.sweep.tsv)",
+			 st->barrier, curves[c].insn, curves[c].base);
+		study_provenance(st, o, "steps", what);
+		fprintf(o, "# fit: cycles = %.3f + %.4f n (robust; se %.3f, %.4f)\n"
+			   "# steps in the coursework's minimum curve: %zu, period %.2f%s, height %.2f\n"
 			   "# unit: core cycles per block\n"
 			   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n",
-			st->barrier, curves[c].insn, lf.a, lf.b, lf.se_a, lf.se_b, s.nsteps,
-			s.period, s.periodic ? " (periodic)" : "");
+			lf.a, lf.b, lf.se_a, lf.se_b, s.nsteps, s.period, s.periodic ? " (periodic)" : "",
+			s.nsteps ? s.height_mean : 0.0);
+		study_provenance(st, so_f, "steps", what);
 		fprintf(so_f, "n\tn_before\theight\n");
 		for (size_t i = 0; i < n; i++) {
 			int step = 0;
@@ -368,335 +725,597 @@ static int recipe_steps(struct study *st)
 		for (size_t k = 0; k < s.nsteps; k++)
 			fprintf(so_f, "%g\t%g\t%.3f\n", s.steps[k].x, s.steps[k].x_before,
 				s.steps[k].height);
-		free(res);
 		t32_steps_free(&s);
-		if (t32_fclose_out(o) | t32_fclose_out(so_f)) {
-			rc = -1;
-			continue;
-		}
+		if (t32_fclose_out(o) | t32_fclose_out(so_f))
+			return T32_EXIT_ERROR;
 		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
-		plot(st, "step-curve", name, curves[c].base, steps);
+		{
+			char title[256];
+
+			snprintf(title, sizeof(title), "%s - %s", curves[c].insn, st->machine);
+			study_plot(st, "step-curve", name, curves[c].base, title, steps, NULL);
+		}
 	}
 	return rc;
 }
 
-/* Recipe 5: C1 n C2 with C1 = inc ebx, C2 = inc eax (the study's 43 n 40). */
-static int recipe_combos(struct study *st)
+static int section_steps(struct study *st, FILE *h)
 {
-	char sw[PATH_MAX], single[PATH_MAX];
+	int any = 0;
 
-	path_in(st, "combos.tsv", sw, sizeof(sw));
+	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
+		char path[PATH_MAX], name[128], caption[256], stx[1024] = "";
+		struct tab t, s;
+		double a, b, se, worst = 0, worst_n = 0, height = 0;
+		size_t n;
+
+		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
+		if (tab_load(&t, study_path(st, name, path, sizeof(path)), 1))
+			continue;
+		if (!any++) {
+			fprintf(h, "<h2 id=\"steps\">4. Step curves</h2>\n");
+			html_dated(h, &t);
+			fprintf(h, "<p>Blocks of <i>n</i> = 1 &hellip; 100 copies of an instruction, "
+				   "each block's cost over the barrier in core cycles: t32's estimate with "
+				   "its 95%% interval, the robust line through it, and the coursework's "
+				   "minimum-based curve ((min &minus; min), the block's minimum less the "
+				   "empty block's) with the steps found in it marked where they are.</p>\n");
+		}
+		snprintf(name, sizeof(name), "%s.steps.tsv", curves[c].base);
+		if (!tab_load(&s, study_path(st, name, path, sizeof(path)), 1)) {
+			for (size_t i = 0; i < s.nrows; i++) {
+				snprintf(stx + strlen(stx), sizeof(stx) - strlen(stx), "%s%.0f",
+					 i ? ", " : "", tab_num(&s, i, "n"));
+				height += tab_num(&s, i, "height") / s.nrows;
+			}
+			tab_free(&s);
+		}
+		n = t.nrows;
+		if (sscanf(tab_comment(&t, "fit"), "cycles = %lf + %lf n (robust; se %*f, %lf)", &a, &b,
+			   &se) != 3)
+			a = b = se = NAN;
+		for (size_t i = 0; i < n; i++) {
+			double d = fabs(tab_num(&t, i, "cycles") - tab_num(&t, i, "fit"));
+
+			if (d > worst) {
+				worst = d;
+				worst_n = tab_num(&t, i, "n");
+			}
+		}
+		snprintf(caption, sizeof(caption), "n copies of %s: the estimate, the line, the "
+			 "minimum-based curve and its steps", curves[c].insn);
+		fprintf(h, "<h3><code>%s</code></h3>\n", curves[c].insn);
+		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
+		html_figure(st, h, curves[c].base, name, caption);
+		{
+			char tail[1024] = "";
+
+			if (worst > 3)
+				snprintf(tail, sizeof(tail), " The largest departure from the line, %.1f "
+					 "cycles at n = %.0f, is one block a neighbour disturbed (see its "
+					 "interval and flags in %s.sweep.tsv).", worst, worst_n, curves[c].base);
+			if (stx[0])
+				shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: "
+					 "the cost of one more instruction in a chain, one cycle. The estimate "
+					 "follows the line with no steps. The minimum-based curve is a "
+					 "staircase with steps at n = %s, each %.1f cycles high: that is one step "
+					 "of the TSC (%llu ticks = %.1f cycles), so its treads are the clock's "
+					 "resolution, not the processor's: a line of slope one cycle crosses "
+					 "one TSC step every %.0f instructions.%s",
+				      b, 1.96 * se, curves[c].insn, stx, height,
+				      (unsigned long long)st->env.q, (double)st->env.q * st->ratio,
+				      b > 0 ? (double)st->env.q * st->ratio / b : 0.0, tail);
+			else
+				shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: "
+					 "the cost of one more instruction in a chain. The minimum-based curve "
+					 "has no steps here: the TSC counts single ticks (or the block never "
+					 "crossed a step).%s",
+				      b, 1.96 * se, curves[c].insn, tail);
+		}
+		tab_free(&t);
+	}
+	return any;
+}
+
+/* ----- combos: C1 n C2 ----------------------------------------------------- */
+
+static int run_combos(struct study *st)
+{
+	char sw[PATH_MAX], alone[PATH_MAX], path[PATH_MAX];
+	struct tab a, b;
+	FILE *o;
+	int rc;
+
+	study_path(st, "combos.sweep.tsv", sw, sizeof(sw));
+	study_path(st, "combos-alone.sweep.tsv", alone, sizeof(alone));
 	{
-		char *argv[] = { st->self, "sweep", "--n", "0,1,2,3,10,100",
+		char *argv[] = { "sweep", "--n", "0,1,2,3,10,100",
 				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
 				 "-o", sw, (char *)st->barrier, "m", "inc ebx", "inc eax", NULL };
 
-		if (run(st, NULL, argv))
-			return -1;
+		if ((rc = study_call(st, cmd_sweep, argv)))
+			return rc;
 	}
-	path_in(st, "combos-single.tsv", single, sizeof(single));
 	{
-		char *argv[] = { st->self, "sweep", "--n", "1",
+		char *argv[] = { "sweep", "--n", "1,2,3,10,100",
 				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
-				 "-o", single, (char *)st->barrier, "m", "inc eax", NULL };
+				 "-o", alone, (char *)st->barrier, "m", "inc eax", NULL };
 
-		if (run(st, NULL, argv))
-			return -1;
+		if ((rc = study_call(st, cmd_sweep, argv)))
+			return rc;
 	}
-	return 0;
+	if (tab_load(&a, sw, 0))
+		return T32_EXIT_ERROR;
+	if (tab_load(&b, alone, 0)) {
+		tab_free(&a);
+		return T32_EXIT_ERROR;
+	}
+	if (!(o = t32_fopen_out(study_path(st, "combos.tsv", path, sizeof(path))))) {
+		tab_free(&a);
+		tab_free(&b);
+		return T32_EXIT_ERROR;
+	}
+	study_provenance(st, o, "combos", "C1 n C2 with C1 = inc ebx, C2 = inc eax, against n C2 "
+			 "alone (combos.sweep.tsv, combos-alone.sweep.tsv); whole blocks over the "
+			 "barrier, core cycles, 95% intervals");
+	fprintf(o, "n\tc1_n_c2\tc1_n_c2_lo\tc1_n_c2_hi\tn_c2\tn_c2_lo\tn_c2_hi\tc1_adds\n");
+	for (size_t r = 0; r < a.nrows; r++) {
+		double n = tab_num(&a, r, "n"), tot = tab_num(&a, r, "total");
+		double pi = tab_num(&a, r, "per_insn"), hw = (tab_num(&a, r, "ci_hi") - tab_num(&a, r, "ci_lo")) / 2;
+		double insns = n + 1, t2 = NAN, hw2 = NAN;
+
+		(void)pi;
+		for (size_t q = 0; q < b.nrows; q++)
+			if (tab_num(&b, q, "n") == n) {
+				t2 = tab_num(&b, q, "total");
+				hw2 = (tab_num(&b, q, "ci_hi") - tab_num(&b, q, "ci_lo")) / 2 * n;
+			}
+		if (n == 0) {
+			t2 = 0;
+			hw2 = 0;
+		}
+		fprintf(o, "%.0f\t%.3f\t%.3f\t%.3f\t", n, tot, tot - hw * insns, tot + hw * insns);
+		if (isfinite(t2))
+			fprintf(o, "%.3f\t%.3f\t%.3f\t%.3f\n", t2, t2 - hw2, t2 + hw2, tot - t2);
+		else
+			fprintf(o, "\t\t\t\n");
+	}
+	tab_free(&a);
+	tab_free(&b);
+	return t32_fclose_out(o) ? T32_EXIT_ERROR : 0;
 }
 
-/* The value of `# key: value` in text, into buf ("" when absent). */
-static void summary_value(const char *text, const char *key, char *buf, size_t len)
+static int section_combos(struct study *st, FILE *h)
 {
-	char pat[64];
-	const char *p;
+	char path[PATH_MAX];
+	struct tab t;
+	double adds = 0, alone = NAN;
+	size_t nadds = 0;
 
-	snprintf(pat, sizeof(pat), "# %s: ", key);
-	buf[0] = 0;
-	if (!text || !(p = strstr(text, pat)))
+	if (tab_load(&t, study_path(st, "combos.tsv", path, sizeof(path)), 1))
+		return 0;
+	fprintf(h, "<h2 id=\"combos\">5. Combinations C1 n C2</h2>\n");
+	html_dated(h, &t);
+	fprintf(h, "<p>The coursework's &ldquo;C1 n C2&rdquo;: one <code>inc ebx</code> (C1) "
+		   "followed by <i>n</i> <code>inc eax</code> (C2), against the <i>n</i> "
+		   "<code>inc eax</code> alone; whole blocks over the barrier, in core cycles, "
+		   "with 95%% intervals (<a href=\"combos.tsv\">combos.tsv</a>, from "
+		   "<a href=\"combos.sweep.tsv\">combos.sweep.tsv</a> and "
+		   "<a href=\"combos-alone.sweep.tsv\">combos-alone.sweep.tsv</a>).</p>\n");
+	fprintf(h, "<div class=\"wide\"><table><tr><th><i>n</i></th><th>C1 n C2, cycles</th>"
+		   "<th>n C2 alone, cycles</th><th>what C1 adds, cycles</th></tr>\n");
+	for (size_t r = 0; r < t.nrows; r++) {
+		double n = tab_num(&t, r, "n"), c = tab_num(&t, r, "c1_n_c2");
+		double lo = tab_num(&t, r, "c1_n_c2_lo"), hi = tab_num(&t, r, "c1_n_c2_hi");
+		double a = tab_num(&t, r, "n_c2"), alo = tab_num(&t, r, "n_c2_lo");
+		double ahi = tab_num(&t, r, "n_c2_hi"), d = tab_num(&t, r, "c1_adds");
+
+		fprintf(h, "<tr><td class=\"n\">%.0f</td><td class=\"n\">%.2f [%.2f, %.2f]</td>", n, c,
+			lo, hi);
+		if (isfinite(a))
+			fprintf(h, "<td class=\"n\">%.2f [%.2f, %.2f]</td><td class=\"n\">%+.2f</td></tr>\n",
+				a, alo, ahi, d);
+		else
+			fprintf(h, "<td>&ndash;</td><td>&ndash;</td></tr>\n");
+		if (n == 0)
+			alone = c;
+		else if (isfinite(d)) {
+			adds += d;
+			nadds++;
+		}
+	}
+	fprintf(h, "</table></div>\n");
+	if (nadds)
+		shows(h, "Alone (n = 0), <code>inc ebx</code> costs %.2f cycles over the barrier. In "
+			 "front of a chain of <code>inc eax</code> it adds %.2f cycles on average: "
+			 "%s. C2's chain sets the time, one cycle a copy, and the block's cost is n "
+			 "cycles whatever C1 is, as long as C1 is independent of it.",
+		      alone, adds / nadds,
+		      fabs(adds / nadds) < 0.5 ? "nothing, within the intervals: it runs beside the "
+						 "chain, in another ALU, in the same cycles"
+					       : "less than its cost alone, as it overlaps the chain in part");
+	tab_free(&t);
+	return 1;
+}
+
+/* ----- interrupts: where interrupts land, measured and modelled ------------ */
+
+/* A fitted parameter of a `# fit:` line as people read it: "retire_width 8 (5-16)". */
+static void param_text(const char *line, char *buf, size_t len)
+{
+	char key[64] = "", val[32] = "", sd[32] = "";
+	unsigned long lo = 0, hi = 0;
+	const char *ci = strstr(line, " ci "), *s = strstr(line, " sd ");
+	int have_ci = ci && sscanf(ci, " ci %lu..%lu", &lo, &hi) == 2;
+
+	if (sscanf(line, "%63s = %31s", key, val) != 2) {
+		snprintf(buf, len, "%s", line);
 		return;
-	p += strlen(pat);
-	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+	if (s)
+		sscanf(s, " sd %31s", sd);
+	/* undetermined: said so (issue 11's form), or a curvature the data left flat */
+	if (!strcmp(val, "undetermined") || !strcmp(val, "null") || !strcmp(sd, "inf")) {
+		if (have_ci)
+			snprintf(buf, len, "%s undetermined (%lu&ndash;%lu)", key, lo, hi);
+		else
+			snprintf(buf, len, "%s undetermined", key);
+	} else if (have_ci && lo != hi) {
+		snprintf(buf, len, "%s %s (%lu&ndash;%lu)", key, val, lo, hi);
+	} else {
+		snprintf(buf, len, "%s %s", key, val);
+	}
 }
 
-static int by_name(const void *a, const void *b)
+static int run_interrupts(struct study *st)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * Recipe 6 ("Where do interrupts happen?"): every block of data/blocks sampled,
- * swept and fitted with `t32 correlate`; a summary table and each block's
- * measured and predicted shares.
- */
-static int recipe_interrupts(struct study *st)
-{
-	char dir[PATH_MAX], blocks[PATH_MAX], out[PATH_MAX], *names[64];
-	size_t n = 0;
-	DIR *d;
-	struct dirent *e;
+	char dir[PATH_MAX], out[PATH_MAX], **names;
+	size_t n = t32_block_names(&names);
 	FILE *o;
 	int rc = 0;
 
-	snprintf(blocks, sizeof(blocks), "%s/blocks", t32_datadir());
-	path_in(st, "interrupts", dir, sizeof(dir));
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -1;
-	d = opendir(blocks);
-	if (!d) {
-		t32_error("cannot read '%s' (%s)", blocks, strerror(errno));
-		return -1;
+	study_path(st, "interrupts", dir, sizeof(dir));
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		t32_error("cannot make '%s' (%s)", dir, strerror(errno));
+		t32_block_names_free(names, n);
+		return T32_EXIT_ERROR;
 	}
-	while ((e = readdir(d)) && n < 64) {
-		size_t l = strlen(e->d_name);
-
-		if (l > 4 && strcmp(e->d_name + l - 4, ".blk") == 0)
-			names[n++] = strndup(e->d_name, l - 4);
+	if (!n) {
+		t32_error("no blocks in '%s/blocks'", t32_datadir());
+		return T32_EXIT_ERROR;
 	}
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), by_name);
-	o = t32_fopen_out(path_in(st, "interrupts.tsv", out, sizeof(out)));
-	if (!o)
-		return -1;
-	fprintf(o, "# recipe: interrupts, t32 correlate on each block of data/blocks\n"
-		   "block\tsamples\ttvd\tchi2_p\tretire_width\tretire_group\tcycles_measured\t"
-		   "cycles_predicted\tcycles_error_percent\tcurve_r\n");
-	for (size_t i = 0; i < n; i++) {
-		char sub[PATH_MAX], rel[PATH_MAX], *argv[] = { st->self, "correlate", "--format=tsv",
-			"--seconds", (char *)st->p->interrupt_seconds, "-o", sub, names[i], NULL };
+	for (size_t i = 0; i < n && !stop; i++) {
+		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256];
+		char *argv[] = { self, "correlate", "--format=tsv", "--seconds",
+				 (char *)st->p->interrupt_seconds, "-o", sub, names[i], NULL };
 		struct t32_child_output res;
-		char v[9][64];
-		static const char *const keys[] = { "samples", "tvd", "chi2_p", "retire_width",
-			"retire_group",
-			"cycles_per_iter_measured", "cycles_per_iter_predicted",
-			"cycles_error_percent", "curve_r" };
+		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-		snprintf(rel, sizeof(rel), "interrupts/%s", names[i]);
-		path_in(st, rel, sub, sizeof(sub));
-		fprintf(stderr, "t32 study: interrupts: %s\n", names[i]);
+		if (l <= 0)
+			break;
+		self[l] = 0;
+		snprintf(rel, sizeof(rel), "interrupts/%.200s", names[i]);
+		study_path(st, rel, sub, sizeof(sub));
+		snprintf(what, sizeof(what), "interrupts: %.100s (%zu of %zu)", names[i], i + 1, n);
+		progress(st, what, (double)i / n);
+		/* correlate runs as a program: its sample and sweep children, its own figures */
 		if (t32_run_program(argv, &res) || res.status) {
-			t32_error("correlate failed on '%s'%s%s", names[i], res.text ? ": " : "",
-				  res.text ? res.text : "");
+			t32_error("correlate failed on '%s' (%s)", names[i],
+				  res.error[0] ? res.error : res.text ? res.text : "no output");
 			t32_child_output_free(&res);
-			rc = -1;
+			rc = T32_EXIT_ERROR;
 			continue;
 		}
-		for (size_t k = 0; k < 9; k++)
-			summary_value(res.text, keys[k], v[k], sizeof(v[k]));
-		fprintf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[i], v[0], v[1],
-			v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
 		t32_child_output_free(&res);
+		/* the figures again, SVG and PNG, titled by the block rather than its whole text */
+		snprintf(title, sizeof(title), "%.100s - %.100s", names[i], st->machine);
+		snprintf(what, sizeof(what), "%s/shares.tsv", rel);
+		snprintf(sub, sizeof(sub), "%s/shares", rel);
+		study_plot(st, "shares", what, sub, title, NULL, NULL);
+		snprintf(what, sizeof(what), "%s/curve.tsv", rel);
+		snprintf(sub, sizeof(sub), "%s/model-overlay", rel);
+		study_plot(st, "model-overlay", what, sub, title, NULL, NULL);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	return t32_fclose_out(o) || rc ? -1 : 0;
+	if (stop)
+		st->interrupted = 1;
+	/* one line a block, from the files correlate wrote */
+	if (!(o = t32_fopen_out(study_path(st, "interrupts.tsv", out, sizeof(out))))) {
+		t32_block_names_free(names, n);
+		return T32_EXIT_ERROR;
+	}
+	study_provenance(st, o, "interrupts", "t32 correlate on each block of data/blocks; a fit "
+			 "meets the target when tvd <= 0.10 and cycles per iteration are within 5% "
+			 "(t32_corr_meets_target, as make bench judges)");
+	fprintf(o, "block\tsamples\ttvd\tchi2_p\tcycles_measured\tcycles_predicted\t"
+		   "cycles_error_percent\tcurve_r\ttarget\tparameters\n");
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX], rel[PATH_MAX], params[2048] = "", one[256];
+		struct tab t;
+		double tvd, err;
+
+		snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", names[i]);
+		if (tab_load(&t, study_path(st, rel, path, sizeof(path)), 1))
+			continue;
+		for (size_t c = 0; c < t.ncomments; c++)
+			if (!strncmp(t.comments[c], "fit: ", 5)) {
+				param_text(t.comments[c] + 5, one, sizeof(one));
+				snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s",
+					 params[0] ? "; " : "", one);
+			}
+		tvd = strtod(tab_comment(&t, "tvd"), NULL);
+		err = strtod(tab_comment(&t, "cycles_error_percent"), NULL);
+		fprintf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", names[i], tab_comment(&t, "samples"),
+			tab_comment(&t, "tvd"), tab_comment(&t, "chi2_p"),
+			tab_comment(&t, "cycles_per_iter_measured"),
+			tab_comment(&t, "cycles_per_iter_predicted"),
+			tab_comment(&t, "cycles_error_percent"), tab_comment(&t, "curve_r"),
+			*tab_comment(&t, "tvd") && *tab_comment(&t, "cycles_error_percent")
+				? (t32_corr_meets_target(tvd, err) ? "met" : "missed") : "-");
+		t32_tsv_fputs(params, o);
+		fprintf(o, "\n");
+		tab_free(&t);
+	}
+	t32_block_names_free(names, n);
+	if (t32_fclose_out(o))
+		return T32_EXIT_ERROR;
+	return st->interrupted ? T32_EXIT_INTERRUPTED : rc;
 }
 
 /*
- * Recipe 7: wake and interrupt latency with `t32 wake`, sleep and spin, each with
- * its statistics, histogram, tail and latency against launch distance.
+ * Recipe wake: wake and interrupt latency with `t32 wake`, sleep and spin, each
+ * run as a program (it asks for SCHED_FIFO and locks its memory: not the
+ * study's own state to change), its statistics kept beside its raw rows.
  */
-static int recipe_wake(struct study *st)
+static int run_wake(struct study *st)
 {
 	static const char *const methods[] = { "sleep", "spin" };
 	const char *count = strcmp(st->p->name, "full") ? "2000" : "20000";
+	char self[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int rc = 0;
 
-	for (size_t i = 0; i < 2; i++) {
-		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64];
-		char *argv[] = { st->self, "wake", "--method", (char *)methods[i], "--count",
+	if (l <= 0) {
+		t32_error("cannot find this program '%s' (%s)", "/proc/self/exe", strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	self[l] = 0;
+	for (size_t i = 0; i < 2 && !stop; i++) {
+		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64];
+		char *argv[] = { self, "wake", "--method", (char *)methods[i], "--count",
 				 (char *)count, "--format=tsv", "-o", raw, NULL };
+		struct t32_child_output res;
 
 		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
-		path_in(st, name, raw, sizeof(raw));
-		snprintf(name, sizeof(name), "wake-%s.stats.tsv", methods[i]);
-		if (run(st, path_in(st, name, stats, sizeof(stats)), argv)) {
-			rc = -1;
+		study_path(st, name, raw, sizeof(raw));
+		snprintf(what, sizeof(what), "wake: %s", methods[i]);
+		progress(st, what, i / 2.0);
+		if (t32_run_program(argv, &res) < 0 || (res.status && res.status != T32_EXIT_UNTRUSTED)) {
+			t32_error("t32 wake failed (%s) '%s'", res.error[0] ? res.error :
+				  res.text ? res.text : "no output", methods[i]);
+			t32_child_output_free(&res);
+			rc = T32_EXIT_ERROR;
 			continue;
 		}
+		snprintf(name, sizeof(name), "wake-%s.stats.tsv", methods[i]);
+		if (t32_write_file(study_path(st, name, stats, sizeof(stats)), res.text ? res.text : "",
+				   res.text ? strlen(res.text) : 0))
+			rc = T32_EXIT_ERROR;
+		t32_child_output_free(&res);
 		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
 		snprintf(base, sizeof(base), "wake-%s-hist", methods[i]);
-		plot(st, "wake-hist", name, base, NULL);
+		study_plot(st, "wake-hist", name, base, NULL, NULL, NULL);
 		snprintf(base, sizeof(base), "wake-%s-cdf", methods[i]);
-		plot(st, "wake-cdf", name, base, NULL);
+		study_plot(st, "wake-cdf", name, base, NULL, NULL, NULL);
 		snprintf(base, sizeof(base), "wake-%s-ldist", methods[i]);
-		plot(st, "wake-ldist", name, base, NULL);
+		study_plot(st, "wake-ldist", name, base, NULL, NULL, NULL);
 	}
-	return rc;
+	if (stop)
+		st->interrupted = 1;
+	return st->interrupted ? T32_EXIT_INTERRUPTED : rc;
 }
 
-/* The wake section of the index: per method a paragraph written from its data, and its figures. */
-static void wake_section(struct study *st, FILE *h)
+/* The wake section: per method a paragraph written from its data, and its figures. */
+static int section_wake(struct study *st, FILE *h)
 {
 	static const char *const methods[] = { "sleep", "spin" };
+	int any = 0;
 
-	fprintf(h, "<h2>7. Wake and interrupt latency</h2><p>wult's delayed-timer method in user "
-		   "space (<code>t32 wake</code>): a timer armed a random 20 &micro;s to 4 ms "
-		   "ahead; <b>sleep</b> times the return from <code>clock_nanosleep</code> to the "
-		   "deadline, <b>spin</b> the timer's signal handler while the thread spins, and "
-		   "the gap the interrupt left in the spin loop. Intervals are 95%%, "
-		   "distribution-free.</p>\n");
 	for (size_t i = 0; i < 2; i++) {
-		char path[PATH_MAX], name[64];
+		char path[PATH_MAX], name[64], base[64], cap[160];
 		struct t32_wake_data d;
 
 		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
-		if (t32_wake_load(path_in(st, name, path, sizeof(path)), &d))
+		if (!study_has(st, name) || t32_wake_load(study_path(st, name, path, sizeof(path)), &d))
 			continue;
-		fprintf(h, "<h3>%s</h3><p>", methods[i]);
+		if (!any++)
+			fprintf(h, "<h2 id=\"wake\">7. Wake and interrupt latency</h2><p>wult's "
+				   "delayed-timer method in user space (<code>t32 wake</code>): a timer "
+				   "armed a random 20 &micro;s to 4 ms ahead; <b>sleep</b> times the "
+				   "return from <code>clock_nanosleep</code> to the deadline, <b>spin</b> "
+				   "the timer's signal handler while the thread spins, and the gap the "
+				   "interrupt left in the spin loop. Intervals are 95%%, "
+				   "distribution-free.</p>\n");
+		fprintf(h, "<h3>%s</h3>\n", methods[i]);
+		fprintf(h, "<div class=\"shows\"><p><b>What this shows.</b> ");
 		t32_wake_describe(h, &d, 1);
-		fprintf(h, "</p><img src=\"wake-%s-hist.svg\"><img src=\"wake-%s-cdf.svg\">"
-			   "<img src=\"wake-%s-ldist.svg\"><p><a href=\"%s\">%s</a> (one row per "
-			   "event), <a href=\"wake-%s.stats.tsv\">statistics</a></p>\n", methods[i],
-			methods[i], methods[i], name, name, methods[i]);
+		fprintf(h, "</p></div>\n");
+		snprintf(base, sizeof(base), "wake-%s-hist", methods[i]);
+		snprintf(cap, sizeof(cap), "%s: histogram of the kept events' latency", methods[i]);
+		html_figure(st, h, base, name, cap);
+		snprintf(base, sizeof(base), "wake-%s-cdf", methods[i]);
+		snprintf(cap, sizeof(cap), "%s: share of events slower than each latency (log scale)",
+			 methods[i]);
+		html_figure(st, h, base, name, cap);
+		snprintf(base, sizeof(base), "wake-%s-ldist", methods[i]);
+		snprintf(cap, sizeof(cap), "%s: latency against launch distance", methods[i]);
+		html_figure(st, h, base, name, cap);
+		fprintf(h, "<p class=\"dated\">Also: <a href=\"wake-%s.stats.tsv\">statistics</a>.</p>\n",
+			methods[i]);
 		t32_wake_data_free(&d);
 	}
+	return any > 0;
 }
+
+static int section_interrupts(struct study *st, FILE *h)
+{
+	char path[PATH_MAX], missed[2048] = "";
+	struct tab t;
+	size_t met = 0, miss = 0, judged = 0, undet = 0, tested = 0, rejected = 0;
+	double pmin = INFINITY, pmax = 0;
+
+	if (tab_load(&t, study_path(st, "interrupts.tsv", path, sizeof(path)), 1))
+		return 0;
+	fprintf(h, "<h2 id=\"interrupts\">6. Where do interrupts happen?</h2>\n");
+	html_dated(h, &t);
+	fprintf(h, "<p>Each block of <code>data/blocks</code> (the blocks of &ldquo;Where do "
+		   "interrupts happen?&rdquo;) runs as a loop under a timer interrupt, and t32 "
+		   "counts where the samples land: a timer interrupt's sample lands on the "
+		   "instruction <i>after</i> the one that held retirement up. The same block's "
+		   "step curve (k = 0 &hellip; 16 copies between barriers) is measured too, and "
+		   "one retirement model is fitted to both (<code>t32 correlate</code>). "
+		   "<i>TVD</i> is the total variation distance between measured and predicted "
+		   "shares (0 is perfect); a fit <b>meets the target</b> when TVD &le; %.2f and "
+		   "the cycles per iteration are within %.0f%%, the rule <code>make bench</code> "
+		   "applies. A parameter the data do not pin down is shown as "
+		   "<i>undetermined</i> with the range that fits (<a href=\"interrupts.tsv\">"
+		   "interrupts.tsv</a>).</p>\n", T32_CORR_TVD_TARGET, T32_CORR_CPI_TARGET);
+	fprintf(h, "<div class=\"wide\"><table><tr><th>block</th><th>samples</th><th>TVD</th>"
+		   "<th>cycles / iteration measured</th><th>predicted</th><th>error</th>"
+		   "<th>fitted parameters</th><th>target</th></tr>\n");
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *b = tab_get(&t, r, "block"), *target = tab_get(&t, r, "target");
+		double p = tab_num(&t, r, "chi2_p");
+
+		fprintf(h, "<tr><td><a href=\"#block-");
+		html_text(h, b);
+		fprintf(h, "\">");
+		html_text(h, b);
+		fprintf(h, "</a></td><td class=\"n\">%s</td><td class=\"n\">%.3f</td><td class=\"n\">"
+			   "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%+.1f%%</td><td>%s</td>"
+			   "<td class=\"%s\">%s</td></tr>\n",
+			tab_get(&t, r, "samples"), tab_num(&t, r, "tvd"),
+			tab_num(&t, r, "cycles_measured"), tab_num(&t, r, "cycles_predicted"),
+			tab_num(&t, r, "cycles_error_percent"), tab_get(&t, r, "parameters"),
+			!strcmp(target, "met") ? "met" : "miss",
+			!strcmp(target, "met") ? "met" : !strcmp(target, "missed") ? "missed" : "&ndash;");
+		if (!strcmp(target, "met"))
+			met++;
+		if (!strcmp(target, "missed")) {
+			miss++;
+			snprintf(missed + strlen(missed), sizeof(missed) - strlen(missed), "%s<code>%s</code>",
+				 missed[0] ? ", " : "", b);
+		}
+		judged += *target && strcmp(target, "-");
+		undet += strstr(tab_get(&t, r, "parameters"), "undetermined") != NULL;
+		if (isfinite(p)) {
+			tested++;
+			rejected += p < 0.05;
+			pmin = p < pmin ? p : pmin;
+			pmax = p > pmax ? p : pmax;
+		}
+	}
+	fprintf(h, "</table></div>\n");
+	shows(h, "%zu of %zu blocks meet the target%s%s. %s"
+		 "The chi-square test of the shares rejects %zu of %zu fits at the 5%% level (p from "
+		 "%.2g to %.2g): with hundreds of samples it sees departures smaller than the model "
+		 "tries to explain (it counts whole cycles and knows nothing of the hypervisor's "
+		 "timer), so TVD is the measure to read. %s",
+	      met, judged, miss ? "; these miss it: " : "", miss ? missed : "",
+	      undet ? "Some parameters are undetermined: the block does not exercise them (a "
+		      "load latency in a block whose loads overlap, a retire width the chain never "
+		      "reaches), and any value in the range fits as well. " : "",
+	      rejected, tested, isfinite(pmin) ? pmin : 0.0, pmax,
+	      met == judged && judged ? "The model explains where the samples land in every block."
+				      : "Where a fit misses, the measured shares (blue, with their "
+					"95% intervals) and the predicted (orange) part on the "
+					"instructions below.");
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *b = tab_get(&t, r, "block");
+		char rel[PATH_MAX], base[PATH_MAX], data[PATH_MAX], cap[512];
+		struct tab s;
+
+		fprintf(h, "<h3 id=\"block-");
+		html_text(h, b);
+		fprintf(h, "\">");
+		html_text(h, b);
+		fprintf(h, "</h3>\n");
+		snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", b);
+		if (!tab_load(&s, study_path(st, rel, path, sizeof(path)), 1)) {
+			fprintf(h, "<p>Unit: <code>");
+			html_text(h, tab_comment(&s, "unit"));
+			fprintf(h, "</code>; %s samples (%s backend).</p>\n", tab_comment(&s, "samples"),
+				tab_comment(&s, "backend"));
+			tab_free(&s);
+		}
+		snprintf(base, sizeof(base), "interrupts/%.200s/shares", b);
+		snprintf(data, sizeof(data), "interrupts/%.200s/shares.tsv", b);
+		snprintf(cap, sizeof(cap), "%.200s: measured and predicted share of samples per "
+			 "instruction", b);
+		html_figure(st, h, base, data, cap);
+		snprintf(base, sizeof(base), "interrupts/%.200s/model-overlay", b);
+		snprintf(data, sizeof(data), "interrupts/%.200s/curve.tsv", b);
+		snprintf(cap, sizeof(cap), "%.200s: measured and modelled cycles of k copies", b);
+		html_figure(st, h, base, data, cap);
+		fprintf(h, "<p class=\"dated\">Also: <a href=\"interrupts/");
+		html_text(h, b);
+		fprintf(h, "/sample.tsv\">sample.tsv</a> (every sample), <a href=\"interrupts/");
+		html_text(h, b);
+		fprintf(h, "/sweep.tsv\">sweep.tsv</a> (the step curve).</p>\n");
+	}
+	tab_free(&t);
+	return 1;
+}
+
+/* ----- the recipes ---------------------------------------------------------- */
 
 static const struct recipe {
 	const char *name;
-	int (*fn)(struct study *st);
 	const char *summary;
+	double seconds;		/* about how long it takes in the quick profile, here */
+	int (*run)(struct study *st);	/* measure: its TSVs and figures into the directory */
+	int (*section)(struct study *st, FILE *h);	/* its part of index.html, from them: 1, or
+							   0 when they are not there */
 } recipes[] = {
-	{ "scatter", recipe_scatter, "1,000 measurements of 100,000 inc eax, one by one" },
-	{ "min-vs-count", recipe_min_vs_count, "the empty block's minimum against the number of measurements" },
-	{ "table", recipe_table, "the 24-form table of (t - bar) / n at n = 100 .. 100,000" },
-	{ "steps", recipe_steps, "step curves of inc eax and add eax, 1 for n = 1..100" },
-	{ "combos", recipe_combos, "C1 n C2 (inc ebx, n x inc eax) for n = 0, 1, 2, 3, 10, 100" },
-	{ "interrupts", recipe_interrupts, "where interrupts land in the study's blocks, measured and modelled" },
-	{ "wake", recipe_wake, "wake and interrupt latency from user space (t32 wake, both methods)" },
-	{ NULL, NULL, NULL }
+	{ "scatter", "1,000 measurements of 100,000 inc eax, one by one", 1, run_scatter,
+	  section_scatter },
+	{ "min-vs-count", "the empty block's minimum against the number of measurements", 1,
+	  run_min_vs_count, section_min_vs_count },
+	{ "table", "the 24-form table at n = 100 .. 100,000, throughput and the model beside it", 25,
+	  run_table, section_table },
+	{ "steps", "step curves of inc eax and add eax, 1 for n = 1..100", 6, run_steps,
+	  section_steps },
+	{ "combos", "C1 n C2 (inc ebx, n x inc eax) for n = 0, 1, 2, 3, 10, 100", 2, run_combos,
+	  section_combos },
+	{ "interrupts", "where interrupts land in the study's blocks, measured and modelled", 55,
+	  run_interrupts, section_interrupts },
+	{ "wake", "wake and interrupt latency from user space (t32 wake, both methods)", 3,
+	  run_wake, section_wake },
+	{ NULL, NULL, 0, NULL, NULL }
 };
 
-/* Copy a TSV's data rows into the page as an HTML table. */
-static void html_table(FILE *h, const char *path, int maxcols)
+/* The index page: the machine, then the section of every recipe whose files are there. */
+static int write_index(struct study *st, int argc, char **argv, size_t *sections)
 {
-	FILE *in = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int header = 1;
+	char path[PATH_MAX];
+	FILE *h = t32_fopen_out(study_path(st, "index.html", path, sizeof(path)));
 
-	if (!in)
-		return;
-	fprintf(h, "<table>\n");
-	while (getline(&line, &cap, in) > 0) {
-		char *save = NULL, *tok;
-		int k = 0;
-
-		if (line[0] == '#')
-			continue;
-		fprintf(h, "<tr>");
-		for (tok = strtok_r(line, "\t\n", &save); tok && k < maxcols;
-		     tok = strtok_r(NULL, "\t\n", &save), k++) {
-			fprintf(h, header ? "<th>" : "<td>");
-			for (char *p = tok; *p; p++)
-				fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[]){ *p, 0 }, h);
-			fprintf(h, header ? "</th>" : "</td>");
-		}
-		fprintf(h, "</tr>\n");
-		header = 0;
-	}
-	fprintf(h, "</table>\n");
-	free(line);
-	fclose(in);
-}
-
-/* The index page: the machine, then each recipe's figure and data. */
-static int write_index(struct study *st, unsigned done)
-{
-	char path[PATH_MAX], env[PATH_MAX];
-	FILE *h;
-
-	path_in(st, "env.json", env, sizeof(env));
-	{
-		char *argv[] = { st->self, "env", "--format=json", NULL };
-
-		run(st, env, argv);
-	}
-	h = t32_fopen_out(path_in(st, "index.html", path, sizeof(path)));
 	if (!h)
 		return -1;
-	fprintf(h, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>t32 study: %s</title>\n"
-		   "<style>body{font-family:sans-serif;max-width:72em;margin:auto}"
-		   "table{border-collapse:collapse;font-size:90%%}td,th{border:1px solid #ccc;padding:2px 6px}"
-		   "img{max-width:100%%}</style></head><body>\n", st->machine);
-	fprintf(h, "<h1>The t32 coursework study, reproduced</h1>\n<p>Machine: <b>%s</b>; profile "
-		   "<b>%s</b>; barrier <b>%s</b>. The machine's clock, barrier costs and sampling "
-		   "facilities are in <a href=\"env.json\">env.json</a>.</p>\n",
-		st->machine, st->p->name, st->barrier);
-	{
-		FILE *e = fopen(env, "r");
-		char buf[4096];
-		size_t n;
-
-		if (e) {
-			n = fread(buf, 1, sizeof(buf) - 1, e);
-			buf[n] = 0;
-			fclose(e);
-			fprintf(h, "<pre>%s</pre>\n", buf);
-		}
+	html_head(st, h, argc, argv);
+	*sections = 0;
+	fprintf(h, "<nav><p>");
+	for (const struct recipe *r = recipes; r->name; r++)
+		fprintf(h, "%s<a href=\"#%s\">%s</a>", r == recipes ? "Sections: " : " &middot; ",
+			r->name, r->name);
+	fprintf(h, " &middot; <a href=\"#files\">files</a></p></nav>\n");
+	for (const struct recipe *r = recipes; r->name; r++) {
+		if (r->section(st, h))
+			(*sections)++;
+		else
+			fprintf(h, "<h2 id=\"%s\">%s</h2><p>Not measured yet: <code>t32 study -o %s "
+				   "%s</code> adds it.</p>\n", r->name, r->name, st->dir, r->name);
 	}
-	if (done & 1)
-		fprintf(h, "<h2>1. Every measurement</h2><p>1,000 measurements of 100,000 "
-			   "<code>inc eax</code>, with the minimum.</p><img src=\"scatter.svg\">"
-			   "<p><a href=\"scatter.tsv\">scatter.tsv</a></p>\n");
-	if (done & 2) {
-		fprintf(h, "<h2>2. How many measurements are enough</h2><p>The empty block's minimum "
-			   "over the first COUNT measurements (the study's 452 &rarr; 376 ticks), and "
-			   "t32's sub-quantum estimate over the same measurements.</p>"
-			   "<img src=\"min-vs-count.svg\">\n");
-		html_table(h, path_in(st, "min-vs-count.tsv", path, sizeof(path)), 5);
-	}
-	if (done & 4) {
-		fprintf(h, "<h2>3. The 24-form table</h2><p>(t &minus; bar) / n in TSC ticks at "
-			   "n = 100 &hellip; 100,000 (<a href=\"table.tsv\">table.tsv</a>: intervals, "
-			   "minimum-based values, runs).</p><img src=\"table-heatmap.svg\">\n");
-	}
-	if (done & 8)
-		fprintf(h, "<h2>4. Step curves</h2><p>Core cycles of n = 1&hellip;100 copies, the "
-			   "robust line fit, and the steps found in the study's minimum-based curve "
-			   "(<a href=\"steps-inc.tsv\">steps-inc.tsv</a>, "
-			   "<a href=\"steps-add.tsv\">steps-add.tsv</a>).</p>"
-			   "<img src=\"steps-inc.svg\"><img src=\"steps-add.svg\">\n");
-	if (done & 16) {
-		fprintf(h, "<h2>5. Combinations C1 n C2</h2><p>C1 = <code>inc ebx</code>, "
-			   "C2 = <code>inc eax</code>; <code>total</code> is the block's cost over the "
-			   "barrier, in core cycles.</p>\n");
-		html_table(h, path_in(st, "combos.tsv", path, sizeof(path)), 12);
-		fprintf(h, "<p>C2 alone:</p>\n");
-		html_table(h, path_in(st, "combos-single.tsv", path, sizeof(path)), 12);
-	}
-	if (done & 32) {
-		fprintf(h, "<h2>6. Where do interrupts happen?</h2><p>Each block of "
-			   "<code>data/blocks</code> run as a loop under timer interrupts, and the "
-			   "retirement model fitted to its samples and its step curve together "
-			   "(<code>t32 correlate</code>). A timer interrupt's sample lands on the "
-			   "instruction after the one that held retirement up. <code>tvd</code> is the "
-			   "total variation distance between measured and predicted shares.</p>\n");
-		html_table(h, path_in(st, "interrupts.tsv", path, sizeof(path)), 10);
-		{
-			FILE *t = fopen(path, "r");
-			char *line = NULL;
-			size_t cap = 0;
-
-			while (t && getline(&line, &cap, t) > 0) {
-				char name[128];
-
-				if (line[0] == '#' || strncmp(line, "block\t", 6) == 0)
-					continue;
-				snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "\t"), line);
-				fprintf(h, "<h3>%s</h3><img src=\"interrupts/%s/shares.svg\">"
-					   "<img src=\"interrupts/%s/model-overlay.svg\">\n", name, name,
-					name);
-			}
-			free(line);
-			if (t)
-				fclose(t);
-		}
-	}
-	if (done & 64)
-		wake_section(st, h);
+	html_files(st, h);
 	fprintf(h, "</body></html>\n");
 	return t32_fclose_out(h);
 }
@@ -705,6 +1324,36 @@ static int write_index(struct study *st, unsigned done)
 static void find_plotdir(char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", t32_plotdir());
+}
+
+/* RECIPE words: each a known recipe, else a usage error naming the known ones. */
+static int check_recipes(int argc, char **argv)
+{
+	const char *names[16];
+	char known[512] = "";
+	size_t n = 0;
+
+	for (const struct recipe *r = recipes; r->name && n < 16; r++) {
+		names[n++] = r->name;
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 r == recipes ? "" : ", ", r->name);
+	}
+	for (int i = optind; i < argc; i++) {
+		const char *near;
+		size_t k = 0;
+
+		while (k < n && strcmp(names[k], argv[i]))
+			k++;
+		if (k < n)
+			continue;
+		near = t32_nearest(argv[i], names, n, 3);
+		if (near)
+			t32_error("unknown recipe '%s' (did you mean %s? known: %s)", argv[i], near, known);
+		else
+			t32_error("unknown recipe '%s' (known: %s)", argv[i], known);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_study(int argc, char **argv)
@@ -718,20 +1367,30 @@ int cmd_study(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct study st = { .p = &profiles[0], .dir = "report", .barrier = "l", .plots = 1 };
+	struct t32_block_opts bo;
+	struct t32_spec unused = { 0 };
 	struct t32_cpu cpu;
-	unsigned done = 0;
-	ssize_t n;
-	int opt;
+	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+	size_t sections = 0, ran = 0;
+	double t0 = t32_now();
+	int opt, all, rc = 0, first;
+	char err[256];
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			printf("usage: %s\n\nRecipes (all when none is named):\n", study_usage);
+			printf("usage: %s\n\nRecipes (all when none is named; one named is run into the "
+			       "directory and the page keeps the others):\n", study_usage);
 			for (const struct recipe *r = recipes; r->name; r++)
 				printf("  %-14s %s\n", r->name, r->summary);
-			printf("\nProfiles: quick (default, a few minutes) and full (the study's precision).\n"
-			       "Writes DIR/NAME.tsv, DIR/NAME.svg and .png, and DIR/index.html.\n");
+			printf("\n  --profile P      quick (default, about two minutes) or full (the "
+			       "coursework's precision)\n"
+			       "  -o, --output DIR the report directory (default report)\n"
+			       "  --barrier B      barrier letters of the classic form (default l)\n"
+			       "  --no-plots       no figures (no gnuplot)\n\n"
+			       "Writes DIR/NAME.tsv, DIR/NAME.svg and .png, DIR/env.json and "
+			       "DIR/index.html.\n");
 			return t32_close_stdout();
 		case 'p':
 			st.p = NULL;
@@ -747,6 +1406,10 @@ int cmd_study(int argc, char **argv)
 			st.dir = optarg;
 			break;
 		case 'b':
+			if (t32_spec_set_barrier(&unused, optarg, err, sizeof(err))) {
+				t32_error("%s", err);
+				return T32_EXIT_USAGE;
+			}
 			st.barrier = optarg;
 			break;
 		case 'n':
@@ -756,22 +1419,9 @@ int cmd_study(int argc, char **argv)
 			return t32_usage(study_usage);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		const struct recipe *r = recipes;
-
-		while (r->name && strcmp(r->name, argv[i]))
-			r++;
-		if (!r->name) {
-			t32_error("unknown recipe '%s'", argv[i]);
-			return T32_EXIT_USAGE;
-		}
-	}
-	n = readlink("/proc/self/exe", st.self, sizeof(st.self) - 1);
-	if (n <= 0) {
-		t32_error("cannot find this program '%s'", "/proc/self/exe");
-		return T32_EXIT_ERROR;
-	}
-	st.self[n] = 0;
+	if (check_recipes(argc, argv))
+		return T32_EXIT_USAGE;
+	first = optind;	/* the commands run in-process parse with getopt too */
 	find_plotdir(st.plotdir, sizeof(st.plotdir));
 	t32_cpu_identify(&cpu);
 	snprintf(st.machine, sizeof(st.machine), "%s", cpu.brand);
@@ -779,29 +1429,77 @@ int cmd_study(int argc, char **argv)
 		t32_error("cannot make '%s' (%s)", st.dir, strerror(errno));
 		return T32_EXIT_ERROR;
 	}
+	st.progress = isatty(2);
+	st.t0 = t0;
+	all = first >= argc;
 	for (const struct recipe *r = recipes; r->name; r++) {
-		int want = optind >= argc;
-		double t0 = t32_now();
+		int want = all;
 
-		for (int i = optind; i < argc; i++)
+		for (int i = first; i < argc; i++)
+			want |= strcmp(argv[i], r->name) == 0;
+		st.planned += want ? r->seconds * st.p->scale : 0;
+	}
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	/* the machine first: its clock converts every tick the recipes read */
+	t32_block_opts_init(&bo);
+	bo.run.cpu = t32_default_cpu();
+	progress(&st, "the machine (t32 env)", 0);
+	t32_warn_quiet = 1;
+	t32_env_gather(&st.env, &bo);
+	t32_warn_quiet = 0;
+	st.ratio = st.env.ratio;
+	{
+		char path[PATH_MAX];
+		FILE *e = t32_fopen_out(study_path(&st, "env.json", path, sizeof(path)));
+
+		if (e) {
+			t32_env_json(e, &st.env);
+			if (t32_fclose_out(e))
+				st.failures++;
+		} else {
+			st.failures++;
+		}
+	}
+	for (const struct recipe *r = recipes; r->name && !st.interrupted && !stop; r++) {
+		int want = all;
+		double r0 = t32_now();
+
+		for (int i = first; i < argc; i++)
 			want |= strcmp(argv[i], r->name) == 0;
 		if (!want)
 			continue;
-		fprintf(stderr, "t32 study: %s ...\n", r->name);
-		if (r->fn(&st)) {
-			t32_error("recipe failed '%s'", r->name);
+		st.weight = r->seconds * st.p->scale;
+		progress(&st, r->name, 0);
+		rc = r->run(&st);
+		st.done_weight += r->seconds * st.p->scale;
+		if (rc == T32_EXIT_INTERRUPTED || stop) {
+			st.interrupted = 1;
+		} else if (rc) {
+			t32_error("recipe failed '%s' (the others go on)", r->name);
 			st.failures++;
 		} else {
-			done |= 1u << (r - recipes);
-			fprintf(stderr, "t32 study: %s done in %.1f s\n", r->name, t32_now() - t0);
+			ran++;
+			if (st.progress)
+				fprintf(stderr, "t32 study: %s done in %.1f s\n", r->name, t32_now() - r0);
 		}
 	}
-	if (write_index(&st, done)) {
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (t32_warn_held)
+		t32_warn("%lu warnings while measuring, the last: %s (the rows carry the flags)",
+			 t32_warn_held, t32_warn_last);
+	if (write_index(&st, argc, argv, &sections)) {
 		t32_error("cannot write the index '%s/index.html'", st.dir);
 		st.failures++;
 	}
-	printf("%s/index.html\n", st.dir);
+	/* one line: what was written where */
+	printf("t32 study: %s/index.html: %zu of %zu sections (%zu recipe%s run now%s) in %.0f s\n",
+	       st.dir, sections, sizeof(recipes) / sizeof(recipes[0]) - 1, ran, ran == 1 ? "" : "s",
+	       st.interrupted ? ", interrupted" : st.failures ? ", with failures" : "",
+	       t32_now() - t0);
 	if (t32_close_stdout())
 		return T32_EXIT_ERROR;
-	return st.failures ? T32_EXIT_ERROR : 0;
+	return st.interrupted ? T32_EXIT_INTERRUPTED : st.failures ? T32_EXIT_ERROR : 0;
 }

@@ -149,7 +149,7 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 		      unsigned k, const struct t32_measurement *m, const char *status,
 		      const char *reason)
 {
-	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024];
+	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024], ratio[32] = "-";
 	double exp = NAN;
 
 	/* text fields escaped: a tab or newline in them adds no column or row */
@@ -165,21 +165,24 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 	if (!isnan(exp))
 		snprintf(expected, sizeof(expected), "%g", exp);
 	if (!m)
-		return snprintf(buf, len, "%zu\t%s\t%s\t%llu\t\t%s\t\t\t\t\t\t\t\t\t\t%s\t%s\t%s\n",
+		return snprintf(buf, len, "%zu\t%s\t%s\t%llu\t\t%s\t\t\t\t\t\t\t\t\t\t\t%s\t%s\t%s\n",
 				j->row, name, modes[j->mode].name, (unsigned long long)j->n,
 				t32_unit_names[w->mo.unit], status, expected, reason);
+	/* the row's own calibration; "-" where none ran (unit ticks or ns) */
+	if (m->ratio > 0)
+		snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
 	t32_est_flags_str(m->flags, flags, sizeof(flags));
 	if (m->drifted)
 		strncat(flags, strcmp(flags, "-") ? ",drift" : "", sizeof(flags) - strlen(flags) - 1);
 	return snprintf(buf, len,
-			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\n",
+			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
 			j->row, name, modes[j->mode].name, (unsigned long long)j->n, k,
 			t32_unit_names[w->mo.unit], m->value, m->value - m->halfwidth,
 			m->value + m->halfwidth, m->block_value - m->empty_value, m->min_value,
 			m->insns ? (m->sblock.median - m->sempty.median) / (double)m->insns *
 					   (m->block_value / (m->block.value ? m->block.value : 1))
 				 : 0.0,
-			(unsigned long long)m->runs, m->seconds, flags, status, expected, reason);
+			(unsigned long long)m->runs, m->seconds, ratio, flags, status, expected, reason);
 }
 
 /*
@@ -641,12 +644,16 @@ int cmd_sweep(int argc, char **argv)
 	int opt, rc = 0, do_merge = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
-	size_t written = 0;
+	size_t written = 0, todo_rows = 0;
+	double start = 0;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t v;
 
 	memset(&w, 0, sizeof(w));
 	t32_block_opts_init(&w.bo);
+	w.bo.cmd = "sweep";
+	w.bo.formats = T32_FMT_BIT(T32_FMT_TSV);	/* rows for programs: TSV only */
+	w.bo.format = T32_FMT_TSV;
 	w.bo.warmup = 200;
 	t32_measure_opts_init(&w.mo);
 	w.mo.precision = 0.01;
@@ -673,8 +680,9 @@ int cmd_sweep(int argc, char **argv)
 			       "  --max-runs N        runs per measurement at most (default 1000000)\n"
 			       "  --unit U            cycles, ticks or ns\n"
 			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
-			       "  --barrier B --store S  for tables (default l m)\n%s",
-			       sweep_usage, T32_BLOCK_OPTHELP);
+			       "  --barrier B --store S  for tables (default l m)\n",
+			       sweep_usage);
+			t32_block_opts_help(stdout, &w.bo);
 			return t32_close_stdout();
 		case 'n':
 			nlist = optarg;
@@ -856,6 +864,15 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		t32_provenance(h, argc + 1, argv - 1);
+		fprintf(h, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
+			(unsigned long long)t32_machine_tsc_step(NULL));
+		if (w.mo.unit == T32_UNIT_CYCLES)
+			fprintf(h, "# calibration: per row, chains of %llu and %llu 'add eax, 1' run "
+				   "beside the block (column cycles_per_tick, core cycles per tick)\n",
+				(unsigned long long)w.mo.cal_len, (unsigned long long)w.mo.cal_len / 2);
+		else
+			fprintf(h, "# calibration: none (the unit is %s%s)\n", t32_unit_names[w.mo.unit],
+				w.mo.unit == T32_UNIT_NS ? ": ticks over the TSC's rate" : "");
 		fprintf(h, "# barrier: %s, store %c, cpu %d\n", w.spec.barrier, w.spec.store,
 			w.bo.run.cpu);
 		fputs(w.signature, h);
@@ -876,6 +893,16 @@ int cmd_sweep(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	progress = isatty(2);
+	{
+		/* the rows this run measures, for the time left */
+		size_t todo = 0;
+		double t0 = t32_now();
+
+		for (size_t r = 0; r < w.nrows; r++)
+			todo += r % w.shards == w.shard - 1 && !w.done[r];
+		todo_rows = todo;
+		start = t0;
+	}
 	for (size_t r = 0; r < w.nrows; r++) {
 		struct job j = { 0 };
 
@@ -883,9 +910,14 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		job_of(&w, r, &j);
 		if (progress) {
-			fprintf(stderr, "\r\033[K[%zu/%zu] ", r + 1, w.nrows);
+			double el = t32_now() - start;
+
+			fprintf(stderr, "\r\033[K[%zu/%zu] ", written + 1, todo_rows);
 			t32_fputs_visible(j.form ? j.form->name : "spec", stderr);
 			fprintf(stderr, " %s n=%llu", modes[j.mode].name, (unsigned long long)j.n);
+			if (written && el > 1)
+				fprintf(stderr, ", about %.0f s left",
+					el / written * (double)(todo_rows - written));
 		}
 		rc = measure_job(&w, &j, line, sizeof(line));
 		if (rc)
@@ -909,8 +941,13 @@ int cmd_sweep(int argc, char **argv)
 		}
 		written++;
 	}
-	if (progress)
+	if (progress) {
 		fprintf(stderr, "\r\033[K");
+		/* one closing line: what was written where */
+		if (!rc && w.out_path && strcmp(w.out_path, "-"))
+			fprintf(stderr, "t32 sweep: %zu rows written to %s in %.1f s\n", written,
+				w.out_path, t32_now() - start);
+	}
 	if (rc == T32_EXIT_INTERRUPTED)
 		t32_error("interrupted: %zu rows written%s%s", written,
 			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");

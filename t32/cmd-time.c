@@ -25,12 +25,22 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
+/* v for JSON: a number, or null when it is not finite (JSON has no inf or nan). */
+static const char *json_num(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.4f", v);
+	else
+		snprintf(buf, len, "null");
+	return buf;
+}
+
 static void print_result(const struct t32_measurement *m, const struct t32_spec *s,
 			 const struct t32_block_opts *o, const struct t32_measure_opts *mo,
 			 int argc, char **argv)
 {
 	const char *u = t32_unit_names[mo->unit];
-	char desc[4096], flags[64];
+	char desc[4096], flags[64], ratio[32] = "-", jv[32], jlo[32], jhi[32];
 
 	t32_spec_format(s, desc, sizeof(desc));
 	t32_est_flags_str(m->flags, flags, sizeof(flags));
@@ -40,41 +50,55 @@ static void print_result(const struct t32_measurement *m, const struct t32_spec 
 		strncat(flags, ",drift", sizeof(flags) - strlen(flags) - 1);
 	switch (o->format) {
 	case T32_FMT_TSV:
+		/* "-" where no calibration ran (--unit ticks) */
+		if (m->ratio > 0)
+			snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
 		t32_provenance(stdout, argc, argv);
 		printf("# tsc: %.4f GHz, step %llu ticks\n", m->tsc_ghz, (unsigned long long)m->q);
 		if (m->ratio > 0)
 			printf("# calibration: %.5f +- %.5f core cycles per tick (chains of %llu and half as many add)\n",
 			       m->ratio, m->ratio_hw, (unsigned long long)mo->cal_len);
+		else
+			printf("# calibration: none (the unit is ticks)\n");
 		printf("# barrier: %s, store %c, cpu %d\n", s->barrier, s->store, o->run.cpu);
 		printf("spec\tn\tunit\tper_insn\tci_lo\tci_hi\tmin_per_insn\truns\trounds\tseconds\t"
 		       "block_est_ticks\tblock_min_ticks\tblock_median_ticks\tblock_mad_ticks\t"
 		       "block_trimmed_ticks\tempty_est_ticks\tempty_min_ticks\tempty_median_ticks\t"
 		       "tsc_step_ticks\tcycles_per_tick\tflags\n");
 		printf("%s\t%llu\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%llu\t%u\t%.3f\t%.3f\t%llu\t%.1f\t%.1f\t"
-		       "%.2f\t%.3f\t%llu\t%.1f\t%llu\t%.5f\t%s\n",
+		       "%.2f\t%.3f\t%llu\t%.1f\t%llu\t%s\t%s\n",
 		       desc, (unsigned long long)m->insns, u, m->value, m->value - m->halfwidth,
 		       m->value + m->halfwidth, m->min_value, (unsigned long long)m->runs,
 		       m->rounds, m->seconds, m->block.value, (unsigned long long)m->sblock.min,
 		       m->sblock.median, m->sblock.mad, m->sblock.trimmed, m->empty.value,
 		       (unsigned long long)m->sempty.min, m->sempty.median,
-		       (unsigned long long)m->q, m->ratio, flags);
+		       (unsigned long long)m->q, ratio, flags);
 		break;
 	case T32_FMT_JSON:
-		printf("{\"spec\": ");
+		printf("{");
+		t32_provenance_json(stdout, 0, NULL);
+		printf(", \"spec\": ");
 		t32_json_string(stdout, desc);
-		printf(", \"n\": %llu, \"unit\": \"%s\", \"per_insn\": %.4f, \"ci\": [%.4f, %.4f], "
+		printf(", \"n\": %llu, \"unit\": \"%s\", \"per_insn\": %s, \"ci\": [%s, %s], "
 		       "\"min_per_insn\": %.4f, \"runs\": %llu, \"rounds\": %u, \"seconds\": %.3f, "
 		       "\"block\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f, "
 		       "\"mad_ticks\": %.1f, \"trimmed_ticks\": %.2f}, "
 		       "\"empty\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f}, "
-		       "\"tsc_ghz\": %.4f, \"tsc_step_ticks\": %llu, \"cycles_per_tick\": %.5f, "
-		       "\"flags\": \"%s\", \"untrusted\": ",
-		       (unsigned long long)m->insns, u, m->value, m->value - m->halfwidth,
-		       m->value + m->halfwidth, m->min_value, (unsigned long long)m->runs,
+		       "\"tsc_ghz\": %.4f, \"tsc_step_ticks\": %llu, \"cycles_per_tick\": ",
+		       (unsigned long long)m->insns, u, json_num(m->value, jv, sizeof(jv)),
+		       json_num(m->value - m->halfwidth, jlo, sizeof(jlo)),
+		       json_num(m->value + m->halfwidth, jhi, sizeof(jhi)), m->min_value,
+		       (unsigned long long)m->runs,
 		       m->rounds, m->seconds, m->block.value, (unsigned long long)m->sblock.min,
 		       m->sblock.median, m->sblock.mad, m->sblock.trimmed, m->empty.value,
 		       (unsigned long long)m->sempty.min, m->sempty.median, m->tsc_ghz,
-		       (unsigned long long)m->q, m->ratio, flags);
+		       (unsigned long long)m->q);
+		/* no calibration ran (--unit ticks): the ratio does not exist */
+		if (m->ratio > 0)
+			printf("%.5f, \"cycles_per_tick_halfwidth\": %.5f", m->ratio, m->ratio_hw);
+		else
+			printf("null, \"cycles_per_tick_halfwidth\": null");
+		printf(", \"flags\": \"%s\", \"untrusted\": ", flags);
 		t32_json_string(stdout, m->untrusted);
 		printf("}\n");
 		break;
@@ -123,6 +147,7 @@ int cmd_time(int argc, char **argv)
 	struct t32_spec base = { 0 };
 
 	t32_block_opts_init(&o);
+	o.cmd = "time";
 	t32_measure_opts_init(&mo);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -136,8 +161,9 @@ int cmd_time(int argc, char **argv)
 			       "  --unit U         cycles (default, calibrated), ticks or ns\n"
 			       "  --raw FILE       write every delta to FILE (tsv)\n"
 			       "  --base N         compare with the same block whose last item repeats\n"
-			       "                   N times, instead of the empty block (n+1 against n)\n%s",
-			       time_usage, T32_BLOCK_OPTHELP);
+			       "                   N times, instead of the empty block (n+1 against n)\n",
+			       time_usage);
+			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		case 'p':
 			if (t32_parse_real(optarg, DBL_MIN, 1e9, &mo.precision)) {

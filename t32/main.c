@@ -3,10 +3,14 @@
  * study's classic form (`t32 BARRIER STORE COUNT [N] INSN...`) when the first word
  * is not a subcommand.
  */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/sweepfile.h"
 #include "t32/util.h"
 
 struct command {
@@ -31,8 +35,80 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
+/* The exit codes: help, --list exit-codes and the man page say them from here. */
+static const struct {
+	int code;
+	const char *meaning;
+} exit_codes[] = {
+	{ T32_EXIT_OK, "ok" },
+	{ T32_EXIT_ERROR, "error: the block did not assemble, faulted, timed out, or a system call failed" },
+	{ T32_EXIT_USAGE, "usage: a bad option, word, number or file format" },
+	{ T32_EXIT_UNAVAILABLE, "a facility is unavailable here (perf_event, precise sampling)" },
+	{ T32_EXIT_UNSUPPORTED, "not supported by this CPU (the instruction raised #UD)" },
+	{ T32_EXIT_UNTRUSTED, "measured, but the result is not trustworthy (the reason is printed); "
+			      "bench: a target was missed" },
+	{ T32_EXIT_INTERRUPTED, "interrupted (Ctrl-C); what was measured before is kept" },
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * `t32 --list WHAT`: names for programs (shell completion, the man page), one a
+ * line: commands (name, a tab, summary), blocks, tables, sweep-columns (the
+ * header of a sweep's rows), exit-codes (code, a tab, meaning).
+ */
+static int list(const char *what)
+{
+	if (strcmp(what, "commands") == 0) {
+		for (const struct command *c = commands; c->name; c++)
+			printf("%s\t%s\n", c->name, c->summary);
+	} else if (strcmp(what, "blocks") == 0) {
+		char **names;
+		size_t n = t32_block_names(&names);
+
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", names[i]);
+		t32_block_names_free(names, n);
+	} else if (strcmp(what, "tables") == 0) {
+		DIR *d = opendir(t32_datadir());
+		struct dirent *e;
+		char *names[256];
+		size_t n = 0;
+
+		while (d && (e = readdir(d)) && n < 256) {
+			size_t l = strlen(e->d_name);
+
+			if (l > 4 && strcmp(e->d_name + l - 4, ".tbl") == 0 &&
+			    (names[n] = strdup(e->d_name)))
+				n++;
+		}
+		if (d)
+			closedir(d);
+		qsort(names, n, sizeof(char *), by_name);
+		for (size_t i = 0; i < n; i++) {
+			printf("%s/%s\n", t32_datadir(), names[i]);
+			free(names[i]);
+		}
+	} else if (strcmp(what, "sweep-columns") == 0) {
+		fputs(t32_sweep_columns, stdout);
+	} else if (strcmp(what, "exit-codes") == 0) {
+		for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
+			printf("%d\t%s\n", exit_codes[i].code, exit_codes[i].meaning);
+	} else {
+		t32_error("unknown list '%s' (commands, blocks, tables, sweep-columns, exit-codes)",
+			  what);
+		return T32_EXIT_USAGE;
+	}
+	return t32_close_stdout();
+}
+
 static void help(FILE *f)
 {
+	struct t32_block_opts o;
+
 	fprintf(f, "usage: t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...\n"
 		   "       t32 COMMAND [ARGS]...\n\n"
 		   "The classic form prints COUNT raw TSC deltas, one a line.\n"
@@ -40,38 +116,16 @@ static void help(FILE *f)
 		   "  STORE    where the first reading waits: m memory, r stack, x MMX register\n"
 		   "  COUNT    measurements, 1 to 4294967295\n"
 		   "  [N] INSN NASM text repeated N times; ';' separates instructions\n\n"
-		   "Commands:\n");
+		   "Options of the classic form:\n");
+	t32_classic_opts(&o);
+	t32_block_opts_help(f, &o);
+	fprintf(f, "\nCommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\n`t32 help COMMAND` or `t32 COMMAND --help` tells more.  Exit codes: 0 ok, 1 error, 2 usage,\n"
-		   "3 facility unavailable, 4 not supported by this CPU, 7 result not trustworthy.\n");
-}
-
-/* Edit distance of two short words (insertions, deletions, substitutions). */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
+	fprintf(f, "\n`t32 help COMMAND` or `t32 COMMAND --help` tells more; `man t32` tells all.\n\n"
+		   "Exit codes:\n");
+	for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
+		fprintf(f, "  %-4d %s\n", exit_codes[i].code, exit_codes[i].meaning);
 }
 
 /*
@@ -88,7 +142,7 @@ static int unknown_command(const char *word)
 	    strspn(word, "mxln") == strlen(word))
 		return 0;
 	for (const struct command *c = commands; c->name; c++) {
-		size_t d = distance(word, c->name);
+		size_t d = t32_edit_distance(word, c->name);
 
 		if (d < best) {
 			best = d;
@@ -138,8 +192,13 @@ int main(int argc, char **argv)
 		return t32_close_stdout();
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("t32 %s\n", T32_VERSION);
+		printf("t32 %s (commit %s)\n", T32_VERSION, t32_commit());
 		return t32_close_stdout();
+	}
+	if (strcmp(argv[1], "--list") == 0) {
+		if (argc != 3)
+			return t32_usage("t32 --list commands|blocks|tables|sweep-columns|exit-codes");
+		return list(argv[2]);
 	}
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(argv[1], c->name) == 0)

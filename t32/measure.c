@@ -43,6 +43,15 @@ void t32_measure_opts_init(struct t32_measure_opts *o)
 	o->drift_limit = 0.01;
 }
 
+double t32_machine_tsc_hz(void)
+{
+	static double tsc_hz;	/* the TSC's rate does not change: once per process */
+
+	if (!tsc_hz)
+		tsc_hz = t32_tsc_hz(0.02);
+	return tsc_hz;
+}
+
 double t32_tsc_hz(double seconds)
 {
 	struct timespec a, b, nap = { 0, (long)(seconds * 1e9) };
@@ -238,11 +247,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 	specs[B_CALEMPTY] = &calempty;
 	rc = t32_session_open(&rs.ss, specs, mo->unit == T32_UNIT_CYCLES ? B_N : 2, bo);
 	if (!rc) {
-		static double tsc_hz;	/* the TSC's rate does not change: once per process */
-
-		if (!tsc_hz)
-			tsc_hz = t32_tsc_hz(0.02);
-		src = (struct t32_source){ session_run, session_respawn, NULL, &rs, tsc_hz,
+		src = (struct t32_source){ session_run, session_respawn, NULL, &rs, t32_machine_tsc_hz(),
 					   t32_machine_tsc_step(NULL) };
 		t32_share_begin(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
 		rc = t32_measure_source(&src, insns, mo, stop, m);

@@ -119,5 +119,7 @@ uint64_t t32_machine_tsc_step(double *share);
 
 /* TSC frequency in Hz, measured against CLOCK_MONOTONIC_RAW over about `seconds`. */
 double t32_tsc_hz(double seconds);
+/* The same, measured once per process (over 20 ms) and kept. */
+double t32_machine_tsc_hz(void);
 
 #endif

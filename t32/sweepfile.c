@@ -11,8 +11,8 @@
 #include "t32/util.h"
 
 const char t32_sweep_columns[] =
-	"row\tform\tmode\tn\tk\tunit\testimate\tci_lo\tci_hi\ttotal\tmin_est\tmedian_est\truns\t"
-	"seconds\tflags\tstatus\texpected\treason\n";
+	"row\tform\tmode\tn\tk\tunit\tper_insn\tci_lo\tci_hi\ttotal\tmin_per_insn\tmedian_per_insn\t"
+	"runs\tseconds\tcycles_per_tick\tflags\tstatus\texpected\treason\n";
 
 /* The keys of a `# sweep:` line, in the order they are written. */
 static const char *const sig_keys[] = {
@@ -134,6 +134,11 @@ int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char 
 				break;
 			}
 			shard_seen = 1;
+		} else if (strncmp(t.line, "row\t", 4) == 0 && !same_line(t.line, t32_sweep_columns)) {
+			t32_error("the file has other columns '%s' (written by another version of t32: "
+				  "sweep it afresh)", path);
+			rc = -1;
+			break;
 		} else if (t.line[0] == '#' || strncmp(t.line, "row\t", 4) == 0) {
 			if (++comments > T32_SWEEP_MAX_COMMENTS) {
 				t32_error("more than %u comment lines in '%s' (not a t32 sweep?)",
@@ -236,6 +241,10 @@ static int merge_piece(struct merge *m, const char *path, int first)
 				rc = -1;
 			}
 			seen_sig = 1;
+		} else if (strncmp(t.line, "row\t", 4) == 0 && !same_line(t.line, t32_sweep_columns)) {
+			t32_error("the file has other columns '%s' (written by another version of t32: "
+				  "sweep it afresh)", path);
+			rc = -1;
 		} else if (t.line[0] == '#' || strncmp(t.line, "row\t", 4) == 0) {
 			if (++comments > T32_SWEEP_MAX_COMMENTS) {
 				t32_error("more than %u comment lines in '%s' (not a t32 sweep?)",

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #define T32_SWEEP_MAX_ROWS (1u << 24)	/* rows in one sweep */
-#define T32_SWEEP_FIELDS 18		/* columns of a row */
+#define T32_SWEEP_FIELDS 19		/* columns of a row */
 #define T32_SWEEP_MAX_COMMENTS 4096	/* # lines in one file */
 
 /* The column names, tab-separated, newline included. */

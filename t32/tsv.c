@@ -214,3 +214,28 @@ void t32_tsv_close(struct t32_tsv *t)
 	free(t->path);
 	memset(t, 0, sizeof(*t));
 }
+
+/*
+ * Columns t32 has renamed: a file written before the rename is read by the new
+ * name (sweeps said `estimate` where `time` says `per_insn`; one name now).
+ */
+static const struct {
+	const char *name, *old;
+} renamed[] = {
+	{ "per_insn", "estimate" },
+	{ "min_per_insn", "min_est" },
+	{ "median_per_insn", "median_est" },
+};
+
+long t32_tsv_column(char *const *head, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(head[i], name) == 0)
+			return (long)i;
+	for (size_t r = 0; r < sizeof(renamed) / sizeof(renamed[0]); r++)
+		if (strcmp(name, renamed[r].name) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(head[i], renamed[r].old) == 0)
+					return (long)i;
+	return -1;
+}

@@ -50,4 +50,11 @@ int t32_tsv_next(struct t32_tsv *t);
 size_t t32_tsv_split(struct t32_tsv *t);
 void t32_tsv_close(struct t32_tsv *t);
 
+/*
+ * The index of column `name` among the header's n names, or -1.  A column t32
+ * has since renamed is found by its new name too (per_insn finds a sweep's
+ * older `estimate`).
+ */
+long t32_tsv_column(char *const *head, size_t n, const char *name);
+
 #endif

@@ -48,7 +48,11 @@ void t32_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* A warning, its control bytes escaped like an error's. */
+int t32_warn_quiet;
+unsigned long t32_warn_held;
+char t32_warn_last[512];
+
+/* A warning, its control bytes escaped like an error's; counted and kept when held. */
 void t32_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -58,6 +62,11 @@ void t32_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (t32_warn_quiet) {
+		t32_warn_held++;
+		snprintf(t32_warn_last, sizeof(t32_warn_last), "%.500s", msg);
+		return;
+	}
 	fputs("t32: warning: ", stderr);
 	t32_fputs_visible(msg, stderr);
 	fputc('\n', stderr);
@@ -501,19 +510,40 @@ void t32_child_output_free(struct t32_child_output *out)
 	out->text = NULL;
 }
 
+int t32_keep_stdout;
+
 int t32_close_stdout(void)
 {
 	int bad = ferror(stdout);
 
 	if (fflush(stdout))
 		bad = 1;
-	if (fclose(stdout) && errno != EBADF)
+	if (!t32_keep_stdout && fclose(stdout) && errno != EBADF)
 		bad = 1;
 	if (bad) {
 		t32_error("cannot write the output 'stdout' (%s)", strerror(errno ? errno : EIO));
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * A directory as people read it in a command line: without `..` (resolved), and
+ * relative to the current directory when it lies inside it ("data", not
+ * "/home/me/t32/build/../data").  dir is rewritten in place (len bytes).
+ */
+static void readable_dir(char *dir, size_t len)
+{
+	char real[PATH_MAX], cwd[PATH_MAX];
+	size_t l;
+
+	if (!realpath(dir, real))
+		return;
+	if (getcwd(cwd, sizeof(cwd)) && (l = strlen(cwd)) > 1 && strncmp(real, cwd, l) == 0 &&
+	    real[l] == '/')
+		snprintf(dir, len, "%s", real + l + 1);
+	else
+		snprintf(dir, len, "%s", real);
 }
 
 const char *t32_datadir(void)
@@ -526,6 +556,8 @@ const char *t32_datadir(void)
 
 	if (env && *env)
 		return env;
+	if (dir[0])
+		return dir;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
@@ -536,11 +568,16 @@ const char *t32_datadir(void)
 			*slash = 0;
 			/* build/t32 -> ../data; build/sanitize/t32 (another build) -> ../../data */
 			snprintf(dir, sizeof(dir), "%.*s/../data", (int)(sizeof(dir) - 12), exe);
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+				readable_dir(dir, sizeof(dir));
 				return dir;
+			}
 			snprintf(dir, sizeof(dir), "%.*s/../../data", (int)(sizeof(dir) - 12), exe);
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+				readable_dir(dir, sizeof(dir));
 				return dir;
+			}
+			dir[0] = 0;
 		}
 	}
 #ifdef T32_DATADIR
@@ -621,40 +658,30 @@ void t32_cpu_identify(struct t32_cpu *c)
 	}
 }
 
-int t32_main_argc;
-char **t32_main_argv;
-
-void t32_provenance(FILE *f, int argc, char **argv)
+size_t t32_edit_distance(const char *a, const char *b)
 {
-	struct t32_cpu c;
-	char date[64];
-	time_t now = time(NULL);
-	struct tm tm;
+	size_t la = strlen(a), lb = strlen(b), row[64];
 
-	t32_cpu_identify(&c);
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (t32_main_argv) {
-		/* the whole command line, whatever part of it the subcommand was given */
-		argc = t32_main_argc;
-		argv = t32_main_argv;
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
 	}
-	fprintf(f, "# tool: t32 %s\n# command:", T32_VERSION);
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		/* quoted where a shell would need it; a control byte cannot end the line */
-		int quote = strpbrk(a, " \t'\"$;,[]") || !*a;
-
-		fputs(quote ? " '" : " ", f);
-		t32_fputs_visible(a, f);
-		if (quote)
-			putc('\'', f);
-	}
-	fprintf(f, "\n# cpu: %s (%s family %#x model %#x stepping %u)%s%s\n", c.brand, c.vendor,
-		c.family, c.model, c.stepping, c.hypervisor ? ", hypervisor " : "",
-		c.hypervisor ? c.hv_vendor : "");
-	fprintf(f, "# date: %s\n", date);
+	return row[lb];
 }
 
 const char *t32_optval(int argc, char **argv, int *i, const char *name)
@@ -679,8 +706,30 @@ const char *t32_plotdir(void)
 	if (env && *env)
 		return env;
 	snprintf(dir, sizeof(dir), "%.4000s/../plots", t32_datadir());
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char real[PATH_MAX];
+
+		/* readable in provenance: the tree's plots/, not build/../data/../plots */
+		if (realpath(dir, real))
+			snprintf(dir, sizeof(dir), "%s", real);
 		return dir;
+	}
 	snprintf(dir, sizeof(dir), "%.4000s/plots", t32_datadir());
 	return dir;
+}
+
+const char *t32_nearest(const char *word, const char *const *names, size_t n, size_t max)
+{
+	const char *best = NULL;
+	size_t bestd = max + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = t32_edit_distance(word, names[i]);
+
+		if (d < bestd && d < strlen(word)) {
+			bestd = d;
+			best = names[i];
+		}
+	}
+	return best;
 }

@@ -24,6 +24,13 @@ void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char t32_last_error[512];
 /* `t32: warning: <what>` on stderr: the result stands, with a caveat. */
 void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * While t32_warn_quiet is set (a command run inside t32 study, whose rows carry
+ * the flags), warnings are counted in t32_warn_held, the last kept, not printed.
+ */
+extern int t32_warn_quiet;
+extern unsigned long t32_warn_held;
+extern char t32_warn_last[512];
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
 int t32_usage(const char *line);
 
@@ -95,6 +102,8 @@ void t32_child_output_free(struct t32_child_output *out);
 
 /* Flush and close stdout; report a write failure (a full disk). Returns 0 or 1. */
 int t32_close_stdout(void);
+/* Set while a command runs inside another (t32 study): stdout is flushed, not closed. */
+extern int t32_keep_stdout;
 
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);
@@ -109,10 +118,22 @@ void t32_json_string(FILE *f, const char *s);
 enum t32_format { T32_FMT_TABLE, T32_FMT_TSV, T32_FMT_JSON };
 int t32_parse_format(const char *arg, enum t32_format *out);
 
-/* `# key: value` provenance lines: tool, command line, cpu, date, plus extra. */
-extern int t32_main_argc;	/* set by main: the command line provenance names */
+/*
+ * Provenance (t32/provenance.c): `# key: value` lines on top of every TSV t32
+ * writes (tool, version and commit, the command line, cpu, micro-architecture,
+ * date), and the same as a JSON object for JSON outputs.  The command line is
+ * t32_main_argv when set (main sets it; a command run in-process by another sets
+ * its own), else argv.
+ */
+extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/* `"provenance": {...}` (no comma around it), for a JSON object being written. */
+void t32_provenance_json(FILE *f, int argc, char **argv);
+/* The source commit t32 was built from ("unknown" outside a git checkout). */
+const char *t32_commit(void);
+/* The command line as one shell-readable string into buf. */
+void t32_command_line(char *buf, size_t len, int argc, char **argv);
 
 /* The CPU's brand string and vendor/family/model from cpuid. */
 struct t32_cpu {
@@ -125,6 +146,14 @@ struct t32_cpu {
 void t32_cpu_identify(struct t32_cpu *c);
 
 #define T32_VERSION "0.1"
+
+/* Edit distance of two short words (insertions, deletions, substitutions); 99 if long. */
+size_t t32_edit_distance(const char *a, const char *b);
+/*
+ * The word of names[0..n) nearest to word (at most max edits away, fewer than
+ * the word is long), or NULL: "did you mean ...?".
+ */
+const char *t32_nearest(const char *word, const char *const *names, size_t n, size_t max);
 
 /* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
 const char *t32_optval(int argc, char **argv, int *i, const char *name);

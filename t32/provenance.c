@@ -1,0 +1,122 @@
+/*
+ * provenance.c - where a result came from, written on top of every file t32
+ * writes: the tool, its version and commit, the whole command line, the CPU, its
+ * core (the micro-architecture CPUID names, and the data the model uses for it)
+ * and the date.  `# core:` is the machine's; a command that models with other
+ * data (--uarch) says so in its own `# uarch:` line.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/uarch.h"
+#include "t32/util.h"
+
+#ifndef T32_COMMIT
+#define T32_COMMIT "unknown"
+#endif
+
+int t32_main_argc;
+char **t32_main_argv;
+
+const char *t32_commit(void)
+{
+	return T32_COMMIT[0] ? T32_COMMIT : "unknown";
+}
+
+/* Append s to buf (len bytes, at *used), shell-quoted where a shell would need it. */
+static void append_word(char *buf, size_t len, size_t *used, const char *s)
+{
+	int quote = strpbrk(s, " \t'\"$;,[]()&|<>*?`\\!#~{}") || !*s;
+
+	if (*used + 1 >= len)
+		return;
+	if (*used)
+		buf[(*used)++] = ' ';
+	if (quote && *used + 1 < len)
+		buf[(*used)++] = '\'';
+	/* control bytes stay: the writer escapes them (a TSV line, a JSON string) */
+	for (const unsigned char *p = (const unsigned char *)s; *p && *used + 5 < len; p++) {
+		if (*p == '\'' && quote)
+			*used += (size_t)snprintf(buf + *used, len - *used, "'\\''");
+		else
+			buf[(*used)++] = (char)*p;
+	}
+	if (quote && *used + 1 < len)
+		buf[(*used)++] = '\'';
+	buf[*used] = 0;
+}
+
+void t32_command_line(char *buf, size_t len, int argc, char **argv)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (t32_main_argv) {
+		/* the whole command line, whatever part of it the subcommand was given */
+		argc = t32_main_argc;
+		argv = t32_main_argv;
+	}
+	for (int i = 0; i < argc; i++)
+		append_word(buf, len, &used, argv[i]);
+}
+
+/* The facts provenance names: date, cpu line, micro-architecture line. */
+struct facts {
+	char date[64];
+	char cpu[256];
+	char uarch[320];
+};
+
+static void gather(struct facts *f)
+{
+	struct t32_cpu c;
+	struct t32_uarch_choice ch;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	t32_cpu_identify(&c);
+	gmtime_r(&now, &tm);
+	strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(f->cpu, sizeof(f->cpu), "%s (%s family %#x model %#x stepping %u)%s%s", c.brand,
+		 c.vendor, c.family, c.model, c.stepping, c.hypervisor ? ", hypervisor " : "",
+		 c.hypervisor ? c.hv_vendor : "");
+	t32_uarch_choose(NULL, c.vendor, c.family, c.model, &ch);
+	t32_uarch_choice_text(&ch, ch.data, f->uarch, sizeof(f->uarch));
+}
+
+void t32_provenance(FILE *f, int argc, char **argv)
+{
+	struct facts x;
+	char cmd[8192];
+
+	gather(&x);
+	t32_command_line(cmd, sizeof(cmd), argc, argv);
+	fprintf(f, "# tool: t32 %s (commit %s)\n# command: ", T32_VERSION, t32_commit());
+	t32_fputs_visible(cmd, f);
+	fprintf(f, "\n# cpu: %s\n# core: %s\n# date: %s\n", x.cpu, x.uarch, x.date);
+}
+
+void t32_provenance_json(FILE *f, int argc, char **argv)
+{
+	struct facts x;
+	char cmd[8192];
+
+	gather(&x);
+	t32_command_line(cmd, sizeof(cmd), argc, argv);
+	fprintf(f, "\"provenance\": {\"tool\": \"t32\", \"version\": ");
+	t32_json_string(f, T32_VERSION);
+	fprintf(f, ", \"commit\": ");
+	t32_json_string(f, t32_commit());
+	fprintf(f, ", \"command\": ");
+	t32_json_string(f, cmd);
+	fprintf(f, ", \"cpu\": ");
+	t32_json_string(f, x.cpu);
+	fprintf(f, ", \"core\": ");
+	t32_json_string(f, x.uarch);
+	fprintf(f, ", \"date\": ");
+	t32_json_string(f, x.date);
+	fprintf(f, "}");
+}
