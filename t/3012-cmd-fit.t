@@ -29,7 +29,7 @@ if [ $rc -ne 0 ] || ! grep -q '^usage: t32 fit' "$tmp/help"; then
 	exit 0
 fi
 
-echo "1..39"
+echo "1..41"
 
 ok 0 "--help exits 0"
 [ ! -s "$tmp/help.err" ]; ok $? "--help writes nothing to stderr"
@@ -160,5 +160,16 @@ awk -v s="$slope" 'BEGIN { exit !(s > 0.8 && s < 1.3) }'; ok $? "add's latency s
 slope3=$(colm "$tmp/out" imul latency slope)
 awk -v s="$slope" -v t="$slope3" 'BEGIN { exit !(t > 2 * s) }'; ok $? "imul's chain costs more per instruction than add's ($slope3)"
 [ "$(colm "$tmp/out" add latency steps)" = 0 ]; ok $? "the measured straight line has no steps"
+
+# 40,000 forms of three rows each: groups found by hash, not a search per row
+awk 'BEGIN { print "row\tform\tmode\tn\ttotal"; r = 0
+	for (f = 0; f < 40000; f++) for (k = 1; k <= 3; k++) printf "%d\tf%d\traw\t%d\t%d\n", r++, f, 10 * k, 10 * k }' \
+	>"$tmp/big.tsv"
+t0=$(date +%s.%N)
+"$T32" fit --format=tsv "$tmp/big.tsv" >"$tmp/big.out" 2>"$tmp/big.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc -eq 0 ] && [ "$(grep -vc '^#' "$tmp/big.out")" -eq 40001 ]; ok $? "40,000 groups fitted, one row each"
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 8) }'; ok $? "in well under 8 s ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s), not quadratically"
 
 [ $failed -eq 0 ]
