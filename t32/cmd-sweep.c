@@ -226,6 +226,11 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 			   "the form has no throughput template (tp=)");
 		return 0;
 	}
+	if (j->mode == MODE_LATENCY && j->form && j->form->nochain) {
+		format_row(buf, len, w, j, 0, NULL, "skipped",
+			   "the form has no dependency chain (chain=none): throughput only");
+		return 0;
+	}
 	if (j->mode == MODE_THROUGHPUT && j->form && kmax > j->form->tp_period)
 		kmax = j->form->tp_period;
 	for (unsigned k = 1; k <= kmax && !interrupted; k++) {
@@ -303,6 +308,8 @@ static uint64_t table_hash(const struct t32_table *t)
 			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
 		h = fnv1a(h, &f->lat, sizeof(f->lat));
 		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
+		if (f->nochain)
+			h = fnv1a(h, "chain=none", 11);
 	}
 	return h;
 }
@@ -625,6 +632,7 @@ int cmd_sweep(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'R' },
 		{ "shard", required_argument, NULL, 'S' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "allow-mixed-cpus", no_argument, NULL, 'A' },
 		{ "precision", required_argument, NULL, 'p' },
 		{ "block-precision", required_argument, NULL, 'P' },
 		{ "budget", required_argument, NULL, 'b' },
@@ -638,7 +646,7 @@ int cmd_sweep(int argc, char **argv)
 	};
 	struct sweep w;
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL;
-	int opt, rc = 0, do_merge = 0, progress;
+	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
 	size_t written = 0;
@@ -667,6 +675,7 @@ int cmd_sweep(int argc, char **argv)
 			       "  --resume            skip rows FILE already holds; finish the rest\n"
 			       "  --shard K/N         measure only rows with row %% N == K - 1\n"
 			       "  --merge -o OUT F... join shards, checking they form one whole sweep\n"
+			       "  --allow-mixed-cpus  merge shards measured on different CPUs anyway\n"
 			       "  --precision P       stop a row at +-P unit per instruction (default 0.01)\n"
 			       "  --block-precision P ... or at +-P unit on the whole block (default 0.5)\n"
 			       "  --budget S          seconds per measurement at most (default 1)\n"
@@ -696,6 +705,9 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		case 'M':
 			do_merge = 1;
+			continue;
+		case 'A':
+			allow_mixed = 1;
 			continue;
 		case 'p':
 		case 'P':
@@ -750,7 +762,7 @@ int cmd_sweep(int argc, char **argv)
 	if (do_merge) {
 		if (!w.out_path || optind >= argc)
 			return t32_usage("t32 sweep --merge -o OUT FILE...");
-		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind);
+		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind, allow_mixed);
 		return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 	}
 	if (optind >= argc || !nlist)
