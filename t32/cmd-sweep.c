@@ -54,6 +54,8 @@ struct sweep {
 	size_t nn;
 	unsigned modes;			/* bit per enum mode */
 	unsigned max_k;			/* throughput: copies tried, 1..max_k */
+	unsigned klist[64];		/* --k-list: the copies tried instead, or nk = 0 */
+	unsigned nk;
 	unsigned shard, shards;		/* this is shard `shard` (1-based) of `shards` */
 	struct t32_block_opts bo;
 	struct t32_measure_opts mo;
@@ -212,6 +214,23 @@ static int write_line(int fd, const char *line)
 	return 0;
 }
 
+/*
+ * With --k-list, is k one of the copies to try?  A listed count above what the
+ * template's registers allow (kmax) tries the largest count that divides n.
+ */
+static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsigned kmax)
+{
+	unsigned top = 0;
+
+	for (unsigned c = kmax; c >= 1 && !top; c--)
+		if (j->n >= c && j->n % c == 0)
+			top = c;
+	for (unsigned i = 0; i < w->nk; i++)
+		if (w->klist[i] == k || (w->klist[i] > kmax && k == top))
+			return 1;
+	return 0;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -237,6 +256,8 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 		struct t32_spec s;
 
 		if (j->mode == MODE_THROUGHPUT && (j->n < k || j->n % k))
+			continue;
+		if (j->mode == MODE_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax))
 			continue;
 		if (job_spec(w, j, k, &s, err, sizeof(err))) {
 			t32_spec_free(&s);
@@ -382,9 +403,10 @@ static int make_signature(struct sweep *w, const char *what)
 	exact_num(f, w->mo.block_precision);
 	fputs(" budget=", f);
 	exact_num(f, w->mo.budget);
-	fprintf(f, " max-runs=%llu max-k=%u warmup=%llu dither=%d n=",
-		(unsigned long long)w->mo.max_runs, w->max_k, (unsigned long long)w->bo.warmup,
-		w->bo.dither);
+	fprintf(f, " max-runs=%llu max-k=%u", (unsigned long long)w->mo.max_runs, w->max_k);
+	for (unsigned i = 0; i < w->nk; i++)
+		fprintf(f, "%s%u", i ? "," : " k-list=", w->klist[i]);
+	fprintf(f, " warmup=%llu dither=%d n=", (unsigned long long)w->bo.warmup, w->bo.dither);
 	for (size_t i = 0; i < w->nn; i++)
 		fprintf(n, "%s%llu", i ? "," : "", (unsigned long long)w->ns[i]);
 	fclose(n);
@@ -639,6 +661,7 @@ int cmd_sweep(int argc, char **argv)
 		{ "max-runs", required_argument, NULL, 'x' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "max-k", required_argument, NULL, 'k' },
+		{ "k-list", required_argument, NULL, 'K' },
 		{ "barrier", required_argument, NULL, 'B' },
 		{ "store", required_argument, NULL, 's' },
 		T32_BLOCK_LONGOPTS,
@@ -682,6 +705,8 @@ int cmd_sweep(int argc, char **argv)
 			       "  --max-runs N        runs per measurement at most (default 1000000)\n"
 			       "  --unit U            cycles, ticks or ns\n"
 			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
+			       "  --k-list K,...      try these copy counts only (a count above what the\n"
+			       "                      template's registers allow tries the largest they do)\n"
 			       "  --barrier B --store S  for tables (default l m)\n%s",
 			       sweep_usage, T32_BLOCK_OPTHELP);
 			return t32_close_stdout();
@@ -746,6 +771,26 @@ int cmd_sweep(int argc, char **argv)
 			}
 			w.max_k = (unsigned)v;
 			continue;
+		case 'K': {
+			char *copy = strdup(optarg), *save = NULL, *tok;
+
+			w.nk = 0;
+			for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (w.nk == 64 || t32_parse_u64(tok, 1, 64, &v)) {
+					t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
+					free(copy);
+					return T32_EXIT_USAGE;
+				}
+				w.klist[w.nk++] = (unsigned)v;
+			}
+			free(copy);
+			if (!w.nk) {
+				t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			continue;
+		}
 		case 'B':
 			barrier = optarg;
 			continue;
