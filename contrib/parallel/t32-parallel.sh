@@ -28,9 +28,14 @@ opts=
 for a in "$@"; do
 	opts="$opts '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
 done
-seq 1 "$n" | parallel --will-cite --halt now,fail=1 -S "${PARALLEL_HOSTS:-:}" \
-	--jobs "${PARALLEL_JOBS:-1}" --transferfile table.tbl --return "shard-{}-of-$n.tsv" \
-	--cleanup "'$t32' sweep --shard {}/$n --resume -o shard-{}-of-$n.tsv $opts table.tbl"
+hosts=${PARALLEL_HOSTS:-:}
+# files go to and from remote hosts only (":" alone is this machine, nothing to copy)
+case ,$hosts, in
+,:,) set -- ;;
+*) set -- --transferfile table.tbl --return "shard-{}-of-$n.tsv" --cleanup ;;
+esac
+seq 1 "$n" | parallel --will-cite --halt now,fail=1 -S "$hosts" --jobs "${PARALLEL_JOBS:-1}" \
+	"$@" "'$t32' sweep --shard {}/$n --resume -o shard-{}-of-$n.tsv $opts table.tbl"
 files=
 k=1
 while [ "$k" -le "$n" ]; do
