@@ -492,6 +492,26 @@ static int recipe_interrupts(struct study *st)
 	return t32_fclose_out(o) || rc ? -1 : 0;
 }
 
+/*
+ * Recipe 7, "all forms" (the full profile, or named): the generated full table
+ * (t32 table gen) swept at +-0.02 cycles, resumable, and the forms whose latency
+ * or throughput lies off the table's published value, with both (t32 compare
+ * --differing, in allforms/).
+ */
+static int recipe_allforms(struct study *st)
+{
+	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX];
+	char *gen[] = { st->self, "table", "gen", "--quiet", "-o", tbl, NULL };
+	char *sweep[] = { st->self, "sweep", "--n", "840", "--k-list", "12", "--precision", "0.02",
+			  "--resume", "-o", tsv, tbl, NULL };
+	char *cmp[] = { st->self, "compare", "--differing", "-o", dir, tsv, NULL };
+
+	path_in(st, "allforms.tbl", tbl, sizeof(tbl));
+	path_in(st, "allforms.tsv", tsv, sizeof(tsv));
+	path_in(st, "allforms", dir, sizeof(dir));
+	return run(st, NULL, gen) || run(st, NULL, sweep) || run(st, NULL, cmp) ? -1 : 0;
+}
+
 static const struct recipe {
 	const char *name;
 	int (*fn)(struct study *st);
@@ -503,6 +523,7 @@ static const struct recipe {
 	{ "steps", recipe_steps, "step curves of inc eax and add eax, 1 for n = 1..100" },
 	{ "combos", recipe_combos, "C1 n C2 (inc ebx, n x inc eax) for n = 0, 1, 2, 3, 10, 100" },
 	{ "interrupts", recipe_interrupts, "where interrupts land in the study's blocks, measured and modelled" },
+	{ "allforms", recipe_allforms, "the generated full table; forms off their published values (full profile)" },
 	{ NULL, NULL, NULL }
 };
 
@@ -632,6 +653,21 @@ static int write_index(struct study *st, unsigned done)
 				fclose(t);
 		}
 	}
+	if (done & 64) {
+		FILE *t = fopen(path_in(st, "allforms/compare.tsv", path, sizeof(path)), "r");
+		char line[1024];
+
+		fprintf(h, "<h2>7. All forms</h2><p>Every form of the generated table "
+			   "(<a href=\"allforms.tbl\">allforms.tbl</a>, <code>t32 table gen</code>) "
+			   "in latency and throughput mode (<a href=\"allforms.tsv\">allforms.tsv</a>); "
+			   "the forms whose value lies off the table's published value, with both: "
+			   "<a href=\"allforms/index.html\">allforms/index.html</a>.</p>\n");
+		while (t && fgets(line, sizeof(line), t) && line[0] == '#')
+			if (!strncmp(line, "# machine m1:", 13) && strstr(line, " published value"))
+				fprintf(h, "<p>%s</p>\n", strrchr(line, '|') ? strrchr(line, '|') + 2 : line);
+		if (t)
+			fclose(t);
+	}
 	fprintf(h, "</body></html>\n");
 	return t32_fclose_out(h);
 }
@@ -728,6 +764,9 @@ int cmd_study(int argc, char **argv)
 		int want = optind >= argc;
 		double t0 = t32_now();
 
+		/* all forms takes minutes: the full profile's, or when named */
+		if (r->fn == recipe_allforms && strcmp(st.p->name, "full"))
+			want = 0;
 		for (int i = optind; i < argc; i++)
 			want |= strcmp(argv[i], r->name) == 0;
 		if (!want)
