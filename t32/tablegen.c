@@ -798,8 +798,21 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 			o->template_op = -1;
 	}
 	o->init[0] = 0;
-	if (!strcmp(mn, "div") || !strcmp(mn, "idiv"))
-		snprintf(o->init, sizeof(o->init), "rax=0,rdx=0,rcx=7");
+	if ((!strcmp(mn, "div") || !strcmp(mn, "idiv")) && c->sh.n == 1 &&
+	    kinds[c->sh.k[0]].file == 'g') {
+		/*
+		 * divisor 1 and the width's largest positive dividend: the quotient is
+		 * the dividend and the remainder 0, so every division of the chain
+		 * divides the same full-width number (a zero dividend is the divider's
+		 * shortest case)
+		 */
+		static const char *const top[] = { "0x7f", "0x7fff", "0x7fffffff", "0x7fffffffffffffff" };
+
+		snprintf(o->init, sizeof(o->init), "rax=%s,rdx=0,rcx=1", top[c->sh.k[0] - K_R8]);
+	} else if (!strcmp(mn, "div") || !strcmp(mn, "idiv")) {
+		/* a pointer as divisor: a zero dividend stays zero, and never overflows */
+		snprintf(o->init, sizeof(o->init), "rax=0,rdx=0");
+	}
 	else if (!strcmp(mn, "xgetbv") || !strcmp(mn, "rdpkru"))
 		snprintf(o->init, sizeof(o->init), "rcx=0");
 	return -1;
