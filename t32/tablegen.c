@@ -517,8 +517,9 @@ static int assemble_batch(struct cand *c, size_t n, unsigned *runs)
 			t32_error("cannot assemble the candidate forms (%s)", flt.msg);
 			break;
 		}
-		for (char *p = lst; p && *p;) {
-			char *eol = strchr(p, '\n');
+		for (char *p = lst, *end = lst ? lst + strlen(lst) : NULL; p && p < end;) {
+			/* memchr, not strchr: a checked strchr scans to the end of the listing */
+			char *eol = memchr(p, '\n', (size_t)(end - p));
 			unsigned long line;
 			char *q;
 
@@ -546,7 +547,7 @@ static int assemble_batch(struct cand *c, size_t n, unsigned *runs)
 					}
 				}
 			}
-			p = eol ? eol + 1 : p + strlen(p);
+			p = eol ? eol + 1 : end;
 		}
 		if (listed || st == 0) {
 			for (size_t i = 0; i < n; i++)
@@ -1055,8 +1056,8 @@ int t32_tablegen(FILE *out, const struct t32_tablegen_opts *o, struct t32_tableg
 		}
 		st->nasm_runs++;
 		free(src);
-		for (char *p = lst; p && *p;) {
-			char *eol = strchr(p, '\n'), *q;
+		for (char *p = lst, *end = lst ? lst + strlen(lst) : NULL; p && p < end;) {
+			char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
 			unsigned long line;
 
 			if (eol)
@@ -1068,7 +1069,7 @@ int t32_tablegen(FILE *out, const struct t32_tablegen_opts *o, struct t32_tableg
 			    ((strncmp(q, "******", 6) == 0 && strstr(q, "error:")) ||
 			     (isxdigit((unsigned char)*q) && strlen(q) > 9 && isxdigit((unsigned char)q[9]))))
 				known[line - 2] = 1;
-			p = eol ? eol + 1 : p + strlen(p);
+			p = eol ? eol + 1 : end;
 		}
 		free(lst);
 		free(diag);
