@@ -32,9 +32,13 @@ TEST_LIB = $(B)/obj/t/tap.o $(B)/obj/t/modelkit.o
 TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
 
 # Debian packages behind each requirement: what `make deps` installs.
-DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make rt-tests
+DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
+# What some tests and benches use when it is there (GNU parallel; a one-node Slurm
+# cluster; cyclictest beside t32 wake in make bench):
+# installed by `make deps` where it can, skipped with the reason where not.
+DEB_TEST_PKGS = parallel slurm-wlm munge rt-tests
 
-.PHONY: all check check-sanitize tests bench report install uninstall clean deps fuzz fuzz-deps \
+.PHONY: all check check-sanitize tests bench report install uninstall clean deps test-deps fuzz fuzz-deps \
 	fuzz-build FORCE
 
 # t32/t32 links to the default build only: another build dir (B=build/sanitize) leaves it
@@ -170,7 +174,6 @@ deps:
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v $(PROVE) >/dev/null 2>&1 || missing="$$missing perl"; \
 	command -v $(CC) >/dev/null 2>&1 || missing="$$missing gcc"; \
-	command -v cyclictest >/dev/null 2>&1 || missing="$$missing rt-tests"; \
 	[ -z "$$missing" ] && exit 0; \
 	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
 	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \
@@ -181,6 +184,26 @@ deps:
 	else \
 		echo "t32: missing packages, install them with: apt-get install$$missing" >&2; exit 1; \
 	fi
+	@$(MAKE) --no-print-directory test-deps
+
+# The tests' optional tools: installed as root (or with password-less sudo) when
+# missing; otherwise the tests that need them skip and say why.  Never fails.
+test-deps:
+	@missing=''; \
+	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
+	command -v slurmctld >/dev/null 2>&1 || missing="$$missing slurm-wlm"; \
+	command -v munged >/dev/null 2>&1 || missing="$$missing munge"; \
+	command -v cyclictest >/dev/null 2>&1 || missing="$$missing rt-tests"; \
+	[ -z "$$missing" ] && exit 0; \
+	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
+	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \
+		echo "t32: installing, for the tests:$$missing" >&2; \
+		$$sudo apt-get update -qq >&2 && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >&2 || \
+		echo "t32: could not install$$missing; the tests that need them will skip" >&2; \
+	else \
+		echo "t32: not installed:$$missing; the tests that need them will skip" >&2; \
+	fi; exit 0
 
 install: all
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DATADIR)/plots' \

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t32_sweep_scan(f, path, sig, "", 4, done, &good);
 		fclose(f);
 	}
-	t32_sweep_merge("/dev/null", 1, files);
+	t32_sweep_merge("/dev/null", 1, files, 0);
 	fuzz_stdout();
 	cmd_fit(3, fit);
 	close(fd);

@@ -232,6 +232,46 @@ static void test_templates(void)
 	t32_table_free(&t);
 }
 
+/* The AVX-512, mask and MMX placeholders, and chain=none. */
+static void test_generated_keys(void)
+{
+	static const char text[] =
+		"# source: t\n# applies to: t\n"
+		"vz | vaddps zmm0, zmm0, zmm1 | tp=vaddps {z}, zmm1, zmm2\n"
+		"km | kandw k1, k1, k2 | tp=kandw {k}, k2, k3\n"
+		"mx | paddb mm1, mm2 | tp=paddb {m}, mm2\n"
+		"cmp | cmp rax, rbx | chain=none | tp=cmp rax, rbx\n";
+	struct t32_table t;
+	char err[512] = "", buf[64];
+	const struct t32_form *f;
+
+	if (t32_table_parse(text, "gen.tbl", &t, err, sizeof(err))) {
+		ok(0, "placeholders {z} {k} {m} and chain=none parse: %s", err);
+		for (int i = 0; i < 8; i++)
+			ok(0, "skipped after the parse failed");
+		return;
+	}
+	ok(1, "placeholders {z} {k} {m} and chain=none parse");
+	f = t32_table_find(&t, "vz");
+	is_int(14, f ? f->tp_period : 0, "{z}: zmm1 and zmm2 named, 14 left");
+	ok(f && t32_form_tp_expand(f, 1, buf, sizeof(buf)) == 0 &&
+	   strcmp(buf, "vaddps zmm3, zmm1, zmm2") == 0, "{z} copy 1 skips zmm1 and zmm2 (%s)", buf);
+	f = t32_table_find(&t, "km");
+	is_int(5, f ? f->tp_period : 0, "{k}: k1..k7, k2 and k3 named, 5 left (k0 never)");
+	ok(f && t32_form_tp_expand(f, 1, buf, sizeof(buf)) == 0 &&
+	   strcmp(buf, "kandw k4, k2, k3") == 0, "{k} copy 1 is k4 (%s)", buf);
+	f = t32_table_find(&t, "mx");
+	ok(f && t32_form_tp_expand(f, 0, buf, sizeof(buf)) == 0 && strcmp(buf, "paddb mm1, mm2") == 0,
+	   "{m} copy 0 is mm1: mm0 is STORE x's (%s)", buf);
+	f = t32_table_find(&t, "cmp");
+	ok(f && f->nochain, "chain=none is kept");
+	f = t32_table_find(&t, "vz");
+	ok(f && !f->nochain, "a form without it has a chain");
+	t32_table_free(&t);
+	ok(t32_table_parse("a | nop | chain=some\n", "bad.tbl", &t, err, sizeof(err)) == -2 &&
+	   strstr(err, "bad chain 'some'"), "chain= takes none only (%s)", err);
+}
+
 /* Bad lines: each error names the file and the line. */
 static void test_bad(void)
 {
@@ -255,8 +295,8 @@ static void test_bad(void)
 		{ "x | div rcx | init=rsp=0\n", "bad line 1 in 'mem.tbl' (unknown register 'rsp' (rax..r15, not rsp))" },
 		{ "x | div rcx | init=rdx\n", "bad line 1 in 'mem.tbl' (bad register set-up 'rdx' (REG=VALUE))" },
 		{ "x | div rcx | init=rdx=zero\n", "bad line 1 in 'mem.tbl' (bad value for rdx 'zero')" },
-		{ "x | add rax, 1 | tp=add {q}, 1\n", "bad line 1 in 'mem.tbl' (unknown placeholder '{q}' (one of {r} {e} {w} {b} {x} {y}))" },
-		{ "x | add rax, 1 | tp=add {r, 1\n", "bad line 1 in 'mem.tbl' (bad placeholder '{r, ' (one of {r} {e} {w} {b} {x} {y}))" },
+		{ "x | add rax, 1 | tp=add {q}, 1\n", "bad line 1 in 'mem.tbl' (unknown placeholder '{q}' (one of {r} {e} {w} {b} {x} {y} {z} {k} {m}))" },
+		{ "x | add rax, 1 | tp=add {r, 1\n", "bad line 1 in 'mem.tbl' (bad placeholder '{r, ' (one of {r} {e} {w} {b} {x} {y} {z} {k} {m}))" },
 		{ "x | add rax, 1 | tp=add r}, 1\n", "bad line 1 in 'mem.tbl' ('}' without '{' in tp template)" },
 		{ "x | add {r}, 1\n", "bad line 1 in 'mem.tbl' (placeholder in instruction 'add {r}, 1' (they belong in tp=))" },
 		{ "x | add rax, 1 | tp=add {r}, 1 lat=1\n", "bad line 1 in 'mem.tbl' (tp= takes the rest of its field; put 'lat=' in a field of its own)" },
@@ -437,10 +477,11 @@ int main(void)
 {
 	int nasm = have_nasm();
 
-	plan(96);
+	plan(105);
 	test_bounds();
 	test_good();
 	test_templates();
+	test_generated_keys();
 	test_bad();
 	test_files();
 	test_assemble_check(nasm);

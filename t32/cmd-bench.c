@@ -14,7 +14,9 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/tablegen.h"
 #include "t32/tscsim.h"
+#include "t32/tsv.h"
 
 static int misses;
 static int figures;
@@ -185,35 +187,59 @@ static double sweep_child(char *const *args, const char *path)
 	return t32_now() - t0;
 }
 
+/* A sweep's columns the benches read, found by name in its header (-1: absent). */
+struct sweep_cols {
+	long form, n, per_insn, lo, hi, status, expected;
+};
+
+/* Read the header of a sweep into c; 0, or -1 when a column the benches need is missing. */
+static int sweep_header(const struct t32_tsv *t, struct sweep_cols *c)
+{
+	char *const *h = t->fields;
+	size_t n = t->nfields;
+
+	c->form = t32_tsv_column(h, n, "form");
+	c->n = t32_tsv_column(h, n, "n");
+	c->per_insn = t32_tsv_column(h, n, "per_insn");
+	c->lo = t32_tsv_column(h, n, "ci_lo");
+	c->hi = t32_tsv_column(h, n, "ci_hi");
+	c->status = t32_tsv_column(h, n, "status");
+	c->expected = t32_tsv_column(h, n, "expected");
+	return c->form < 0 || c->n < 0 || c->per_insn < 0 || c->lo < 0 || c->hi < 0 ||
+	       c->status < 0 ? -1 : 0;
+}
+
 /* Over a sweep's ok rows: the largest half-width per instruction and on the block. */
 static size_t sweep_rows(const char *path, double *max_hw, double *max_block_hw)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, rows = 0;
+	struct t32_tsv t;
+	struct sweep_cols c;
+	size_t rows = 0;
+	int header = 0;
 
 	*max_hw = *max_block_hw = 0;
-	if (!f)
+	if (t32_tsv_open(&t, path))
 		return 0;
-	while (getline(&line, &cap, f) > 0) {
-		char *fld[16], *save = NULL, *tok = strtok_r(line, "\t\n", &save);
-		int k = 0;
+	while (t32_tsv_next(&t) > 0) {
+		double hw;
 
-		if (!tok || line[0] == '#' || strcmp(tok, "row") == 0)
+		if (t.line[0] == '#')
 			continue;
-		for (; tok && k < 16; tok = strtok_r(NULL, "\t\n", &save))
-			fld[k++] = tok;
-		if (k < 16 || strcmp(fld[15], "ok") != 0)
+		t32_tsv_split(&t);
+		if (!header) {
+			if (sweep_header(&t, &c))
+				break;
+			header = 1;
 			continue;
-		/* row form mode n k unit estimate ci_lo ci_hi ... */
-		double hw = (strtod(fld[8], NULL) - strtod(fld[7], NULL)) / 2;
-
+		}
+		if ((size_t)c.status >= t.nfields || strcmp(t.fields[c.status], "ok") != 0)
+			continue;
+		hw = (strtod(t.fields[c.hi], NULL) - strtod(t.fields[c.lo], NULL)) / 2;
 		*max_hw = fmax(*max_hw, hw);
-		*max_block_hw = fmax(*max_block_hw, hw * strtod(fld[3], NULL));
+		*max_block_hw = fmax(*max_block_hw, hw * strtod(t.fields[c.n], NULL));
 		rows++;
 	}
-	free(line);
-	fclose(f);
+	t32_tsv_close(&t);
 	return rows;
 }
 
@@ -445,6 +471,126 @@ static void bench_simulated(void)
 	report("simulated TSC, dither locked to the step", fig, "(figure only)", 1);
 }
 
+/* What a full-table sweep holds, counted from its rows. */
+struct fulltable_counts {
+	size_t rows, measured, precise, unsupported, faulted, skipped;
+	size_t forms, forms_measured, with_expected, within;
+};
+
+static void count_fulltable(const char *path, struct fulltable_counts *c)
+{
+	struct t32_tsv t;
+	struct sweep_cols k;
+	char last[256] = "";
+	int last_measured = 0, header = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (t32_tsv_open(&t, path))
+		return;
+	while (t32_tsv_next(&t) > 0) {
+		double est, lo, hi, exp;
+		const char *status, *form;
+
+		if (t.line[0] == '#')
+			continue;
+		t32_tsv_split(&t);
+		if (!header) {
+			if (sweep_header(&t, &k) || k.expected < 0)
+				break;
+			header = 1;
+			continue;
+		}
+		if ((size_t)k.status >= t.nfields || (size_t)k.expected >= t.nfields)
+			continue;
+		status = t.fields[k.status];
+		form = t.fields[k.form];
+		if (strcmp(form, last)) {
+			snprintf(last, sizeof(last), "%s", form);
+			c->forms++;
+			last_measured = 0;
+		}
+		c->rows++;
+		if (!strcmp(status, "unsupported"))
+			c->unsupported++;
+		else if (!strcmp(status, "fault") || !strcmp(status, "error"))
+			c->faulted++;
+		else if (!strcmp(status, "skipped"))
+			c->skipped++;
+		if (strcmp(status, "ok") && strcmp(status, "untrusted"))
+			continue;
+		c->measured++;
+		if (!last_measured)
+			c->forms_measured++;
+		last_measured = 1;
+		est = strtod(t.fields[k.per_insn], NULL);
+		lo = strtod(t.fields[k.lo], NULL);
+		hi = strtod(t.fields[k.hi], NULL);
+		c->precise += (hi - lo) / 2 <= 0.02;
+		if (*t.fields[k.expected]) {
+			exp = strtod(t.fields[k.expected], NULL);
+			c->with_expected++;
+			c->within += fabs(est - exp) <= 0.05;
+		}
+	}
+	t32_tsv_close(&t);
+}
+
+/*
+ * The generated full table (t32 table gen) swept in latency and throughput mode
+ * at +-0.02 cycles, as a user would: forms generated and measured, the wall time
+ * and rows per second, and the share of forms with a published latency for this
+ * core that land within 0.05 cycles of it.  Takes minutes (about 12 on a 2-core
+ * Zen 4 VM), longer on a busy machine.
+ */
+static void bench_fulltable(void)
+{
+	char tbl[] = "/tmp/t32-bench-full-XXXXXX", out[] = "/tmp/t32-bench-fullsweep-XXXXXX";
+	char fig[160];
+	char *args[] = { "--n", "840", "--k-list", "12", "--precision", "0.02", tbl, NULL };
+	struct t32_tablegen_opts o = { 0 };
+	struct t32_tablegen_stats st;
+	struct fulltable_counts c;
+	int fd = mkstemp(tbl), fd2 = mkstemp(out);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	double took;
+
+	if (!f || fd2 < 0) {
+		report("full table", "cannot make temporary files", "-", 0);
+		if (f)
+			fclose(f);
+		if (fd2 >= 0)
+			close(fd2);
+		return;
+	}
+	close(fd2);
+	if (t32_tablegen(f, &o, &st) || fclose(f)) {
+		report("full table: forms generated", "t32 table gen failed", ">= 1,500", 0);
+		unlink(tbl);
+		unlink(out);
+		return;
+	}
+	snprintf(fig, sizeof(fig), "%zu forms in %.1f s", st.forms, st.seconds);
+	report("full table: forms generated (table gen)", fig, ">= 1,500", st.forms >= 1500);
+	took = sweep_child(args, out);
+	count_fulltable(out, &c);
+	unlink(tbl);
+	unlink(out);
+	snprintf(fig, sizeof(fig), "%zu forms, %zu unsupported rows", c.forms_measured, c.unsupported);
+	report("full table: forms measured here", fig, ">= 1,500", c.forms_measured >= 1500);
+	snprintf(fig, sizeof(fig), "%.0f s for %zu rows (lat + tp)", took, c.rows);
+	report("full table: wall time of the sweep", fig, "<= 900 s", took > 0 && took <= 900);
+	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)c.rows / took : 0);
+	report("full table: rows per second", fig, "(figure only)", took > 0);
+	snprintf(fig, sizeof(fig), "%zu of %zu (%.1f%%)", c.precise, c.measured,
+		 100.0 * (double)c.precise / (double)(c.measured ? c.measured : 1));
+	report("full table: measured rows at +-0.02 cycles", fig, "(figure only)", c.measured > 0);
+	snprintf(fig, sizeof(fig), "%zu of %zu (%.1f%%, %.40s)", c.within, c.with_expected,
+		 100.0 * (double)c.within / (double)(c.with_expected ? c.with_expected : 1),
+		 st.core[0] ? st.core : "no core");
+	report("full table: within 0.05 of published latency", fig, ">= 95%",
+	       c.with_expected && c.within >= 0.95 * (double)c.with_expected);
+}
+
 static const struct bench {
 	const char *name;
 	void (*fn)(void);
@@ -462,6 +608,7 @@ static const struct bench {
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend", 8 },
 	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks", 30 },
 	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)", 25 },
+	{ "fulltable", bench_fulltable, "the generated full table swept at +-0.02 (takes about 12 minutes)", 720 },
 	{ NULL, NULL, NULL, 0 }
 };
 

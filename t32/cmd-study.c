@@ -1266,6 +1266,73 @@ static int section_interrupts(struct study *st, FILE *h)
 	return 1;
 }
 
+/*
+ * Recipe allforms (the full profile, or named): the generated full table (t32
+ * table gen) swept at +-0.02 cycles, resumable, and the forms whose latency or
+ * throughput lies off the table's published value, with both (t32 compare
+ * --differing, into allforms/).  Each step runs as a program.
+ */
+static int run_allforms(struct study *st)
+{
+	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
+	char *gen[] = { self, "table", "gen", "--quiet", "-o", tbl, NULL };
+	char *sweep[] = { self, "sweep", "--n", "840", "--k-list", "12", "--precision", "0.02",
+			  "--resume", "-o", tsv, tbl, NULL };
+	char *cmp[] = { self, "compare", "--differing", "-o", dir, tsv, NULL };
+	char **steps[] = { gen, sweep, cmp };
+	static const char *const what[] = { "allforms: table gen", "allforms: the sweep",
+					    "allforms: compare" };
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (l <= 0) {
+		t32_error("cannot find this program '%s' (%s)", "/proc/self/exe", strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	self[l] = 0;
+	study_path(st, "allforms.tbl", tbl, sizeof(tbl));
+	study_path(st, "allforms.tsv", tsv, sizeof(tsv));
+	study_path(st, "allforms", dir, sizeof(dir));
+	for (size_t i = 0; i < 3 && !stop; i++) {
+		struct t32_child_output res;
+
+		progress(st, what[i], i / 3.0);
+		if (t32_run_program(steps[i], &res) < 0 || res.status) {
+			t32_error("%s failed (%s) '%s'", what[i], res.error[0] ? res.error :
+				  res.text ? res.text : "no output", tbl);
+			t32_child_output_free(&res);
+			return res.status == T32_EXIT_INTERRUPTED ? T32_EXIT_INTERRUPTED : T32_EXIT_ERROR;
+		}
+		t32_child_output_free(&res);
+	}
+	return stop ? T32_EXIT_INTERRUPTED : 0;
+}
+
+/* The all-forms section: the files, and compare's own line on the forms off their values. */
+static int section_allforms(struct study *st, FILE *h)
+{
+	char path[PATH_MAX];
+	struct tab t;
+
+	if (!study_has(st, "allforms/compare.tsv") ||
+	    tab_load(&t, study_path(st, "allforms/compare.tsv", path, sizeof(path)), 1))
+		return 0;
+	fprintf(h, "<h2 id=\"allforms\">8. All forms</h2><p>Every form of the generated table "
+		   "(<a href=\"allforms.tbl\">allforms.tbl</a>, <code>t32 table gen</code>) in "
+		   "latency and throughput mode (<a href=\"allforms.tsv\">allforms.tsv</a>); the "
+		   "forms whose value lies off the table's published value, with both: "
+		   "<a href=\"allforms/index.html\">allforms/index.html</a>.</p>\n");
+	for (size_t c = 0; c < t.ncomments; c++)
+		if (!strncmp(t.comments[c], "machine m1:", 11) && strstr(t.comments[c], " published value")) {
+			const char *bar = strrchr(t.comments[c], '|');
+
+			fprintf(h, "<div class=\"shows\"><p><b>What this shows.</b> ");
+			html_text(h, bar ? bar + 2 : t.comments[c]);
+			fprintf(h, "</p></div>\n");
+		}
+	tab_free(&t);
+	return 1;
+}
+
 /* ----- the recipes ---------------------------------------------------------- */
 
 static const struct recipe {
@@ -1290,8 +1357,16 @@ static const struct recipe {
 	  run_interrupts, section_interrupts },
 	{ "wake", "wake and interrupt latency from user space (t32 wake, both methods)", 3,
 	  run_wake, section_wake },
+	{ "allforms", "the generated full table; forms off their published values (full profile)",
+	  720, run_allforms, section_allforms },
 	{ NULL, NULL, 0, NULL, NULL }
 };
+
+/* Is r among the recipes a study without names runs?  All forms takes minutes: full only. */
+static int recipe_in_all(const struct recipe *r, const struct study *st)
+{
+	return r->run != run_allforms || !strcmp(st->p->name, "full");
+}
 
 /* The index page: the machine, then the section of every recipe whose files are there. */
 static int write_index(struct study *st, int argc, char **argv, size_t *sections)
@@ -1433,7 +1508,7 @@ int cmd_study(int argc, char **argv)
 	st.t0 = t0;
 	all = first >= argc;
 	for (const struct recipe *r = recipes; r->name; r++) {
-		int want = all;
+		int want = all && recipe_in_all(r, &st);
 
 		for (int i = first; i < argc; i++)
 			want |= strcmp(argv[i], r->name) == 0;
@@ -1463,7 +1538,7 @@ int cmd_study(int argc, char **argv)
 		}
 	}
 	for (const struct recipe *r = recipes; r->name && !st.interrupted && !stop; r++) {
-		int want = all;
+		int want = all && recipe_in_all(r, &st);
 		double r0 = t32_now();
 
 		for (int i = first; i < argc; i++)

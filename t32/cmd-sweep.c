@@ -54,6 +54,8 @@ struct sweep {
 	size_t nn;
 	unsigned modes;			/* bit per enum mode */
 	unsigned max_k;			/* throughput: copies tried, 1..max_k */
+	unsigned klist[64];		/* --k-list: the copies tried instead, or nk = 0 */
+	unsigned nk;
 	unsigned shard, shards;		/* this is shard `shard` (1-based) of `shards` */
 	struct t32_block_opts bo;
 	struct t32_measure_opts mo;
@@ -215,6 +217,23 @@ static int write_line(int fd, const char *line)
 	return 0;
 }
 
+/*
+ * With --k-list, is k one of the copies to try?  A listed count above what the
+ * template's registers allow (kmax) tries the largest count that divides n.
+ */
+static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsigned kmax)
+{
+	unsigned top = 0;
+
+	for (unsigned c = kmax; c >= 1 && !top; c--)
+		if (j->n >= c && j->n % c == 0)
+			top = c;
+	for (unsigned i = 0; i < w->nk; i++)
+		if (w->klist[i] == k || (w->klist[i] > kmax && k == top))
+			return 1;
+	return 0;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -229,12 +248,19 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 			   "the form has no throughput template (tp=)");
 		return 0;
 	}
+	if (j->mode == MODE_LATENCY && j->form && j->form->nochain) {
+		format_row(buf, len, w, j, 0, NULL, "skipped",
+			   "the form has no dependency chain (chain=none): throughput only");
+		return 0;
+	}
 	if (j->mode == MODE_THROUGHPUT && j->form && kmax > j->form->tp_period)
 		kmax = j->form->tp_period;
 	for (unsigned k = 1; k <= kmax && !interrupted; k++) {
 		struct t32_spec s;
 
 		if (j->mode == MODE_THROUGHPUT && (j->n < k || j->n % k))
+			continue;
+		if (j->mode == MODE_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax))
 			continue;
 		if (job_spec(w, j, k, &s, err, sizeof(err))) {
 			t32_spec_free(&s);
@@ -306,6 +332,8 @@ static uint64_t table_hash(const struct t32_table *t)
 			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
 		h = fnv1a(h, &f->lat, sizeof(f->lat));
 		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
+		if (f->nochain)
+			h = fnv1a(h, "chain=none", 11);
 	}
 	return h;
 }
@@ -378,9 +406,10 @@ static int make_signature(struct sweep *w, const char *what)
 	exact_num(f, w->mo.block_precision);
 	fputs(" budget=", f);
 	exact_num(f, w->mo.budget);
-	fprintf(f, " max-runs=%llu max-k=%u warmup=%llu dither=%d n=",
-		(unsigned long long)w->mo.max_runs, w->max_k, (unsigned long long)w->bo.warmup,
-		w->bo.dither);
+	fprintf(f, " max-runs=%llu max-k=%u", (unsigned long long)w->mo.max_runs, w->max_k);
+	for (unsigned i = 0; i < w->nk; i++)
+		fprintf(f, "%s%u", i ? "," : " k-list=", w->klist[i]);
+	fprintf(f, " warmup=%llu dither=%d n=", (unsigned long long)w->bo.warmup, w->bo.dither);
 	for (size_t i = 0; i < w->nn; i++)
 		fprintf(n, "%s%llu", i ? "," : "", (unsigned long long)w->ns[i]);
 	fclose(n);
@@ -628,12 +657,14 @@ int cmd_sweep(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'R' },
 		{ "shard", required_argument, NULL, 'S' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "allow-mixed-cpus", no_argument, NULL, 'A' },
 		{ "precision", required_argument, NULL, 'p' },
 		{ "block-precision", required_argument, NULL, 'P' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "max-runs", required_argument, NULL, 'x' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "max-k", required_argument, NULL, 'k' },
+		{ "k-list", required_argument, NULL, 'K' },
 		{ "barrier", required_argument, NULL, 'B' },
 		{ "store", required_argument, NULL, 's' },
 		T32_BLOCK_LONGOPTS,
@@ -641,7 +672,7 @@ int cmd_sweep(int argc, char **argv)
 	};
 	struct sweep w;
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL;
-	int opt, rc = 0, do_merge = 0, progress;
+	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
 	size_t written = 0, todo_rows = 0;
@@ -674,12 +705,15 @@ int cmd_sweep(int argc, char **argv)
 			       "  --resume            skip rows FILE already holds; finish the rest\n"
 			       "  --shard K/N         measure only rows with row %% N == K - 1\n"
 			       "  --merge -o OUT F... join shards, checking they form one whole sweep\n"
+			       "  --allow-mixed-cpus  merge shards measured on different CPUs anyway\n"
 			       "  --precision P       stop a row at +-P unit per instruction (default 0.01)\n"
 			       "  --block-precision P ... or at +-P unit on the whole block (default 0.5)\n"
 			       "  --budget S          seconds per measurement at most (default 1)\n"
 			       "  --max-runs N        runs per measurement at most (default 1000000)\n"
 			       "  --unit U            cycles, ticks or ns\n"
 			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
+			       "  --k-list K,...      try these copy counts only (a count above what the\n"
+			       "                      template's registers allow tries the largest they do)\n"
 			       "  --barrier B --store S  for tables (default l m)\n",
 			       sweep_usage);
 			t32_block_opts_help(stdout, &w.bo);
@@ -704,6 +738,9 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		case 'M':
 			do_merge = 1;
+			continue;
+		case 'A':
+			allow_mixed = 1;
 			continue;
 		case 'p':
 		case 'P':
@@ -742,6 +779,26 @@ int cmd_sweep(int argc, char **argv)
 			}
 			w.max_k = (unsigned)v;
 			continue;
+		case 'K': {
+			char *copy = strdup(optarg), *save = NULL, *tok;
+
+			w.nk = 0;
+			for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (w.nk == 64 || t32_parse_u64(tok, 1, 64, &v)) {
+					t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
+					free(copy);
+					return T32_EXIT_USAGE;
+				}
+				w.klist[w.nk++] = (unsigned)v;
+			}
+			free(copy);
+			if (!w.nk) {
+				t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			continue;
+		}
 		case 'B':
 			barrier = optarg;
 			continue;
@@ -758,7 +815,7 @@ int cmd_sweep(int argc, char **argv)
 	if (do_merge) {
 		if (!w.out_path || optind >= argc)
 			return t32_usage("t32 sweep --merge -o OUT FILE...");
-		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind);
+		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind, allow_mixed);
 		return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 	}
 	if (optind >= argc || !nlist)

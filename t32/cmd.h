@@ -20,6 +20,8 @@ int cmd_model(int argc, char **argv);
 int cmd_correlate(int argc, char **argv);
 int cmd_wake(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 /* make bench's figures for correlate, through the bench's report function */
 void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
 					int ok));

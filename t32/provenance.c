@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/uarch.h"
 #include "t32/util.h"
@@ -68,6 +69,7 @@ struct facts {
 	char date[64];
 	char cpu[256];
 	char uarch[320];
+	char host[256];		/* this machine's name, "" when it has none */
 };
 
 static void gather(struct facts *f)
@@ -80,9 +82,13 @@ static void gather(struct facts *f)
 	t32_cpu_identify(&c);
 	gmtime_r(&now, &tm);
 	strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(f->cpu, sizeof(f->cpu), "%s (%s family %#x model %#x stepping %u)%s%s", c.brand,
-		 c.vendor, c.family, c.model, c.stepping, c.hypervisor ? ", hypervisor " : "",
-		 c.hypervisor ? c.hv_vendor : "");
+	/* the identity shards are merged by (t32_cpu_line_identity): microcode included */
+	snprintf(f->cpu, sizeof(f->cpu), "%s (%s family %#x model %#x stepping %u%s%s)%s%s",
+		 c.brand, c.vendor, c.family, c.model, c.stepping, c.microcode[0] ? " microcode " : "",
+		 c.microcode, c.hypervisor ? ", hypervisor " : "", c.hypervisor ? c.hv_vendor : "");
+	if (gethostname(f->host, sizeof(f->host) - 1))
+		f->host[0] = 0;
+	f->host[sizeof(f->host) - 1] = 0;
 	t32_uarch_choose(NULL, c.vendor, c.family, c.model, &ch);
 	t32_uarch_choice_text(&ch, ch.data, f->uarch, sizeof(f->uarch));
 }
@@ -96,7 +102,13 @@ void t32_provenance(FILE *f, int argc, char **argv)
 	t32_command_line(cmd, sizeof(cmd), argc, argv);
 	fprintf(f, "# tool: t32 %s (commit %s)\n# command: ", T32_VERSION, t32_commit());
 	t32_fputs_visible(cmd, f);
-	fprintf(f, "\n# cpu: %s\n# core: %s\n# date: %s\n", x.cpu, x.uarch, x.date);
+	fprintf(f, "\n# cpu: %s\n# core: %s\n", x.cpu, x.uarch);
+	if (x.host[0]) {
+		fputs("# host: ", f);
+		t32_fputs_visible(x.host, f);
+		putc('\n', f);
+	}
+	fprintf(f, "# date: %s\n", x.date);
 }
 
 void t32_provenance_json(FILE *f, int argc, char **argv)
@@ -116,6 +128,11 @@ void t32_provenance_json(FILE *f, int argc, char **argv)
 	t32_json_string(f, x.cpu);
 	fprintf(f, ", \"core\": ");
 	t32_json_string(f, x.uarch);
+	fprintf(f, ", \"host\": ");
+	if (x.host[0])
+		t32_json_string(f, x.host);
+	else
+		fprintf(f, "null");
 	fprintf(f, ", \"date\": ");
 	t32_json_string(f, x.date);
 	fprintf(f, "}");

@@ -252,6 +252,49 @@ out:
 	return rc;
 }
 
+int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fault *f)
+{
+	char asmpath[32], lstpath[32], binpath[32];
+	const char *nasm = getenv("T32_NASM");
+	/* never -o /dev/null: nasm removes its output file when the source has errors */
+	char *argv[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "bin", "-o", binpath,
+			 "-l", lstpath, asmpath, NULL };
+	struct t32_child_output res;
+	int fds[3] = { -1, -1, -1 }, rc = -1;
+	size_t len;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	*listing = *diag = NULL;
+	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0 ||
+	    (fds[2] = temp_fd(NULL, f)) < 0)
+		goto out;
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(lstpath, sizeof(lstpath), "/dev/fd/%d", fds[1]);
+	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[2]);
+	if (run_tool(argv, fds, 3, &res, f)) {
+		t32_child_output_free(&res);
+		goto out;
+	}
+	*diag = res.text ? res.text : strdup("");
+	res.text = NULL;
+	rc = res.status;
+	t32_child_output_free(&res);
+	if (slurp_fd(fds[1], (unsigned char **)listing, &len)) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "cannot read nasm's listing '%s'", lstpath);
+		free(*diag);
+		*diag = NULL;
+		rc = -1;
+	}
+out:
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
 int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *len, char *err,
 		      size_t errlen)
 {

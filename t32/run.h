@@ -57,6 +57,14 @@ void t32_blob_free(struct t32_blob *b);
  */
 int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *len, char *err,
 		      size_t errlen);
+/*
+ * Assemble src, whole NASM text, for its listing only (nasm -l; no image kept):
+ * *listing gets the listing (lines `LINE ADDR HEX  SOURCE`, errors marked
+ * `******`; empty when nasm stopped in its first pass), *diag what nasm said,
+ * both malloc'd.  Returns nasm's exit status, or -1 with f filled in when nasm
+ * could not run (and nothing to free).
+ */
+int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fault *f);
 /* Assemble src as elf64 (with symbols) and link it statically into path. */
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f);
 

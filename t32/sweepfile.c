@@ -200,7 +200,51 @@ struct merge {
 	char *sig;		/* the sweep line, newline included */
 	char *head;		/* the first piece's other # lines */
 	size_t headlen;
+	char cpu[128];		/* the first piece's CPU identity (t32_cpu_line_identity) */
+	const char *cpu_path;	/* the piece it came from */
+	int allow_mixed;	/* merge pieces from different CPUs (--allow-mixed-cpus) */
+	char *mixed;		/* `# merged cpu:` lines naming the other CPUs, when allowed */
+	size_t mixedlen;
 };
+
+/*
+ * A piece's `# cpu:` line against the first piece's: a sweep joined from
+ * different CPUs (family, model, stepping, microcode) is no one machine's
+ * table.  0, or -1 after a message naming both; allowed, the other CPU is kept
+ * as a `# merged cpu:` line.
+ */
+static int merge_cpu(struct merge *m, const char *path, const char *line)
+{
+	char id[128];
+
+	if (t32_cpu_line_identity(line, id, sizeof(id)))
+		return 0;
+	if (!m->cpu_path) {
+		snprintf(m->cpu, sizeof(m->cpu), "%s", id);
+		m->cpu_path = path;
+		return 0;
+	}
+	if (strcmp(id, m->cpu) == 0)
+		return 0;
+	if (!m->allow_mixed) {
+		t32_error("'%s' was measured on another CPU (%s there, %s in '%s'); "
+			  "--allow-mixed-cpus merges them anyway", path, id, m->cpu, m->cpu_path);
+		return -1;
+	}
+	{
+		size_t need = strlen(path) + strlen(line) + 32;
+		char *grown = realloc(m->mixed, m->mixedlen + need);
+
+		if (!grown) {
+			t32_error("out of memory reading '%s'", path);
+			return -1;
+		}
+		m->mixed = grown;
+		m->mixedlen += (size_t)snprintf(m->mixed + m->mixedlen, need, "# merged cpu: %s: %s\n",
+						path, line + 7);
+	}
+	return 0;
+}
 
 /* Read one piece into m; 0, or -1 after an error message. */
 static int merge_piece(struct merge *m, const char *path, int first)
@@ -246,7 +290,9 @@ static int merge_piece(struct merge *m, const char *path, int first)
 				  "sweep it afresh)", path);
 			rc = -1;
 		} else if (t.line[0] == '#' || strncmp(t.line, "row\t", 4) == 0) {
-			if (++comments > T32_SWEEP_MAX_COMMENTS) {
+			if (strncmp(t.line, "# cpu:", 6) == 0 && merge_cpu(m, path, t.line)) {
+				rc = -1;
+			} else if (++comments > T32_SWEEP_MAX_COMMENTS) {
 				t32_error("more than %u comment lines in '%s' (not a t32 sweep?)",
 					  T32_SWEEP_MAX_COMMENTS, path);
 				rc = -1;
@@ -287,7 +333,7 @@ static int merge_piece(struct merge *m, const char *path, int first)
 	return rc;
 }
 
-int t32_sweep_merge(const char *out, int nfiles, char **files)
+int t32_sweep_merge(const char *out, int nfiles, char **files, int allow_mixed)
 {
 	struct merge m = { 0 };
 	struct t32_out o;
@@ -299,6 +345,7 @@ int t32_sweep_merge(const char *out, int nfiles, char **files)
 			t32_error("the output is one of the pieces '%s' (choose another -o)", out);
 			return T32_EXIT_USAGE;
 		}
+	m.allow_mixed = allow_mixed;
 	for (int i = 0; i < nfiles && !rc; i++)
 		if (merge_piece(&m, files[i], i == 0))
 			rc = T32_EXIT_ERROR;
@@ -310,6 +357,7 @@ int t32_sweep_merge(const char *out, int nfiles, char **files)
 	}
 	if (!rc && t32_out_open(&o, out) == 0) {
 		fputs(m.head ? m.head : "", o.f);
+		fputs(m.mixed ? m.mixed : "", o.f);
 		fputs(m.sig, o.f);
 		fprintf(o.f, "# merged: %d pieces\n", nfiles);
 		fputs(t32_sweep_columns, o.f);
@@ -325,5 +373,6 @@ int t32_sweep_merge(const char *out, int nfiles, char **files)
 	free(m.rows);
 	free(m.sig);
 	free(m.head);
+	free(m.mixed);
 	return rc;
 }

@@ -32,9 +32,11 @@ int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char 
 /*
  * Join the pieces files[0..nfiles) of one sweep into out ("-": stdout), written
  * whole or not at all, rows in order.  Refuses pieces of different sweeps, a
- * row twice, a row missing, out naming a piece.  An exit code, messages printed.
+ * row twice, a row missing, out naming a piece, and pieces measured on different
+ * CPUs (the `# cpu:` lines' family, model, stepping and microcode) unless
+ * allow_mixed.  An exit code, messages printed.
  */
-int t32_sweep_merge(const char *out, int nfiles, char **files);
+int t32_sweep_merge(const char *out, int nfiles, char **files, int allow_mixed);
 
 /* The value of KEY in a `# sweep:` line (up to the next key) into buf; 0, or -1 when absent. */
 int t32_sweep_sig_value(const char *line, const char *key, char *buf, size_t len);

@@ -22,9 +22,15 @@
 #define MAX_REGS 16		/* registers in one placeholder class */
 #define MAX_CYCLES 1e6		/* largest expected latency or rtp we accept, cycles */
 
-/* A placeholder class: `{key}` in a template, and the registers it rotates over. */
+/*
+ * A placeholder class: `{key}` in a template, and the registers it rotates over.
+ * Classes of one register file share a numbering (`file`), so a register named
+ * literally in one width keeps the others off it.
+ */
+enum reg_file { FILE_GPR, FILE_VEC, FILE_K, FILE_MM, NFILES };
 struct reg_class {
 	char key;
+	enum reg_file file;
 	const char *summary;
 	const char *names[MAX_REGS];	/* rotation order; NULL-terminated if short */
 };
@@ -34,26 +40,26 @@ struct reg_class {
  * literal `al` in a template keeps {r} off rax; vector classes share xmmN/ymmN.
  */
 static const struct reg_class reg_classes[] = {
-	{ 'r', "64-bit general-purpose", { "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp",
+	{ 'r', FILE_GPR, "64-bit general-purpose", { "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp",
 		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" } },
-	{ 'e', "32-bit general-purpose", { "eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
+	{ 'e', FILE_GPR, "32-bit general-purpose", { "eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
 		"r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d" } },
-	{ 'w', "16-bit general-purpose", { "ax", "bx", "cx", "dx", "si", "di", "bp",
+	{ 'w', FILE_GPR, "16-bit general-purpose", { "ax", "bx", "cx", "dx", "si", "di", "bp",
 		"r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w" } },
-	{ 'b', "8-bit general-purpose", { "al", "bl", "cl", "dl", "sil", "dil", "bpl",
+	{ 'b', FILE_GPR, "8-bit general-purpose", { "al", "bl", "cl", "dl", "sil", "dil", "bpl",
 		"r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b" } },
-	{ 'x', "xmm", { "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	{ 'x', FILE_VEC, "xmm", { "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
 		"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" } },
-	{ 'y', "ymm", { "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7",
+	{ 'y', FILE_VEC, "ymm", { "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7",
 		"ymm8", "ymm9", "ymm10", "ymm11", "ymm12", "ymm13", "ymm14", "ymm15" } },
+	{ 'z', FILE_VEC, "zmm", { "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7",
+		"zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15" } },
+	/* k0 means "no mask" in a masking position: the rotation starts at k1 */
+	{ 'k', FILE_K, "AVX-512 mask", { "k1", "k2", "k3", "k4", "k5", "k6", "k7" } },
+	/* mm0 holds the first TSC reading with STORE x: the rotation leaves it out */
+	{ 'm', FILE_MM, "MMX", { "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7" } },
 };
 #define NCLASSES (sizeof(reg_classes) / sizeof(reg_classes[0]))
-
-/* Does class c rotate over vector registers (else general-purpose)? */
-static int class_is_vector(const struct reg_class *c)
-{
-	return c->key == 'x' || c->key == 'y';
-}
 
 /* The class behind placeholder `{key}`, or NULL. */
 static const struct reg_class *find_class(char key)
@@ -73,15 +79,15 @@ static const struct {
 };
 
 /*
- * Registers a template names literally, as bit masks over rotation slots (one for
- * general-purpose, one for vector), so the rotation leaves them alone: a template
+ * Registers a template names literally, as bit masks over rotation slots (one mask
+ * per register file), so the rotation leaves them alone: a template
  * `add {r}, [rbx]` must never turn rbx into something that is not a pointer.
  */
-static void literal_regs(const char *tpl, unsigned *gpr_mask, unsigned *vec_mask)
+static void literal_regs(const char *tpl, unsigned mask[NFILES])
 {
 	const char *p = tpl;
 
-	*gpr_mask = *vec_mask = 0;
+	memset(mask, 0, NFILES * sizeof(mask[0]));
 	while (*p) {
 		char word[16];
 		size_t len = 0;
@@ -103,22 +109,11 @@ static void literal_regs(const char *tpl, unsigned *gpr_mask, unsigned *vec_mask
 			word[len] = 0;
 			for (size_t c = 0; c < NCLASSES; c++)
 				for (unsigned s = 0; s < MAX_REGS && reg_classes[c].names[s]; s++)
-					if (strcasecmp(word, reg_classes[c].names[s]) == 0) {
-						if (class_is_vector(&reg_classes[c]))
-							*vec_mask |= 1u << s;
-						else
-							*gpr_mask |= 1u << s;
-					}
-			if (strncasecmp(word, "zmm", 3) == 0) {
-				char *end;
-				long v = strtol(word + 3, &end, 10);
-
-				if (end != word + 3 && !*end && v >= 0 && v < MAX_REGS)
-					*vec_mask |= 1u << v;
-			}
+					if (strcasecmp(word, reg_classes[c].names[s]) == 0)
+						mask[reg_classes[c].file] |= 1u << s;
 			for (size_t a = 0; a < sizeof(gpr_aliases) / sizeof(gpr_aliases[0]); a++)
 				if (strcasecmp(word, gpr_aliases[a].name) == 0)
-					*gpr_mask |= 1u << gpr_aliases[a].slot;
+					mask[FILE_GPR] |= 1u << gpr_aliases[a].slot;
 		}
 		p += len;
 	}
@@ -146,9 +141,9 @@ static const char *rotate(const struct reg_class *c, unsigned mask, unsigned lon
  */
 static int check_template(const char *tpl, unsigned *period, char *why, size_t len)
 {
-	unsigned gpr_mask, vec_mask, best = 0;
+	unsigned mask[NFILES], best = 0;
 
-	literal_regs(tpl, &gpr_mask, &vec_mask);
+	literal_regs(tpl, mask);
 	for (const char *p = tpl; *p; p++) {
 		const struct reg_class *c;
 		unsigned n;
@@ -160,15 +155,15 @@ static int check_template(const char *tpl, unsigned *period, char *why, size_t l
 		if (*p != '{')
 			continue;
 		if (p[1] == 0 || p[2] != '}') {
-			snprintf(why, len, "bad placeholder '%.4s' (one of {r} {e} {w} {b} {x} {y})", p);
+			snprintf(why, len, "bad placeholder '%.4s' (one of {r} {e} {w} {b} {x} {y} {z} {k} {m})", p);
 			return -1;
 		}
 		c = find_class(p[1]);
 		if (!c) {
-			snprintf(why, len, "unknown placeholder '%.3s' (one of {r} {e} {w} {b} {x} {y})", p);
+			snprintf(why, len, "unknown placeholder '%.3s' (one of {r} {e} {w} {b} {x} {y} {z} {k} {m})", p);
 			return -1;
 		}
-		rotate(c, class_is_vector(c) ? vec_mask : gpr_mask, 0, &n);
+		rotate(c, mask[c->file], 0, &n);
 		if (!n) {
 			snprintf(why, len, "tp template leaves no %s register for '{%c}'",
 				 c->summary, c->key);
@@ -185,12 +180,12 @@ static int check_template(const char *tpl, unsigned *period, char *why, size_t l
 /* Substitute placeholders left to right; all of one copy use the same rotation index k. */
 int t32_form_tp_expand(const struct t32_form *f, unsigned long k, char *buf, size_t len)
 {
-	unsigned gpr_mask, vec_mask;
+	unsigned mask[NFILES];
 	size_t used = 0;
 
 	if (!f->tp || !len)
 		return -1;
-	literal_regs(f->tp, &gpr_mask, &vec_mask);
+	literal_regs(f->tp, mask);
 	for (const char *p = f->tp; *p; p++) {
 		const char *piece = NULL;
 		size_t plen;
@@ -200,7 +195,7 @@ int t32_form_tp_expand(const struct t32_form *f, unsigned long k, char *buf, siz
 			const struct reg_class *c = find_class(p[1]);
 
 			if (c)
-				piece = rotate(c, class_is_vector(c) ? vec_mask : gpr_mask, k, NULL);
+				piece = rotate(c, mask[c->file], k, NULL);
 			if (!piece)
 				return -1;
 			p += 2;
@@ -294,6 +289,17 @@ static int key_init(struct t32_form *f, const char *value, char *why, size_t len
 	return 0;
 }
 
+/* chain=none: the form has no dependency chain; latency mode skips it, saying so */
+static int key_chain(struct t32_form *f, const char *value, char *why, size_t len)
+{
+	if (strcmp(value, "none") == 0) {
+		f->nochain = 1;
+		return 0;
+	}
+	snprintf(why, len, "bad chain '%s' (only chain=none)", value);
+	return -1;
+}
+
 static const struct table_key *key_at(const char *p);
 
 /*
@@ -329,6 +335,7 @@ static const struct table_key table_keys[] = {
 	{ "lat", 0, key_lat, "expected latency, core cycles" },
 	{ "rtp", 0, key_rtp, "expected reciprocal throughput, core cycles" },
 	{ "init", 0, key_init, "register start values, REG=VALUE[,REG=VALUE]..." },
+	{ "chain", 0, key_chain, "chain=none: no dependency chain, throughput only" },
 	{ "tp", 1, key_tp, "throughput template with register placeholders" },
 };
 #define NKEYS (sizeof(table_keys) / sizeof(table_keys[0]))

@@ -15,10 +15,11 @@ struct t32_form {
 	char *name;		/* unique in its table: letters, digits, - _ . + */
 	char *insn;		/* NASM text, ';' between statements; repeated = latency chain */
 	char *init;		/* `REG=VALUE[,REG=VALUE]...` for t32_spec_parse_init, or NULL */
-	char *tp;		/* throughput template with {r} {e} {w} {b} {x} {y}, or NULL */
+	char *tp;		/* throughput template with {r} {e} {w} {b} {x} {y} {z} {k} {m}, or NULL */
 	unsigned tp_period;	/* copies before a register comes round again; 0 without tp */
 	double lat;		/* expected latency, core cycles; NaN if not given */
 	double rtp;		/* expected reciprocal throughput, core cycles; NaN if not given */
+	int nochain;		/* chain=none: repeating insn is no dependency chain (no latency mode) */
 	unsigned line;		/* 1-based line in the file */
 };
 

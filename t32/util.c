@@ -614,11 +614,34 @@ int t32_parse_format(const char *arg, enum t32_format *out)
 	return -1;
 }
 
+/* The first "microcode : VALUE" of /proc/cpuinfo into buf ("" when absent). */
+static void read_microcode(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "microcode", 9) || !colon)
+			continue;
+		colon++;
+		colon += strspn(colon, " \t");
+		colon[strcspn(colon, " \t\n")] = 0;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 void t32_cpu_identify(struct t32_cpu *c)
 {
 	unsigned a, b, cx, d, max;
 
 	memset(c, 0, sizeof(*c));
+	read_microcode(c->microcode, sizeof(c->microcode));
 	__cpuid(0, max, b, cx, d);
 	memcpy(c->vendor, &b, 4);
 	memcpy(c->vendor + 4, &d, 4);
@@ -682,6 +705,21 @@ size_t t32_edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb];
+}
+
+int t32_cpu_line_identity(const char *line, char *buf, size_t len)
+{
+	const char *p = strstr(line, " family ");
+	const char *end;
+
+	if (strncmp(line, "# cpu:", 6) || !p)
+		return -1;
+	p++;
+	end = strchr(p, ')');
+	if (!end)
+		end = p + strlen(p);
+	snprintf(buf, len, "%.*s", (int)(end - p), p);
+	return 0;
 }
 
 const char *t32_optval(int argc, char **argv, int *i, const char *name)

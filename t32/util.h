@@ -142,6 +142,7 @@ struct t32_cpu {
 	unsigned family, model, stepping;
 	int hypervisor;
 	char hv_vendor[13];
+	char microcode[24];	/* /proc/cpuinfo's "microcode" ("0xa101148"), "" if not shown */
 };
 void t32_cpu_identify(struct t32_cpu *c);
 
@@ -154,6 +155,12 @@ size_t t32_edit_distance(const char *a, const char *b);
  * the word is long), or NULL: "did you mean ...?".
  */
 const char *t32_nearest(const char *word, const char *const *names, size_t n, size_t max);
+/*
+ * The CPU identity of a `# cpu:` provenance line ("family 0x19 model 0x11
+ * stepping 1 microcode 0xa101148") into buf; 0, or -1 when the line holds none.
+ * Shards whose identities differ were measured on different CPUs.
+ */
+int t32_cpu_line_identity(const char *line, char *buf, size_t len);
 
 /* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
 const char *t32_optval(int argc, char **argv, int *i, const char *name);
