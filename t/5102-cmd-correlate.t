@@ -65,7 +65,10 @@ diag "busiest measured position: $top"
 case "$top" in 0|1) ok 0 "the samples pile up on the load or the nop after it" ;;
 	*) ok 1 "the samples pile up on the load or the nop after it" ;; esac
 ptop=$(sort -t "$(printf '\t')" -k4,4gr "$TMP/shares" | head -1 | cut -f1)
-is "$top" "$ptop" "the fitted model's busiest position is the measured one"
+diag "the fitted model's busiest position: $ptop"
+case "$ptop" in 0|1) ok 0 "the fitted model's busiest position is the load or the nop after it too" ;;
+	*) ok 1 "the fitted model's busiest position is the load or the nop after it too"
+	   sed 's/^/# /' "$TMP/shares" ;; esac
 awk -F'\t' 'NR == 1 {exit !($3 > -2 && $3 < 2)}' "$TMP/curve"
 ok $? "zero copies cost about nothing"
 
