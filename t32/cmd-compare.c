@@ -101,8 +101,9 @@ static void name_machine(struct compare *cmp, struct machine *m)
 	{
 		char name[sizeof(m->name)];
 
-		snprintf(name, sizeof(name), "%s %s%s%s", m->core, brand[0] ? brand : "unknown CPU",
-			 cmp->hostname && m->host[0] ? " on " : "", cmp->hostname ? m->host : "");
+		snprintf(name, sizeof(name), "%.31s %.80s%s%.80s", m->core,
+			 brand[0] ? brand : "unknown CPU", cmp->hostname && m->host[0] ? " on " : "",
+			 cmp->hostname ? m->host : "");
 		memcpy(m->name, name, sizeof(name));
 	}
 }
@@ -803,9 +804,11 @@ int cmd_compare(int argc, char **argv)
 			for (int j = 0; j < k; j++)
 				if (!strcmp(cmp->m[k].name, cmp->m[j].name)) {
 					size_t l = strlen(cmp->m[k].name);
+					char tag[128];
 
-					snprintf(cmp->m[k].name + l, sizeof(cmp->m[k].name) - l, " (m%d, %s)",
-						 k + 1, cmp->m[k].date);
+					/* written apart first: the date may not overlap the name it lengthens */
+					snprintf(tag, sizeof(tag), " (m%d, %.64s)", k + 1, cmp->m[k].date);
+					snprintf(cmp->m[k].name + l, sizeof(cmp->m[k].name) - l, "%s", tag);
 					break;
 				}
 		fold_rows(cmp);

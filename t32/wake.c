@@ -287,8 +287,10 @@ int t32_wake_load(const char *path, struct t32_wake_data *d)
 
 	memset(d, 0, sizeof(*d));
 	d->path = strdup(path);
-	if (!d->path || t32_tsv_open(&t, path))
+	if (!d->path || t32_tsv_open(&t, path)) {
+		t32_wake_data_free(d);
 		return T32_EXIT_ERROR;
+	}
 	while ((got = t32_tsv_next(&t)) > 0) {
 		const char *line = t.line;
 
