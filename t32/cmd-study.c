@@ -316,7 +316,7 @@ static int section_min_vs_count(struct study *st, FILE *h)
 				apart++;
 			}
 		}
-		char est[512];
+		char est[512], c[64];	/* c: a third number's own buffer in one call */
 
 		if (apart)
 			snprintf(est, sizeof(est),
@@ -346,7 +346,7 @@ static int section_min_vs_count(struct study *st, FILE *h)
 		      (unsigned long long)st->env.q, tab_num(&t, n - 1, mx), u,
 		      tab_num(&t, n - 1, cyc ? "est_lo_cycles" : "est_lo"),
 		      tab_num(&t, n - 1, cyc ? "est_hi_cycles" : "est_hi"),
-		      study_thousands(tab_num(&t, n - 1, "count"), a, sizeof(a)), est);
+		      study_thousands(tab_num(&t, n - 1, "count"), c, sizeof(c)), est);
 		if (settled > 0 && settled < n)
 			fprintf(h, "<p>The minimum reached its final value after %s measurements.</p>\n",
 				study_thousands(tab_num(&t, settled, "count"), a, sizeof(a)));
