@@ -173,7 +173,7 @@ static long port_take(struct port_book *pb, unsigned units, long from, long floo
  * rows.  0, or -1 when there is no memory for the execution-unit books.
  */
 static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		    size_t total, struct t32_model_row *rows)
+		    size_t total, size_t phase, struct t32_model_row *rows)
 {
 	struct port_book book[T32_NCLASS];
 	int rc = -1;
@@ -314,7 +314,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		/* retire: the whole group at once, when its last member is known */
 		group_done = MAX(group_done, c + (long)u->retire_delay[m->cls]);
 		row->complete = c;
-		if ((i + 1) % group == 0 || i + 1 == total) {
+		if ((i + 1 + phase) % group == 0 || i + 1 == total) {
 			for (size_t g = gfirst; g <= i; g++) {
 				struct t32_model_row *y = &rows[g];
 
@@ -355,7 +355,7 @@ int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, s
 {
 	if (!n || !iters)
 		return -1;
-	return simulate(u, b, n, n * iters, rows);
+	return simulate(u, b, n, n * iters, 0, rows);
 }
 
 /* Do the last rows repeat every p iterations?  Sets *shift to the cycles per period. */
@@ -383,9 +383,12 @@ static int repeats(const struct t32_model_row *rows, size_t total, size_t n, siz
 #define MAX_PERIOD 64			/* iterations */
 #define MAX_ROWS ((size_t)1 << 20)	/* instructions simulated, at most */
 
-int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		     int skid, struct t32_model_result *r)
+/* The steady state with retire groups counted from instruction `phase` of the block. */
+static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+			int skid, size_t phase, struct t32_model_result *r)
 {
+	size_t group = t32_uarch_retire_group(u), pad;
+
 	size_t iters, total = 0, p = 0, start, pmax = MAX_PERIOD, warm;
 	struct t32_model_row *rows = NULL;
 	long shift = 0, wsum = 0;
@@ -409,13 +412,19 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 		struct t32_model_row *nr;
 
 		total = iters * n;
-		nr = realloc(rows, total * sizeof(*rows));
+		/*
+		 * A few instructions more, so the last retire group closes by itself
+		 * and the rows looked at are not cut short (a group that starts off the
+		 * block's first instruction would end past the copies).
+		 */
+		pad = (group - (total + phase) % group) % group;
+		nr = realloc(rows, (total + pad) * sizeof(*rows));
 		if (!nr) {
 			free(rows);
 			return -1;
 		}
 		rows = nr;
-		if (simulate(u, b, n, total, rows)) {
+		if (simulate(u, b, n, total + pad, phase, rows)) {
 			free(rows);
 			return -1;
 		}
@@ -481,6 +490,42 @@ int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, 
 	return 0;
 }
 
+int t32_model_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		     int skid, struct t32_model_result *r)
+{
+	size_t group = t32_uarch_retire_group(u);
+
+	if (group <= 1 || !u->retire_group_any)
+		return steady_phase(u, b, n, skid, 0, r);
+	/*
+	 * Groups that may start anywhere: the mean over every phase of the grouping
+	 * (the chart and the rows are phase 0's).
+	 */
+	if (steady_phase(u, b, n, skid, 0, r))
+		return -1;
+	for (size_t ph = 1; ph < group; ph++) {
+		struct t32_model_result o;
+
+		if (steady_phase(u, b, n, skid, ph, &o)) {
+			t32_model_result_free(r);
+			return -1;
+		}
+		r->cycles_per_iter += o.cycles_per_iter;
+		for (size_t i = 0; i < n; i++) {
+			r->weight[i] += o.weight[i];
+			r->share[i] += o.share[i];
+		}
+		r->periodic &= o.periodic;
+		t32_model_result_free(&o);
+	}
+	r->cycles_per_iter /= (double)group;
+	for (size_t i = 0; i < n; i++) {
+		r->weight[i] /= (double)group;
+		r->share[i] /= (double)group;
+	}
+	return 0;
+}
+
 void t32_model_result_free(struct t32_model_result *r)
 {
 	free(r->rows);
@@ -503,7 +548,7 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	if (!rows)
 		return -1;
 	/* a run of k copies is a prefix of a run of kmax copies: one pass gives them all */
-	if (simulate(u, b, n, kmax * n, rows)) {
+	if (simulate(u, b, n, kmax * n, 0, rows)) {
 		free(rows);
 		return -1;
 	}

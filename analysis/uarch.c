@@ -35,6 +35,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "move_elim", FIELD(move_elim), 0, 1, 1, "1: register moves are eliminated at rename" },
 	{ "zero_idioms", FIELD(zero_idioms), 0, 1, 1,
 	  "1: zero idioms break dependencies and need no execution" },
+	{ "retire_group_any", FIELD(retire_group_any), 0, 1, 0,
+	  "1: retire groups may start at any instruction (the mean over their phases); "
+	  "0: aligned from the block's first" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

@@ -27,6 +27,9 @@ struct t32_uarch {
 	unsigned store_forward_latency;		/* cycles from store data to a load of the same address */
 	unsigned move_elim;			/* 1: register moves cost no execution (latency 0) */
 	unsigned zero_idioms;			/* 1: zero idioms break dependencies and execute at rename */
+	unsigned retire_group_any;		/* 1: retire groups start at any instruction (the model
+						   averages over the G phases); 0: counted from the
+						   block's first */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */

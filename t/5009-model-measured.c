@@ -26,6 +26,10 @@ static const unsigned char VPM4_LOCK[] = {
 static const unsigned char ADDS[] = {
 	0x83, 0xc0, 0x01, 0x83, 0xc3, 0x02, 0x83, 0xc7, 0x03, 0x83, 0xc2, 0x04,
 };
+/* add rax, 1; add rax, 2; add rsi, 3; add rdi, 4: the study's add-2-1-1 */
+static const unsigned char ADD2_1_1[] = {
+	0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc0, 0x02, 0x48, 0x83, 0xc6, 0x03, 0x48, 0x83, 0xc7, 0x04,
+};
 /* the sampled loop's counter and branch: dec qword [rel $+4096]; jnz $ */
 static const unsigned char TAIL[] = { 0x48, 0xff, 0x0d, 0xf9, 0x0f, 0x00, 0x00, 0x75, 0xfe };
 
@@ -76,7 +80,7 @@ int main(void)
 	unsigned lat = 99;
 	double cyc;
 
-	plan(14);
+	plan(17);
 	machine(&u);
 
 	/* latencies solved from measured chains */
@@ -100,6 +104,26 @@ int main(void)
 		  "and the vpmulld chain shares the samples evenly (a quarter on the lock add)");
 	is_double(12, cyc, 1e-9, "12 cycles an iteration: the chain's, not the lock's");
 	u.lock_early = 0;
+
+	/*
+	 * add-2-1-1 in pairs that retire together: counted from the block's first
+	 * instruction, every sample lands on the chain's second add; pairs that
+	 * may start at either instruction (Zen 4) split them 25/50/25.
+	 */
+	{
+		struct t32_uarch p;
+
+		kit_uarch(&p, "pairs", 8, 128, 4);
+		p.retire_group = 2;
+		is_double(1.0, share_of(&p, ADD2_1_1, sizeof(ADD2_1_1), 1, &cyc), 1e-9,
+			  "aligned pairs: every sample on add rax, 2 (after the pair's head)");
+		p.retire_group_any = 1;
+		ok(fabs(share_of(&p, ADD2_1_1, sizeof(ADD2_1_1), 0, &cyc) - 0.25) < 1e-9 &&
+		   fabs(share_of(&p, ADD2_1_1, sizeof(ADD2_1_1), 1, &cyc) - 0.5) < 1e-9 &&
+		   fabs(share_of(&p, ADD2_1_1, sizeof(ADD2_1_1), 2, &cyc) - 0.25) < 1e-9,
+		   "pairs of either phase: 25/50/25 on the first three adds");
+		is_double(2, cyc, 1e-9, "and 2 cycles an iteration in every phase");
+	}
 
 	/* a sampled loop of 3 copies and its counter, folded onto the unit */
 	{
