@@ -22,7 +22,7 @@ SHORT="--samples 300 --seconds 1 --kmax 6"
 run correlate --format=tsv $SHORT "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
 
-plan 33
+plan 36
 
 is 0 "$rc" "correlate exits 0"
 cp "$TMP/out" "$TMP/tsv"
@@ -96,7 +96,20 @@ if command -v gnuplot >/dev/null 2>&1; then
 		ok 1 "-o writes the tables and both figures"
 		ls "$TMP/res" | sed 's/^/# /'
 	fi
+	# --from DIR: the same data fitted again, nothing measured, the same answer twice
+	run correlate --kmax 6 --from "$TMP/res" --format=tsv "$B"
+	grep -v '^# \(date\|command\|seconds\|latencies\):' "$TMP/out" >"$TMP/from1"
+	is 0 "$rc" "--from DIR fits what -o DIR measured"
+	run correlate --kmax 6 --from "$TMP/res" --format=tsv "$B"
+	grep -v '^# \(date\|command\|seconds\|latencies\):' "$TMP/out" >"$TMP/from2"
+	cmp -s "$TMP/from1" "$TMP/from2"
+	ok $? "and gives the same fit twice"
+	run correlate --from "$TMP/res" -o "$TMP/res2" "$B"
+	is 2 "$rc" "--from with -o: usage, exit 2"
 else
+	skip "gnuplot is not installed"
+	skip "gnuplot is not installed"
+	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"

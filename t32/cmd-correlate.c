@@ -49,7 +49,7 @@
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
 	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
-	"[--unit-loop] "
+	"[--unit-loop] [--from DIR] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
@@ -77,6 +77,9 @@ static const char correlate_help[] =
 	"                      instruction form of the block is first timed here as a chain\n"
 	"                      of itself, cached per CPU in --cache DIR (default\n"
 	"                      $T32_CACHE_DIR, else ~/.cache/t32) and reused\n"
+	"  --from DIR          fit what an earlier `-o DIR` measured (its sample.tsv and\n"
+	"                      sweep.tsv, and the --kmax it used) instead of measuring: model\n"
+	"                      variants fitted to the same data\n"
 	"  --unit-loop         model the samples as the unit alone running as a loop; by\n"
 	"                      default the model runs the loop as the sampler ran it (every\n"
 	"                      copy of the unit, then the loop's counter and branch)\n"
@@ -102,6 +105,7 @@ struct corr_args {
 	size_t ninit;
 	int no_measure;		/* --no-measure: the shipped table alone */
 	int unit_loop;		/* --unit-loop: model the samples as the unit alone looping */
+	const char *from;	/* --from DIR: the sample.tsv and sweep.tsv of an earlier -o DIR */
 	const char *cache_dir;	/* --cache DIR, or NULL for the default */
 	enum t32_format format;
 	const char *outdir;
@@ -401,6 +405,8 @@ static int corr_sweep(const char *self, const struct corr_args *a, struct corr_r
 	struct t32_child_output o;
 	FILE *f;
 
+	if (a->from)
+		goto read;	/* measured before: read it */
 	snprintf(nlist, sizeof(nlist), "0..%llu", (unsigned long long)a->kmax);
 	argv[ac++] = (char *)self;
 	argv[ac++] = "sweep";
@@ -433,6 +439,7 @@ static int corr_sweep(const char *self, const struct corr_args *a, struct corr_r
 		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_UNSUPPORTED ? rc : T32_EXIT_ERROR;
 	}
 	t32_child_output_free(&o);
+read:
 	f = fopen(run->sweep_tsv, "r");
 	if (!f) {
 		t32_error("cannot read the sweep (%s) '%s'", strerror(errno), run->sweep_tsv);
@@ -457,6 +464,29 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 	struct t32_child_output o;
 	const char *e;
 
+	if (a->from) {
+		FILE *f = fopen(run->sample_tsv, "r");
+		char *text = NULL;
+		size_t cap = 0;
+		ssize_t got;
+
+		if (!f) {
+			t32_error("cannot read the samples (%s) '%s'", strerror(errno), run->sample_tsv);
+			return T32_EXIT_ERROR;
+		}
+		/* one sample table of the loop's positions: bounded by getdelim's own read */
+		got = getdelim(&text, &cap, '\0', f);
+		fclose(f);
+		if (got < 0 || corr_read_samples(text, run->n, run->counts, run->backend,
+						 sizeof(run->backend), err, sizeof(err))) {
+			t32_error("%s", got < 0 ? "cannot read the samples" : err);
+			free(text);
+			return T32_EXIT_ERROR;
+		}
+		free(text);
+		run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
+		return 0;
+	}
 	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
 	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
 	argv[ac++] = (char *)self;
@@ -963,6 +993,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 			a->no_measure = 1;
 		} else if (strcmp(argv[i], "--unit-loop") == 0) {
 			a->unit_loop = 1;
+		} else if ((v = t32_optval(argc, argv, &i, "--from"))) {
+			a->from = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
 			a->cache_dir = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
@@ -1188,7 +1220,16 @@ int cmd_correlate(int argc, char **argv)
 		t32_error("cannot find this program (%s) '%s'", strerror(errno), "/proc/self/exe");
 		goto out;
 	}
-	if (a.outdir) {
+	if (a.from) {
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.from);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.from);
+		if (a.outdir) {
+			t32_error("--from and -o together '%s' (the figures of --from DIR are its own)",
+				  a.outdir);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
+	} else if (a.outdir) {
 		if (mkdir(a.outdir, 0777) && errno != EEXIST) {
 			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
 				  a.outdir);
@@ -1282,7 +1323,7 @@ int cmd_correlate(int argc, char **argv)
 		rc = T32_EXIT_UNTRUSTED;
 	}
 out:
-	if (!a.outdir) {
+	if (!a.outdir && !a.from) {
 		if (run->sweep_tsv[0])
 			unlink(run->sweep_tsv);
 		if (run->sample_tsv[0])
