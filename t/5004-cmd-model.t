@@ -65,13 +65,21 @@ like "$TMP/err" "^t32: cannot assemble 'nop; add eax, rbx' \\(nasm: " \
 # --measure: the form timed here as a chain of itself, its latency so marked, and cached
 T32_CACHE_DIR="$TMP/cache" run model --measure --format=tsv 'imul rax, rax; nop'
 is 0 "$rc" "--measure exits 0"
-awk -F'\t' '!/^#/ && $3 ~ /^imul/ && $6 == "measured" && $5 >= 2 && $5 <= 4' "$TMP/out" | grep -q .
-ok $? "imul's latency measured here, 2 to 4 cycles (3 on the cores t32 knows)"
-like "$TMP/err" '^t32: latencies: 1 form measured here, 0 from the cache ' "stderr says what was timed"
-grep -q "was shared with" "$TMP/err" && shared=1 || shared=0
+# a timing too wide to use (a busy machine) leaves the form to the table, and says so
+if grep -q '^t32: latencies: 1 form measured here' "$TMP/err"; then
+	awk -F'\t' '!/^#/ && $3 ~ /^imul/ && $6 == "measured" && $5 >= 2 && $5 <= 4' "$TMP/out" | grep -q .
+	ok $? "imul's latency measured here, 2 to 4 cycles (3 on the cores t32 knows)"
+else
+	awk -F'\t' '!/^#/ && $3 ~ /^imul/ && $6 == "table"' "$TMP/out" | grep -q .
+	ok $? "imul left to the table where it could not be timed: $(grep latencies "$TMP/err")"
+fi
+like "$TMP/err" '^t32: latencies: (1 form measured here, 0 from the cache .*, 0|0 forms measured here, 0 from the cache .*, 1) left to the table' \
+	"stderr says what was timed"
+grep -q '^t32: latencies: 1 form measured here' "$TMP/err" &&
+	! grep -q "was shared with\|hypervisor stole" "$TMP/err" && shared=0 || shared=1
 T32_CACHE_DIR="$TMP/cache" run model --measure 'imul rax, rax; nop'
 if [ "$shared" = 1 ]; then
-	skip "the measuring CPU was shared: nothing was kept to reuse"
+	skip "nothing was kept to reuse (the CPU was shared, or the timing too wide)"
 else
 	like "$TMP/err" '^t32: latencies: 0 forms measured here, 1 from the cache ' "a second run reuses it"
 fi
