@@ -143,7 +143,8 @@ static int corr_loop_shares(struct corr_ctx *c, const unsigned long *v)
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] >= 0)
 			for (size_t k = 0; k < d->loop_copies; k++)
-				c->loop[k * c->n + (size_t)c->insn_of[j]].latency = (unsigned)v[j];
+				c->loop[k * c->n + (size_t)c->insn_of[j]].latency = (unsigned)v[j],
+				c->loop[k * c->n + (size_t)c->insn_of[j]].quarters = 0;
 	t32_model_result_free(&c->loop_res);
 	if (t32_model_steady(&c->u, c->loop, d->loop_n, d->skid, &c->loop_res))
 		return -1;
@@ -185,7 +186,8 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 	t32_model_prepare(&c->u, c->tab, c->insns, c->n, c->block);
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] >= 0)
-			c->block[c->insn_of[j]].latency = (unsigned)v[j];
+			c->block[c->insn_of[j]].latency = (unsigned)v[j],
+			c->block[c->insn_of[j]].quarters = 0;
 	t32_model_result_free(&c->res);
 	c->evals++;
 	if (t32_model_steady(&c->u, c->block, c->n, c->d->skid, &c->res))
@@ -466,7 +468,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	c.share = calloc(n, sizeof(double));
 	c.loop = d->loop ? calloc(d->loop_n, sizeof(*c.loop)) : NULL;
 	c.curve = calloc(d->kmax + 1, sizeof(double));
-	r->latency = calloc(n, sizeof(unsigned));
+	r->latency = calloc(n, sizeof(double));
 	r->pred_share = calloc(n, sizeof(double));
 	r->meas_share = calloc(n, sizeof(double));
 	r->pred_curve = calloc(d->kmax + 1, sizeof(double));
@@ -568,7 +570,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	r->cycles_per_iter = c.res.cycles_per_iter;
 	r->samples = c.total;
 	for (size_t i = 0; i < n; i++) {
-		r->latency[i] = c.block[i].latency;
+		r->latency[i] = t32_model_latency(&c.block[i]);
 		r->pred_share[i] = c.share[i];
 		r->meas_share[i] = c.total ? (double)d->counts[i] / (double)c.total : 0;
 	}

@@ -106,7 +106,7 @@ struct t32_corr_result {
 	int admissible;		/* 1: its cycles per iteration are within T32_CORR_CPI_TARGET
 				   of the curve's slope (0: no value tried reached that) */
 	size_t n;		/* instructions */
-	unsigned *latency;	/* per instruction after the fit, cycles */
+	double *latency;	/* per instruction after the fit, cycles (quarters of one measured) */
 	size_t np;
 	struct t32_corr_param p[T32_CORR_MAX_PARAMS];
 	double objective;	/* share_weight x deviance + curve_weight x curve chi-square */

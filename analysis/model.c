@@ -35,6 +35,11 @@
 
 const char *const t32_lat_source_names[] = { "class default", "table", "measured here" };
 
+double t32_model_latency(const struct t32_model_insn *m)
+{
+	return m->latency + (m->quarters % 4) / 4.0;
+}
+
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		       const struct t32_insn *in, size_t n, struct t32_model_insn *out)
 {
@@ -50,8 +55,10 @@ void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		if (u->lock_early && out[i].cls == T32_CLASS_ATRETIRE && (in[i].flags & T32_INSN_LOCK))
 			out[i].cls = T32_CLASS_ALU;
 		out[i].src = T32_LAT_CLASS;
+		out[i].quarters = 0;
 		if (e && t32_lattab_latency(e, u->name, &cycles) == 0) {
 			out[i].latency = cycles;
+			out[i].quarters = e->measured ? e->quarters % 4 : 0;
 			out[i].src = e->measured ? T32_LAT_MEASURED : T32_LAT_TABLE;
 		} else {
 			out[i].latency = u->latency[out[i].cls];
@@ -206,6 +213,10 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		int mem = (d->flags & (T32_INSN_LOAD | T32_INSN_STORE)) != 0;
 		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0, renamed;
 		long a = alloc_cycle, ra, rop, start, c, r;
+		size_t j = i / n;	/* which copy of instruction k */
+
+		if (m->quarters)
+			lat += (unsigned)(((j + 1) * m->quarters) / 4 - (j * m->quarters) / 4);
 
 		/* allocate */
 		if (alloc_count >= walloc)
@@ -562,21 +573,23 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 #define SOLVE_COPIES 8
 
 int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
-			    double cycles, unsigned *latency, double *predicted)
+			    double cycles, unsigned *latency, unsigned *quarters, double *predicted)
 {
 	struct t32_model_insn b[SOLVE_COPIES];
 	double best_err = INFINITY, best_pred = NAN, prev = -1;
-	unsigned best = 0;
+	unsigned best = 0, step = quarters ? 1 : 4;
 
 	if (!(cycles >= 0) || !isfinite(cycles))
 		return -1;
-	for (unsigned x = 0; x <= T32_SOLVE_MAX; x++) {
+	/* x counts quarters of a cycle */
+	for (unsigned x = 0; x <= 4 * T32_SOLVE_MAX; x += step) {
 		struct t32_model_result r = { 0 };
 		double pred, err;
 
 		for (size_t k = 0; k < SOLVE_COPIES; k++) {
 			b[k] = *in;
-			b[k].latency = x;
+			b[k].latency = x / 4;
+			b[k].quarters = x % 4;
 		}
 		if (t32_model_steady(u, b, SOLVE_COPIES, 1, &r))
 			return -1;
@@ -595,7 +608,9 @@ int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_in
 	}
 	if (!(best_err <= fmax(0.5, T32_SOLVE_SLACK * cycles)))
 		return -1;
-	*latency = best;
+	*latency = best / 4;
+	if (quarters)
+		*quarters = best % 4;
 	if (predicted)
 		*predicted = best_pred;
 	return 0;

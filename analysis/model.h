@@ -32,8 +32,17 @@ struct t32_model_insn {
 	struct t32_insn d;	/* dependencies, flags, decoded class */
 	enum t32_class cls;	/* class after the latency table */
 	unsigned latency;	/* cycles of execution, after the load for memory forms */
+	unsigned quarters;	/* and quarters of a cycle more (0..3), measured forms only */
 	enum t32_lat_source src;	/* where the latency came from */
 };
+
+/*
+ * The latency of m in cycles, quarters included.  A latency of a fraction of a
+ * cycle more than whole ones is run as whole cycles mixed in proportion: copy j
+ * (iteration j of the block) takes one cycle more when floor((j + 1) q / 4)
+ * exceeds floor(j q / 4), so 7.5 runs 7, 8, 7, 8...
+ */
+double t32_model_latency(const struct t32_model_insn *m);
 
 /*
  * Give each decoded instruction its class and latency: the latency table entry
@@ -85,13 +94,14 @@ void t32_model_result_free(struct t32_model_result *r);
  * The latency of instruction `in` that makes the model run a loop of copies of
  * it at `cycles` per instruction (a chain measured on the machine: its own
  * back-to-back cost), so load latencies, forwarding and retirement rules are the
- * model's own.  The nearest whole number of cycles 0..T32_SOLVE_MAX goes to
- * *latency, the model's cycles per instruction there to *predicted.  0, or -1
+ * model's own.  The nearest latency 0..T32_SOLVE_MAX in quarters of a cycle goes
+ * to *latency (whole cycles) and *quarters (0..3; quarters may be NULL, then
+ * whole cycles only), the model's cycles per instruction there to *predicted.  0, or -1
  * when no latency comes within T32_SOLVE_SLACK of the measurement (the model
  * cannot reproduce it) or on a bad argument.
  */
 int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
-			    double cycles, unsigned *latency, double *predicted);
+			    double cycles, unsigned *latency, unsigned *quarters, double *predicted);
 #define T32_SOLVE_MAX 400
 #define T32_SOLVE_SLACK 0.25	/* relative, and at least half a cycle */
 

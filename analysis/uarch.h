@@ -81,6 +81,7 @@ struct t32_lat_entry {
 	size_t nlat;
 	struct t32_lat_uarch lat[8];
 	int measured;		/* 1: measured on this machine (t32_lattab_prepend of a cache) */
+	unsigned quarters;	/* measured: quarters of a cycle beyond lat[0].cycles (0..3) */
 };
 struct t32_lattab {
 	struct t32_lat_entry *e;

@@ -9,7 +9,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 run model --help
 [ "$rc" -eq 0 ] || skip_all "this t32 has no model subcommand"
 
-plan 30
+plan 32
 
 body='mov rax, [rax]; nop; nop'
 run model --uarch skylake "$body"
@@ -82,6 +82,26 @@ if [ "$shared" = 1 ]; then
 	skip "nothing was kept to reuse (the CPU was shared, or the timing too wide)"
 else
 	like "$TMP/err" '^t32: latencies: 0 forms measured here, 1 from the cache ' "a second run reuses it"
+fi
+
+# a row an older t32 timed another way (a lock add back to back) is timed again
+# (each copy after a nop) and replaced, not reused
+f=$(ls "$TMP/cache"/lat-*.tsv 2>/dev/null | head -n 1)
+if [ -n "$f" ]; then
+	printf 'lock add m64, i\tlock add qword [rbx], 1\tback-to-back\t6.3800\t0.0100\t2026-01-01\n' >>"$f"
+	T32_CACHE_DIR="$TMP/cache" run model --measure 'lock add qword [rbx], 1; imul rax, rax'
+	like "$TMP/err" '^t32: latencies: (1 form measured here, 1 from the cache|0 forms measured here, 1 from the cache .*, 1 left to the table)' \
+		"the back-to-back row is not reused: the lock add is timed again"
+	if grep -q '^t32: latencies: 1 form measured here' "$TMP/err" &&
+		! grep -q "was shared with\|hypervisor stole" "$TMP/err"; then
+		! grep -q 'back-to-back' "$f" && grep -q '^lock add m64, i	.*	spaced	' "$f"
+		ok $? "and its row replaced by one timed after a nop"
+	else
+		skip "the lock add could not be kept (a shared CPU or a wide timing)"
+	fi
+else
+	skip "no cache file to plant an old row in"
+	skip "no cache file to plant an old row in"
 fi
 
 done_testing

@@ -22,6 +22,11 @@ static const unsigned char VPM4_LOCK[] = {
 	0xc4, 0xe2, 0x79, 0x40, 0xc0, 0xc4, 0xe2, 0x79, 0x40, 0xc0,
 	0xf0, 0x48, 0x83, 0x03, 0x01,
 };
+/* vpmulld xmm0, xmm0, xmm0 twice, then lock add qword [rbx], 1 */
+static const unsigned char VPM2_LOCK[] = {
+	0xc4, 0xe2, 0x79, 0x40, 0xc0, 0xc4, 0xe2, 0x79, 0x40, 0xc0,
+	0xf0, 0x48, 0x83, 0x03, 0x01,
+};
 /* add eax, 1; add ebx, 2; add edi, 3; add edx, 4: four independent adds */
 static const unsigned char ADDS[] = {
 	0x83, 0xc0, 0x01, 0x83, 0xc3, 0x02, 0x83, 0xc7, 0x03, 0x83, 0xc2, 0x04,
@@ -42,19 +47,23 @@ static void machine(struct t32_uarch *u)
 	u->ports[T32_CLASS_ALU] = 2;
 }
 
-/* Solve the latency of the first instruction of code from a measured cost per copy. */
-static int solve(const struct t32_uarch *u, const unsigned char *code, size_t len,
-		 double cycles, unsigned *lat)
+/*
+ * Solve the latency of instruction i of code from a measured cost per copy, in
+ * whole cycles (q NULL) or quarters.
+ */
+static int solve_at(const struct t32_uarch *u, const unsigned char *code, size_t len, size_t i,
+		    double cycles, unsigned *lat, unsigned *q)
 {
 	struct t32_model_insn *b;
 	int rc;
 
-	if (!kit_block(u, code, len, &b))
+	if (kit_block(u, code, len, &b) <= i)
 		bail("cannot decode a test form");
-	rc = t32_model_solve_latency(u, &b[0], cycles, lat, NULL);
+	rc = t32_model_solve_latency(u, &b[i], cycles, lat, q, NULL);
 	free(b);
 	return rc;
 }
+#define solve(u, code, len, cycles, lat) solve_at(u, code, len, 0, cycles, lat, NULL)
 
 /* Share of the samples on instruction i of the block (skid 1) in the model's steady state. */
 static double share_of(const struct t32_uarch *u, const unsigned char *code, size_t len, size_t i,
@@ -77,10 +86,10 @@ static double share_of(const struct t32_uarch *u, const unsigned char *code, siz
 int main(void)
 {
 	struct t32_uarch u;
-	unsigned lat = 99;
+	unsigned lat = 99, q = 99;
 	double cyc;
 
-	plan(17);
+	plan(24);
 	machine(&u);
 
 	/* latencies solved from measured chains */
@@ -92,6 +101,52 @@ int main(void)
 	   "a chase of 6.1 cycles: 2 beyond the load");
 	ok(solve(&u, CHASE, sizeof(CHASE), 2.0, &lat) != 0,
 	   "a chase of 2 cycles on 4-cycle loads: the model cannot reproduce it, no latency");
+
+	/* quarters of a cycle: a cost between whole cycles is run as a mix of them */
+	ok(solve_at(&u, IMUL, sizeof(IMUL), 0, 2.97, &lat, &q) == 0 && lat == 3 && q == 0,
+	   "2.97 cycles in quarters: still 3 (got %u + %u/4)", lat, q);
+	ok(solve_at(&u, IMUL, sizeof(IMUL), 0, 2.52, &lat, &q) == 0 && lat == 2 && q == 2,
+	   "a chain of 2.52 cycles a copy: 2.5 (got %u + %u/4)", lat, q);
+	{
+		struct t32_model_insn *b;
+		struct t32_model_result r;
+		size_t n = kit_block(&u, IMUL, sizeof(IMUL), &b);
+
+		b[0].latency = 2;
+		b[0].quarters = 2;
+		if (!n || t32_model_steady(&u, b, n, 1, &r))
+			bail("the model does not run a chain of 2.5");
+		is_double(2.5, r.cycles_per_iter, 1e-9, "and the model runs it at 2.5 (2, 3, 2, 3...)");
+		is_int(2, (long long)r.period, "repeating every 2 copies");
+		t32_model_result_free(&r);
+		free(b);
+	}
+
+	/*
+	 * Two vpmulld and a lock add that executes early: a lock add of 7.5 cycles a
+	 * copy (Zen 4, timed after a nop) outlasts the 6-cycle chain, so the loop
+	 * runs at the lock's pace and it holds retirement: the samples land on the
+	 * vpmulld after it.  Whole cycles could only say 7 or 8.
+	 */
+	u.lock_early = 1;
+	ok(solve_at(&u, VPM2_LOCK, sizeof(VPM2_LOCK), 2, 7.5, &lat, &q) == 0,
+	   "a lock add of 7.5 cycles a copy is solved");
+	{
+		struct t32_model_insn *b;
+		struct t32_model_result r;
+		size_t n = kit_block(&u, VPM2_LOCK, sizeof(VPM2_LOCK), &b);
+
+		b[2].latency = lat;
+		b[2].quarters = q;
+		if (!n || t32_model_steady(&u, b, n, 1, &r))
+			bail("the model does not run vpmulld2-lock");
+		is_double(7.5, r.cycles_per_iter, 1e-9, "vpmulld, vpmulld, lock add: 7.5 cycles an iteration");
+		ok(r.share[0] > 0.9, "the lock add holds retirement: %.1f%% on the next vpmulld",
+		   100 * r.share[0]);
+		t32_model_result_free(&r);
+		free(b);
+	}
+	u.lock_early = 0;
 
 	/* four vpmulld and a lock add: where the lock add executes decides the samples */
 	u.lock_early = 0;

@@ -657,7 +657,7 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	for (size_t i = 0; i < run->n; i++) {
 		struct t32_insitu h;
 
-		fprintf(out, "  %3zu  %-34.34s %7llu %7.1f%% %8.1f%% %4u %-8s", i, run->insns[i].text,
+		fprintf(out, "  %3zu  %-34.34s %7llu %7.1f%% %8.1f%% %4g %-8s", i, run->insns[i].text,
 			(unsigned long long)run->counts[i], 100 * r->meas_share[i],
 			100 * r->pred_share[i], r->latency[i], corr_src_word(run, i));
 		if (corr_hold(run, i, &h) == 0 && h.fraction >= CORR_HOLD_MIN)
@@ -771,7 +771,7 @@ static void corr_print_shares(FILE *out, const struct corr_run *run)
 
 		fprintf(out, "%zu\t", i);
 		t32_tsv_fputs(run->insns[i].text, out);
-		fprintf(out, "\t%.5f\t%.5f\t%llu\t%u\t%s\t", r->meas_share[i], r->pred_share[i],
+		fprintf(out, "\t%.5f\t%.5f\t%llu\t%g\t%s\t", r->meas_share[i], r->pred_share[i],
 			(unsigned long long)run->counts[i], r->latency[i], corr_src_word(run, i));
 		if (corr_hold(run, i, &h) == 0)
 			fprintf(out, "%.3f\t%.3f\t%.3f\n", h.cycles, h.lo, h.hi);
@@ -846,7 +846,7 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 		fprintf(out, "%s\n  {\"index\": %zu, \"insn\": ", i ? "," : "", i);
 		t32_json_string(out, run->insns[i].text);
 		fprintf(out, ", \"samples\": %llu, \"measured\": %.5f, \"predicted\": %.5f, "
-			"\"latency_cycles\": %u, \"latency_source\": \"%s\"}",
+			"\"latency_cycles\": %g, \"latency_source\": \"%s\"}",
 			(unsigned long long)run->counts[i], r->meas_share[i], r->pred_share[i],
 			r->latency[i], corr_src_word(run, i));
 	}

@@ -51,7 +51,8 @@ static const char model_help[] =
 	"  --curve=KMAX        instead: cycles of k copies between barriers, k = 0..KMAX\n"
 	"  --lat FILE          per-form latencies from FILE instead of data/uarch/latency.lat\n"
 	"  --measure           time each instruction form here first (a chain of itself, or\n"
-	"                      back to back), as t32 correlate does; the table is the fallback\n"
+	"                      each copy after a nop), as t32 correlate does; the table is\n"
+	"                      the fallback\n"
 	"  --cache DIR         keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
 	"                      ~/.cache/t32), per CPU, and reuse it\n"
 	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
@@ -97,9 +98,9 @@ static void model_print_json(FILE *out, const struct t32_uarch *u,
 		t32_json_string(out, b[k].d.text);
 		fprintf(out, ", \"form\": ");
 		t32_json_string(out, b[k].d.form);
-		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %u, \"latency_source\": \"%s\", "
+		fprintf(out, ", \"class\": \"%s\", \"latency_cycles\": %g, \"latency_source\": \"%s\", "
 			"\"weight_cycles\": %.6g, \"share\": %.6g}", t32_classes[b[k].cls].name,
-			b[k].latency, src_words[b[k].src], r->weight[k], r->share[k]);
+			t32_model_latency(&b[k]), src_words[b[k].src], r->weight[k], r->share[k]);
 	}
 	fprintf(out, "]}\n");
 }
@@ -131,8 +132,8 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 
 			fprintf(out, "%zu\t%zu\t", x->iter, x->insn);
 			t32_tsv_fputs(b[x->insn].d.text, out);
-			fprintf(out, "\t%s\t%u\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n",
-				t32_classes[b[x->insn].cls].name, b[x->insn].latency,
+			fprintf(out, "\t%s\t%g\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%d\t%ld\t%.6f\n",
+				t32_classes[b[x->insn].cls].name, t32_model_latency(&b[x->insn]),
 				src_words[b[x->insn].src], x->alloc, x->ready, x->start, x->complete,
 				x->retire, x->weight > 0, x->weight, x->share);
 		}
@@ -151,8 +152,8 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 
 		if (r->period > 1)
 			fprintf(out, "%-4zu  ", x->iter);
-		fprintf(out, "%-32.32s %-8s %4u %-8s %6ld %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
-			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, b[x->insn].latency,
+		fprintf(out, "%-32.32s %-8s %4g %-8s %6ld %6ld %6ld %8ld %7ld %8s %6ld %6.1f%%\n",
+			b[x->insn].d.text, t32_classes[b[x->insn].cls].name, t32_model_latency(&b[x->insn]),
 			src_words[b[x->insn].src], x->alloc, x->ready, x->start, x->complete,
 			x->retire, x->weight > 0 ? "<--" : "", x->weight, 100.0 * x->share);
 	}
