@@ -61,6 +61,19 @@ struct corr_ctx {
 	double slope;				/* cycles per copy of the measured curve, or NAN */
 	double penalty;				/* corr_cpi_penalty of the last run */
 	size_t evals;
+	struct corr_memo *memo;			/* runs already made, by parameter values */
+};
+
+/*
+ * What one model run gave, by its parameter values: a coordinate descent comes
+ * back to the same values pass after pass, and a sampled loop makes every run
+ * dear.  The parts are kept, not the objective, so new weights reuse them.
+ */
+#define CORR_MEMO_SLOTS 4096	/* a power of 2 */
+struct corr_memo {
+	int used;
+	unsigned long v[T32_CORR_MAX_PARAMS];
+	double deviance, chi2, penalty;
 };
 
 /* Multinomial deviance of the counts against shares mixed with a little uniform. */
@@ -202,6 +215,49 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 	return c->w_share * c->deviance + c->w_curve * c->chi2 + c->penalty;
 }
 
+/* The memo slot of values v: the one holding them, or the empty one they go to; NULL if full. */
+static struct corr_memo *corr_memo_slot(const struct corr_ctx *c, const unsigned long *v)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t j = 0; j < c->np; j++)
+		h = (h ^ v[j]) * 1099511628211ull;
+	for (size_t k = 0; k < CORR_MEMO_SLOTS; k++) {
+		struct corr_memo *m = &c->memo[(h + k) & (CORR_MEMO_SLOTS - 1)];
+
+		if (!m->used || memcmp(m->v, v, c->np * sizeof(*v)) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+/*
+ * corr_eval's objective, from the memo where these values ran before.  Only the
+ * parts of the objective are then current, not the run's shares, curve or
+ * model: what is reported comes from corr_eval itself.
+ */
+static double corr_eval_memo(struct corr_ctx *c, const unsigned long *v)
+{
+	struct corr_memo *m = c->memo ? corr_memo_slot(c, v) : NULL;
+	double f;
+
+	if (m && m->used) {
+		c->deviance = m->deviance;
+		c->chi2 = m->chi2;
+		c->penalty = m->penalty;
+		return c->w_share * c->deviance + c->w_curve * c->chi2 + c->penalty;
+	}
+	f = corr_eval(c, v);
+	if (m && isfinite(f)) {
+		m->used = 1;
+		memcpy(m->v, v, c->np * sizeof(*v));
+		m->deviance = c->deviance;
+		m->chi2 = c->chi2;
+		m->penalty = c->penalty;
+	}
+	return f;
+}
+
 /* Is a better than b by more than the tie tolerance? */
 static int corr_better(double a, double b)
 {
@@ -217,7 +273,7 @@ static int corr_better(double a, double b)
  */
 static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 {
-	double best = corr_eval(c, v);
+	double best = corr_eval_memo(c, v);
 
 	for (int pass = 0; pass < CORR_MAX_PASSES; pass++) {
 		int moved = 0;
@@ -234,7 +290,7 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 				if (x == keep)
 					continue;
 				v[j] = x;
-				f = corr_eval(c, v);
+				f = corr_eval_memo(c, v);
 				if (corr_better(f, fbest)) {
 					fbest = f;
 					bestv = x;
@@ -254,6 +310,37 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 }
 
 /*
+ * A retire group changes where every other parameter's best value lies (a pair
+ * that retires together and a delay that lines the pairs up only help together),
+ * so the descent is run again from each other group size, the group held; one
+ * wins only where it is clearly better than best (the objective at best_v).
+ * Returns the best objective, best_v its values.
+ */
+static double corr_group_starts(struct corr_ctx *c, unsigned long *best_v, double best)
+{
+	unsigned long t[T32_CORR_MAX_PARAMS];
+
+	for (size_t g = 0; g < c->np; g++) {
+		if (strcmp(c->p[g].key, "retire_group") != 0)
+			continue;
+		for (unsigned long x = c->p[g].lo; x <= c->p[g].hi; x++) {
+			double f;
+
+			if (x == best_v[g])
+				continue;
+			memcpy(t, best_v, c->np * sizeof(*t));
+			t[g] = x;
+			f = corr_descend(c, t, (long)g);
+			if (f < best - CORR_SIGNIF) {
+				best = f;
+				memcpy(best_v, t, c->np * sizeof(*t));
+			}
+		}
+	}
+	return best;
+}
+
+/*
  * The whole search from the start values v: every retire width (parameter wj,
  * -1 when it is not fitted) with the others descended, or one descent.  The best
  * values go to best_v, the best objective at each width to wobj.  Returns it.
@@ -268,7 +355,7 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 
 	memcpy(best_v, v, c->np * sizeof(*v));
 	if (wj < 0)
-		return corr_descend(c, best_v, -1);
+		return corr_group_starts(c, best_v, corr_descend(c, best_v, -1));
 	/*
 	 * The width first, the rest at their start values (ties go to the width
 	 * nearest the micro-architecture's); then everything descended from that
@@ -277,12 +364,12 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 	 */
 	memcpy(t, v, c->np * sizeof(*v));
 	t[wj] = c->p[wj].start;
-	f0 = corr_eval(c, t);
+	f0 = corr_eval_memo(c, t);
 	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
 		double f;
 
 		t[wj] = x;
-		f = corr_eval(c, t);
+		f = corr_eval_memo(c, t);
 		if (f < f0 - CORR_SIGNIF ||
 		    (x0 != c->p[wj].start && corr_better(f, f0))) {
 			f0 = f;
@@ -303,11 +390,12 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 			memcpy(best_v, t, c->np * sizeof(*t));
 		}
 	}
+	best = corr_group_starts(c, best_v, best);
 	/* the width's profile, the others at their best */
 	memcpy(t, best_v, c->np * sizeof(*t));
 	for (unsigned long x = c->p[wj].lo; x <= c->p[wj].hi; x++) {
 		t[wj] = x;
-		wobj[x - c->p[wj].lo] = corr_eval(c, t);
+		wobj[x - c->p[wj].lo] = corr_eval_memo(c, t);
 	}
 	return best;
 }
@@ -466,6 +554,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.block = calloc(n, sizeof(*c.block));
 	c.share = calloc(n, sizeof(double));
+	c.memo = calloc(CORR_MEMO_SLOTS, sizeof(*c.memo));	/* none: every run made anew */
 	c.loop = d->loop ? calloc(d->loop_n, sizeof(*c.loop)) : NULL;
 	c.curve = calloc(d->kmax + 1, sizeof(double));
 	r->latency = calloc(n, sizeof(double));
@@ -554,7 +643,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 			memcpy(t, best_v, sizeof(t));
 			for (unsigned long x = p->lo; x <= p->hi; x++) {
 				t[j] = x;
-				prof[x - p->lo] = corr_eval(&c, t);
+				prof[x - p->lo] = corr_eval_memo(&c, t);
 			}
 		}
 		corr_uncertainty(p, prof, r->scale);
@@ -599,6 +688,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	rc = 0;
 out:
 	free(prof);
+	free(c.memo);
 	free(c.block);
 	free(c.share);
 	free(c.loop);

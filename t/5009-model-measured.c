@@ -89,7 +89,7 @@ int main(void)
 	unsigned lat = 99, q = 99;
 	double cyc;
 
-	plan(24);
+	plan(25);
 	machine(&u);
 
 	/* latencies solved from measured chains */
@@ -228,6 +228,42 @@ int main(void)
 			ok(!neg, "the offset never takes the predicted curve below 0");
 		}
 		t32_corr_result_free(&r);
+
+		/*
+		 * A trap for a descent one parameter at a time: shares the model gives
+		 * with pairs of either phase retiring together and the loop's branch
+		 * holding 2 cycles more.  From single retirement and no delay, neither
+		 * change alone lowers the misfit much; both together fit exactly.
+		 */
+		{
+			struct t32_uarch w;
+			const char *two[] = { "retire_group", "retire_delay.branch" };
+			uint64_t syn[4];
+			double sc[5];
+
+			kit_uarch(&w, "wide", 8, 256, 4);
+			w.ports[T32_CLASS_ALU] = 4;
+			w.retire_group_any = 1;
+			w.retire_group = 2;
+			w.retire_delay[T32_CLASS_BRANCH] = 2;
+			if (t32_corr_fit(&w, NULL, unit, n, &d, NULL, 0, &o, &r, err, sizeof(err)))
+				bail("the model does not run the trap: %s", err);
+			for (size_t i = 0; i < n; i++)
+				syn[i] = (uint64_t)llround(4000 * r.pred_share[i]);
+			for (int k = 0; k <= 4; k++)
+				sc[k] = r.pred_curve[k];
+			t32_corr_result_free(&r);
+			d.counts = syn;
+			d.curve = sc;
+			w.retire_group = 1;
+			w.retire_delay[T32_CLASS_BRANCH] = 0;
+			if (t32_corr_fit(&w, NULL, unit, n, &d, two, 2, &o, &r, err, sizeof(err)))
+				bail("the trap does not fit: %s", err);
+			ok(r.p[0].value == 2 && r.p[1].value == 2,
+			   "the fit finds group and delay together (group %lu, delay %lu, TVD %.3f)",
+			   r.p[0].value, r.p[1].value, r.gof.tvd);
+			t32_corr_result_free(&r);
+		}
 		free(unit);
 		free(lp);
 	}

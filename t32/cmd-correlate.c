@@ -66,8 +66,9 @@ static const char correlate_help[] =
 	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
 	"                      retire_delay.atretire...) or latency@I, the latency of\n"
 	"                      instruction I of the unit; default: retire_width,\n"
-	"                      retire_group (1 or 2) and the class latencies and delays\n"
-	"                      the latency table leaves open\n"
+	"                      retire_group (1 or 2), the class latencies and delays\n"
+	"                      the latency table leaves open, and the retire delay of\n"
+	"                      the sampled loop's branch (unless --unit-loop)\n"
 	"  --kmax K            step curve up to K copies (default 16)\n"
 	"  --samples N         stop sampling after N samples (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
@@ -1202,6 +1203,21 @@ int cmd_correlate(int argc, char **argv)
 		t32_model_prepare(&u, &tab, run->insns, run->n, b);
 		np = t32_corr_default_params(b, run->n, a.sets, a.nsets, keys, T32_CORR_MAX_PARAMS);
 		free(b);
+		/*
+		 * The sampled loop's counter and branch hold retirement for as long as
+		 * the data say (see zen4.uarch): the branch's retire delay is fitted
+		 * with the rest wherever the loop is modelled as sampled.
+		 */
+		if (!a.unit_loop && np < T32_CORR_MAX_PARAMS) {
+			int have = 0;
+
+			for (size_t j = 0; j < np; j++)
+				have |= strcmp(keys[j], "retire_delay.branch") == 0;
+			for (size_t j = 0; j < a.nsets; j++)
+				have |= strncmp(a.sets[j], "retire_delay.branch=", 20) == 0;
+			if (!have)
+				snprintf(keys[np++], sizeof(keys[0]), "retire_delay.branch");
+		}
 		for (size_t j = 0; j < np; j++)
 			params[j] = keys[j];
 	}
