@@ -1218,8 +1218,9 @@ static int section_interrupts(struct study *st, FILE *h)
 	shows(h, "%zu of %zu blocks meet the target%s%s. %s"
 		 "The chi-square test of the shares rejects %zu of %zu fits at the 5%% level (p from "
 		 "%.2g to %.2g): with hundreds of samples it sees departures smaller than the model "
-		 "tries to explain (it counts whole cycles and knows nothing of the hypervisor's "
-		 "timer), so TVD is the measure to read. %s",
+		 "tries to explain (it steps in whole cycles, a measured latency to a quarter "
+		 "of one, and knows nothing of the hypervisor's timer), so TVD is the measure "
+		 "to read. %s",
 	      met, judged, miss ? "; these miss it: " : "", miss ? missed : "",
 	      undet ? "Some parameters are undetermined: the block does not exercise them (a "
 		      "load latency in a block whose loads overlap, a retire width the chain never "
