@@ -155,9 +155,12 @@ static int corr_loop_shares(struct corr_ctx *c, const unsigned long *v)
 	t32_model_prepare(&c->u, c->tab, d->loop, d->loop_n, c->loop);
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] >= 0)
-			for (size_t k = 0; k < d->loop_copies; k++)
-				c->loop[k * c->n + (size_t)c->insn_of[j]].latency = (unsigned)v[j],
-				c->loop[k * c->n + (size_t)c->insn_of[j]].quarters = 0;
+			for (size_t k = 0; k < d->loop_copies; k++) {
+				struct t32_model_insn *m = &c->loop[k * c->n + (size_t)c->insn_of[j]];
+
+				m->latency = (unsigned)v[j];
+				m->quarters = 0;
+			}
 	t32_model_result_free(&c->loop_res);
 	if (t32_model_steady(&c->u, c->loop, d->loop_n, d->skid, &c->loop_res))
 		return -1;
@@ -198,9 +201,10 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 			return INFINITY;
 	t32_model_prepare(&c->u, c->tab, c->insns, c->n, c->block);
 	for (size_t j = 0; j < c->np; j++)
-		if (c->insn_of[j] >= 0)
-			c->block[c->insn_of[j]].latency = (unsigned)v[j],
+		if (c->insn_of[j] >= 0) {
+			c->block[c->insn_of[j]].latency = (unsigned)v[j];
 			c->block[c->insn_of[j]].quarters = 0;
+		}
 	t32_model_result_free(&c->res);
 	c->evals++;
 	if (t32_model_steady(&c->u, c->block, c->n, c->d->skid, &c->res))
@@ -722,7 +726,7 @@ static int corr_pinned(const char *key, const char *const *pinned, size_t npinne
 	return 0;
 }
 
-size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
+size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n, int loop,
 			       const char *const *pinned, size_t npinned,
 			       char keys[][48], size_t max)
 {
@@ -756,7 +760,8 @@ size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
 	for (int c = 0; c < T32_NCLASS; c++) {
 		char key[48];
 
-		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
+		if (!(present[c] || (loop && c == T32_CLASS_BRANCH)) || c == T32_CLASS_NOP ||
+		    c == T32_CLASS_SERIAL)
 			continue;
 		snprintf(key, sizeof(key), "retire_delay.%s", t32_classes[c].name);
 		if (m < max && !corr_pinned(key, pinned, npinned))

@@ -144,10 +144,14 @@ void t32_corr_result_free(struct t32_corr_result *r);
  * retire_width, then latency.CLASS for each class present that executes and has
  * an instruction without a latency-table entry, load_latency when an instruction
  * reads memory, then retire_delay.CLASS for each class present that executes
- * (the delay between completing and retiring is what the table never gives).  Keys named in
- * pinned (npinned of them, "key" or "key=value") are left out.  Returns the count.
+ * (the delay between completing and retiring is what the table never gives),
+ * and with loop set (the samples came from the loop as sampled, its counter and
+ * branch modelled) retire_delay.branch too: it stands for how long the loop's
+ * counter and branch hold retirement, which no fixed rule predicts (zen4.uarch).
+ * Keys named in pinned (npinned of them, "key" or "key=value") are left out.
+ * Returns the count.
  */
-size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n,
+size_t t32_corr_default_params(const struct t32_model_insn *b, size_t n, int loop,
 			       const char *const *pinned, size_t npinned,
 			       char keys[][48], size_t max);
 

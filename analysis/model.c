@@ -37,7 +37,7 @@ const char *const t32_lat_source_names[] = { "class default", "table", "measured
 
 double t32_model_latency(const struct t32_model_insn *m)
 {
-	return m->latency + (m->quarters % 4) / 4.0;
+	return m->latency + m->quarters / 4.0;
 }
 
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
@@ -58,7 +58,7 @@ void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		out[i].quarters = 0;
 		if (e && t32_lattab_latency(e, u->name, &cycles) == 0) {
 			out[i].latency = cycles;
-			out[i].quarters = e->measured ? e->quarters % 4 : 0;
+			out[i].quarters = e->measured ? e->quarters : 0;
 			out[i].src = e->measured ? T32_LAT_MEASURED : T32_LAT_TABLE;
 		} else {
 			out[i].latency = u->latency[out[i].cls];
@@ -213,10 +213,12 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		int mem = (d->flags & (T32_INSN_LOAD | T32_INSN_STORE)) != 0;
 		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0, renamed;
 		long a = alloc_cycle, ra, rop, start, c, r;
-		size_t j = i / n;	/* which copy of instruction k */
 
-		if (m->quarters)
+		if (m->quarters) {	/* copy i / n of it: one cycle more in q of every 4 */
+			size_t j = i / n;
+
 			lat += (unsigned)(((j + 1) * m->quarters) / 4 - (j * m->quarters) / 4);
+		}
 
 		/* allocate */
 		if (alloc_count >= walloc)

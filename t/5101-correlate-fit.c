@@ -213,7 +213,7 @@ int main(void)
 		size_t m;
 
 		t32_model_prepare(&u, NULL, in, n, b);
-		m = t32_corr_default_params(b, n, pinned, 1, keys, 8);
+		m = t32_corr_default_params(b, n, 0, pinned, 1, keys, 8);
 		ok(m >= 1 && strcmp(keys[0], "retire_width") == 0, "retire_width first (%zu keys)", m);
 	}
 

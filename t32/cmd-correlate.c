@@ -1201,23 +1201,9 @@ int cmd_correlate(int argc, char **argv)
 			goto out;
 		}
 		t32_model_prepare(&u, &tab, run->insns, run->n, b);
-		np = t32_corr_default_params(b, run->n, a.sets, a.nsets, keys, T32_CORR_MAX_PARAMS);
+		np = t32_corr_default_params(b, run->n, !a.unit_loop, a.sets, a.nsets, keys,
+					     T32_CORR_MAX_PARAMS);
 		free(b);
-		/*
-		 * The sampled loop's counter and branch hold retirement for as long as
-		 * the data say (see zen4.uarch): the branch's retire delay is fitted
-		 * with the rest wherever the loop is modelled as sampled.
-		 */
-		if (!a.unit_loop && np < T32_CORR_MAX_PARAMS) {
-			int have = 0;
-
-			for (size_t j = 0; j < np; j++)
-				have |= strcmp(keys[j], "retire_delay.branch") == 0;
-			for (size_t j = 0; j < a.nsets; j++)
-				have |= strncmp(a.sets[j], "retire_delay.branch=", 20) == 0;
-			if (!have)
-				snprintf(keys[np++], sizeof(keys[0]), "retire_delay.branch");
-		}
 		for (size_t j = 0; j < np; j++)
 			params[j] = keys[j];
 	}

@@ -135,24 +135,18 @@ static void print_changes(const struct change *c, size_t n, enum t32_format fmt,
 					k += *k == '\t';
 				}
 			}
-			printf(", \"a\": ");
-			json_num(c[i].a);
-			printf(", \"a_lo\": ");
-			json_num(c[i].a_lo);
-			printf(", \"a_hi\": ");
-			json_num(c[i].a_hi);
-			printf(", \"b\": ");
-			json_num(c[i].b);
-			printf(", \"b_lo\": ");
-			json_num(c[i].b_lo);
-			printf(", \"b_hi\": ");
-			json_num(c[i].b_hi);
-			printf(", \"change\": ");
-			json_num(c[i].d);
-			printf(", \"change_lo\": ");
-			json_num(c[i].d_lo);
-			printf(", \"change_hi\": ");
-			json_num(c[i].d_hi);
+			{
+				const char *key[] = { "a", "a_lo", "a_hi", "b", "b_lo", "b_hi",
+						      "change", "change_lo", "change_hi" };
+				const double val[] = { c[i].a, c[i].a_lo, c[i].a_hi, c[i].b,
+							c[i].b_lo, c[i].b_hi, c[i].d, c[i].d_lo,
+							c[i].d_hi };
+
+				for (size_t q = 0; q < sizeof(key) / sizeof(key[0]); q++) {
+					printf(", \"%s\": ", key[q]);
+					json_num(val[q]);
+				}
+			}
 			printf(", \"significant\": %s}", c[i].significant > 0 ? "true" :
 			       c[i].significant == 0 ? "false" : "null");
 		}

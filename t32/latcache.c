@@ -162,8 +162,9 @@ static int cache_write(const char *path, const char *cpu_text, const struct lat_
 /*
  * How a form can be timed on its own: "chain" when it writes a register it reads
  * (its own output feeds the next copy), "spaced" (copies one after a nop each)
- * for fences, atomics, stores and serialising forms, NULL when neither (no chain to time: a move of
- * an immediate, a branch, a nop, rip-relative memory that would land elsewhere).
+ * for fences, atomics, stores and serialising forms, NULL when neither (no chain
+ * to time: a move of an immediate, a branch, a nop, rip-relative memory that
+ * would land elsewhere).
  */
 static const char *timing_kind(const struct t32_insn *d, enum t32_class cls)
 {
@@ -227,26 +228,23 @@ static int time_form(const char *text, const char *how, const struct t32_spec *i
 	int spaced = strcmp(how, "spaced") == 0;
 	char unit[220];
 
+	/* figures are per instruction: a spaced copy of the form is two of them */
 	snprintf(unit, sizeof(unit), "%s%s", spaced ? "nop; " : "", text);
 	if (t32_measure_copies(unit, spaced ? LAT_SPACED : LAT_CHAIN,
 			       spaced ? LAT_SPACED_BASE : LAT_BASE, init,
 			       spaced ? LAT_PRECISION / 2 : LAT_PRECISION, LAT_BUDGET, 1, &m))
 		return -1;
-	if (spaced) {	/* the measurement is per instruction: two to a pair */
-		m.value *= 2;
-		m.halfwidth *= 2;
-	}
 	/*
 	 * Judged again without the precision target: on a busy machine the interval
-	 * may stay wider than asked, and a latency is rounded to whole cycles anyway.
+	 * may stay wider than asked, and a latency is rounded to a quarter cycle anyway.
 	 */
 	t32_measure_opts_init(&mo);
 	m.untrusted[0] = 0;
 	t32_measure_check(&m, &mo, 0);
-	if (m.untrusted[0] || !isfinite(m.value) || m.halfwidth > LAT_ACCEPT_HW * (spaced ? 2 : 1))
+	if (m.untrusted[0] || !isfinite(m.value) || m.halfwidth > LAT_ACCEPT_HW)
 		return -1;
-	*cycles = m.value < 0 ? 0 : m.value;
-	*hw = m.halfwidth;
+	*cycles = (m.value < 0 ? 0 : m.value) * (spaced ? 2 : 1);
+	*hw = m.halfwidth * (spaced ? 2 : 1);
 	*shared = (m.flags & T32_EST_SHARED) != 0;
 	return 0;
 }
