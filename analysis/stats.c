@@ -17,7 +17,9 @@ const struct t32_flag_name t32_est_flags[] = {
 	{ T32_EST_FEW, "few", "few samples in the two lowest levels" },
 	{ T32_EST_LEVELS, "levels", "the duration varies by more than a TSC step: the mean of the bulk" },
 	{ T32_EST_FALLBACK, "fallback", "too few samples for a proportion: the value is the minimum" },
-	{ T32_EST_SHARED, "shared", "another task or the hypervisor took time on the measuring CPU" },
+	{ T32_EST_SHARED, "shared", "another task ran on the measuring CPU in every measuring process, so its readings could not be set aside" },
+	{ T32_EST_BUSY, "busy", "another task ran on a CPU that may share the measuring CPU's core (an SMT sibling; under a hypervisor, any CPU) in every measuring process" },
+	{ T32_EST_STEAL, "steal", "the hypervisor stole time from the measuring CPU: the readings it hit were set aside as outliers (information only)" },
 	{ 0, NULL, NULL },
 };
 
@@ -68,6 +70,38 @@ static int hist_reserve(struct t32_hist *h, size_t want)
 	return 0;
 }
 
+/* Merge nb distinct ascending levels b into h. */
+static int hist_merge(struct t32_hist *h, const struct t32_level *b, size_t nb)
+{
+	struct t32_level *m = malloc((h->nlv + nb) * sizeof(*m));
+	uint64_t added = 0;
+
+	if (!m)
+		return -1;
+	size_t i = 0, j = 0, k = 0;
+	while (i < h->nlv || j < nb) {
+		if (j == nb || (i < h->nlv && h->lv[i].ticks < b[j].ticks))
+			m[k++] = h->lv[i++];
+		else if (i == h->nlv || b[j].ticks < h->lv[i].ticks) {
+			added += b[j].count;
+			m[k++] = b[j++];
+		} else {
+			added += b[j].count;
+			m[k] = h->lv[i++];
+			m[k++].count += b[j++].count;
+		}
+	}
+	if (hist_reserve(h, k) < 0) {
+		free(m);
+		return -1;
+	}
+	memcpy(h->lv, m, k * sizeof(*m));
+	free(m);
+	h->nlv = k;
+	h->n += added;
+	return 0;
+}
+
 /*
  * Add a batch: sort a copy, count its distinct values, merge them into the
  * levels already there.  Batches from a sampling loop can be added one by one.
@@ -96,33 +130,14 @@ int t32_hist_add(struct t32_hist *h, const uint64_t *ticks, size_t n)
 			b[nb++] = (struct t32_level){ a[i], 1 };
 	}
 	free(a);
-
-	struct t32_level *m = malloc((h->nlv + nb) * sizeof(*m));
-	if (!m) {
-		free(b);
-		return -1;
-	}
-	size_t i = 0, j = 0, k = 0;
-	while (i < h->nlv || j < nb) {
-		if (j == nb || (i < h->nlv && h->lv[i].ticks < b[j].ticks))
-			m[k++] = h->lv[i++];
-		else if (i == h->nlv || b[j].ticks < h->lv[i].ticks)
-			m[k++] = b[j++];
-		else {
-			m[k] = h->lv[i++];
-			m[k++].count += b[j++].count;
-		}
-	}
+	int r = hist_merge(h, b, nb);
 	free(b);
-	if (hist_reserve(h, k) < 0) {
-		free(m);
-		return -1;
-	}
-	memcpy(h->lv, m, k * sizeof(*m));
-	free(m);
-	h->nlv = k;
-	h->n += n;
-	return 0;
+	return r;
+}
+
+int t32_hist_add_hist(struct t32_hist *h, const struct t32_hist *from)
+{
+	return from->nlv ? hist_merge(h, from->lv, from->nlv) : 0;
 }
 
 /* Release the levels; h is empty again and may be reused. */

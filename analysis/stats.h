@@ -66,6 +66,8 @@ struct t32_hist {
 
 /* Add n deltas to h (h may be empty).  Returns 0, or -1 when out of memory. */
 int t32_hist_add(struct t32_hist *h, const uint64_t *ticks, size_t n);
+/* Add every sample of from to h.  Returns 0, or -1 when out of memory. */
+int t32_hist_add_hist(struct t32_hist *h, const struct t32_hist *from);
 void t32_hist_free(struct t32_hist *h);
 
 /* Location and spread of a set of deltas. */
@@ -114,6 +116,8 @@ enum {
 	T32_EST_LEVELS = 1 << 2,	/* the duration varies by more than q: the mean of the bulk */
 	T32_EST_FALLBACK = 1 << 3,	/* too few samples for a proportion: the value is the minimum */
 	T32_EST_SHARED = 1 << 4,	/* the measuring CPU was shared (set by the measuring loop) */
+	T32_EST_BUSY = 1 << 5,		/* a CPU that may share its core was busy (measuring loop) */
+	T32_EST_STEAL = 1 << 6,		/* the hypervisor stole time (information only) */
 };
 #define T32_EST_MIN_PAIR 30		/* FEW below this many samples in the window */
 #define T32_EST_MIN_SHARE 0.05		/* ... or below this share of the samples */

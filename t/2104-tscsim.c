@@ -30,8 +30,7 @@ static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks
 	mo.precision = precision;
 	mo.max_runs = 400000;
 	mo.budget = 30;
-	rc = t32_measure_source(&src, b->base_insns > 0 ? b->n - (uint64_t)b->base_insns : b->n,
-				&mo, NULL, m);
+	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, m);
 	t32_sim_free(s);
 	return rc;
 }
@@ -47,7 +46,7 @@ int main(void)
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
 		struct t32_sim_machine mc = { .q = step, .ratio = 1.5, .tsc_hz = 2.5e9, .seed = step };
-		struct t32_sim_blocks b = { 60, 1, 10, 0, 1000, 4 };
+		struct t32_sim_blocks b = { 60, 1, 10, 0, 1000, 4, 0 };
 		struct t32_sim *s = t32_sim_new(&mc, &b);
 		struct t32_source src;
 
@@ -78,7 +77,7 @@ int main(void)
 	 */
 	{
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.0, .tsc_hz = 2.6e9, .seed = 7 };
-		struct t32_sim_blocks b = { 26 * 4, 26, 11, 10, 1000, 4 };
+		struct t32_sim_blocks b = { 26 * 4, 26, 11, 10, 1000, 4, 0 };
 
 		is_int(0, measure(&mc, &b, 0.5, &m, &q), "one level: measured");
 		is_int(26, q, "one level: the machine's step");
@@ -90,7 +89,7 @@ int main(void)
 	{
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 11,
 					      .jitter = 0.3, .placement = 0.2 };
-		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4 };
+		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
 
 		is_int(0, measure(&mc, &b, 0.1, &m, &q), "one add more: measured");
 		ok(m.untrusted[0] || fabs(m.value - 1) <= 0.1 + m.halfwidth,
@@ -107,7 +106,7 @@ int main(void)
 	{
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 5,
 					      .cal_slow = 0.2 };
-		struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+		struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
 
 		is_int(0, measure(&mc, &b, 0.02, &m, &q), "disturbed calibration: measured");
 		ok(strstr(m.untrusted, "fastest runs") != NULL,

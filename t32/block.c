@@ -2,6 +2,7 @@
  * block.c - shared set-up of the measuring subcommands.
  */
 #include "t32/block.h"
+#include "t32/record.h"
 
 #include <dirent.h>
 #include <float.h>
@@ -248,6 +249,56 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 		cache_put(g.text, b);
 	t32_gen_free(&g);
 	return rc ? t32_report_fault(&f, s) : 0;
+}
+
+int t32_replay_or_run(int argc, char **argv, const char *usage,
+		      int (*run)(int argc, char **argv, struct t32_rec *rec, const char *format))
+{
+	const char *path = NULL, *format = NULL;
+	struct t32_rec *rec;
+	char **rargv;
+	int rargc, rc;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char **slot = strncmp(argv[i], "--replay", 8) == 0   ? &path
+				    : strncmp(argv[i], "--format", 8) == 0 ? &format
+									   : NULL;
+		const char *arg = slot ? argv[i] + 8 : NULL;
+
+		if (!slot)
+			continue;
+		if (*arg == '=')
+			arg++;
+		else if (!*arg && i + 1 < argc)
+			arg = argv[++i];
+		else
+			continue;
+		*slot = arg;
+	}
+	if (!path)
+		return run(argc, argv, NULL, NULL);
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], "--replay", 8) != 0 && strncmp(argv[i], "--format", 8) != 0 &&
+		    argv[i] != path && argv[i] != format) {
+			t32_error("--replay takes only --format beside it '%s'", argv[i]);
+			return t32_usage(usage);
+		}
+	if (!(rec = t32_rec_open(path, &rargc, &rargv)))
+		return T32_EXIT_ERROR;
+	if (rargc < 1 || strcmp(rargv[0], argv[0]) != 0) {
+		t32_error("the recording is of another command '%s' (%s, not %s)", path,
+			  rargc ? rargv[0] : "none", argv[0]);
+		t32_rec_close(rec, 0);
+		return T32_EXIT_USAGE;
+	}
+	rc = run(rargc, rargv, rec, format);
+	{
+		int crc = t32_rec_close(rec, !rc || rc == T32_EXIT_UNTRUSTED);
+
+		if (crc && !rc)
+			rc = crc;
+	}
+	return rc;
 }
 
 static int start_runner(struct t32_session *ss, double seconds);

@@ -75,6 +75,16 @@ void t32_block_opts_init(struct t32_block_opts *o);
  */
 int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s);
 
+struct t32_rec;
+/*
+ * A measuring command that records and replays: with `--replay FILE` (and at most
+ * `--format F` beside it) run(recorded argc, argv, the recording, F or NULL), the
+ * measurements served from FILE; otherwise run(argc, argv, NULL, NULL).  run's
+ * exit code, or usage/error after a message.
+ */
+int t32_replay_or_run(int argc, char **argv, const char *usage,
+		      int (*run)(int argc, char **argv, struct t32_rec *rec, const char *format));
+
 /* BARRIER STORE from argv into s; -1 with the message printed. */
 int t32_block_parse_head(struct t32_spec *s, const char *barrier, const char *store);
 /* COUNT: 1 to 2^32-1. */

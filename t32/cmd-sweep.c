@@ -19,13 +19,15 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/record.h"
 #include "t32/sweepfile.h"
 #include "t32/table.h"
 #include "t32/tsv.h"
 
 static const char sweep_usage[] =
 	"t32 sweep [OPTIONS] --n LIST (TABLE.tbl | BARRIER STORE [N] INSN...)\n"
-	"       t32 sweep --merge -o OUT FILE...";
+	"       t32 sweep --merge -o OUT FILE...\n"
+	"       t32 sweep --replay FILE";
 
 static volatile int interrupted;
 
@@ -61,6 +63,7 @@ struct sweep {
 	struct t32_measure_opts mo;
 	const char *out_path;
 	int resume;
+	int whole;			/* latency and throughput as block minus empty over n */
 	char *signature;		/* the `# sweep:` line: what makes two files one sweep */
 	char shard_line[64];		/* `# shard: K/N` line, or "" */
 	unsigned char *done;		/* rows already in the output (resume) */
@@ -151,7 +154,7 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 		      unsigned k, const struct t32_measurement *m, const char *status,
 		      const char *reason)
 {
-	char flags[64] = "-", raw[1024], name[1024], expected[32] = "", why[1024], ratio[32] = "-";
+	char flags[128] = "-", raw[1024], name[1024], expected[32] = "", why[1024], ratio[32] = "-";
 	double exp = NAN;
 
 	/* text fields escaped: a tab or newline in them adds no column or row */
@@ -173,9 +176,7 @@ static int format_row(char *buf, size_t len, const struct sweep *w, const struct
 	/* the row's own calibration; "-" where none ran (unit ticks or ns) */
 	if (m->ratio > 0)
 		snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
-	t32_est_flags_str(m->flags, flags, sizeof(flags));
-	if (m->drifted)
-		strncat(flags, strcmp(flags, "-") ? ",drift" : "", sizeof(flags) - strlen(flags) - 1);
+	t32_measure_flags(m, flags, sizeof(flags));
 	return snprintf(buf, len,
 			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
 			j->row, name, modes[j->mode].name, (unsigned long long)j->n, k,
@@ -268,7 +269,11 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 			status = "error";
 			break;
 		}
-		rc = t32_measure(&s, &w->bo, &w->mo, &interrupted, &m);
+		/* latency and throughput rows are marginal costs; raw rows the study's quantity */
+		struct t32_measure_opts mo = w->mo;
+
+		mo.slope = j->mode != MODE_RAW && !w->whole;
+		rc = t32_measure(&s, &w->bo, &mo, &interrupted, &m);
 		t32_spec_free(&s);
 		if (rc) {
 			snprintf(reason, sizeof(reason), "%s", t32_last_error);
@@ -393,8 +398,8 @@ static int make_signature(struct sweep *w, const char *what)
 			fprintf(f, "%s%s", sep, modes[m].name);
 			sep = ",";
 		}
-	fprintf(f, " barrier=%s store=%c unit=%s shards=%u init=", w->spec.barrier, w->spec.store,
-		t32_unit_names[w->mo.unit], w->shards);
+	fprintf(f, " barrier=%s store=%c unit=%s estimate=%s shards=%u init=", w->spec.barrier,
+		w->spec.store, t32_unit_names[w->mo.unit], w->whole ? "block" : "slope", w->shards);
 	for (size_t i = 0; i < w->spec.ninit; i++)
 		fprintf(f, "%s%s=%llu", i ? "," : "", t32_gprs[w->spec.init[i].reg],
 			(unsigned long long)w->spec.init[i].value);
@@ -647,7 +652,11 @@ static int parse_modes(const char *arg, unsigned *out)
 	return m ? 0 : -1;
 }
 
-int cmd_sweep(int argc, char **argv)
+/*
+ * The command, measuring or replaying (rec).  Its length is its option table and
+ * the steps of a sweep in order (table or spec, rows, header, the rows measured).
+ */
+static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -667,11 +676,15 @@ int cmd_sweep(int argc, char **argv)
 		{ "k-list", required_argument, NULL, 'K' },
 		{ "barrier", required_argument, NULL, 'B' },
 		{ "store", required_argument, NULL, 's' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "replay", required_argument, NULL, 'y' },
+		{ "ignore-busy", no_argument, NULL, 'I' },
+		{ "whole", no_argument, NULL, 'W' },
 		T32_BLOCK_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sweep w;
-	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL;
+	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL, *record = NULL;
 	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
@@ -714,7 +727,12 @@ int cmd_sweep(int argc, char **argv)
 			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
 			       "  --k-list K,...      try these copy counts only (a count above what the\n"
 			       "                      template's registers allow tries the largest they do)\n"
-			       "  --barrier B --store S  for tables (default l m)\n",
+			       "  --barrier B --store S  for tables (default l m)\n"
+			       "  --whole             latency and throughput rows as block minus empty over\n"
+			       "                      n (fixed cost included), not the marginal cost\n"
+			       "  --record FILE       keep every reading behind the rows in FILE\n"
+			       "  --replay FILE       recompute a recorded sweep's rows from FILE, offline\n"
+			       "  --ignore-busy       count readings taken while other CPUs were busy\n",
 			       sweep_usage);
 			t32_block_opts_help(stdout, &w.bo);
 			return t32_close_stdout();
@@ -805,6 +823,18 @@ int cmd_sweep(int argc, char **argv)
 		case 's':
 			store = optarg;
 			continue;
+		case 'r':
+			record = optarg;
+			continue;
+		case 'y':
+			t32_error("--replay takes only --format beside it '%s'", optarg);
+			return T32_EXIT_USAGE;
+		case 'I':
+			w.mo.ignore_busy = 1;
+			continue;
+		case 'W':
+			w.whole = 1;
+			continue;
 		}
 		rc = t32_block_option(opt, optarg, &w.bo, &w.spec);
 		if (rc < 0)
@@ -812,6 +842,8 @@ int cmd_sweep(int argc, char **argv)
 		if (rc > 0)
 			return t32_usage(sweep_usage);
 	}
+	if (format && t32_block_option(0x105, format, &w.bo, &w.spec))
+		return T32_EXIT_USAGE;
 	if (do_merge) {
 		if (!w.out_path || optind >= argc)
 			return t32_usage("t32 sweep --merge -o OUT FILE...");
@@ -906,6 +938,11 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (record && !(rec = t32_rec_create(record, argc, argv))) {
+		rc = T32_EXIT_ERROR;
+		goto out;
+	}
+	w.mo.rec = rec;
 	rc = sink_open(&w, &sink);
 	if (rc)
 		goto out;
@@ -921,8 +958,11 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		t32_provenance(h, argc + 1, argv - 1);
-		fprintf(h, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
-			(unsigned long long)t32_machine_tsc_step(NULL));
+		if (rec && t32_rec_replaying(rec))
+			fprintf(h, "# tsc: %s\n", t32_rec_provenance(rec, "tsc"));
+		else
+			fprintf(h, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
+				(unsigned long long)t32_machine_tsc_step(NULL));
 		if (w.mo.unit == T32_UNIT_CYCLES)
 			fprintf(h, "# calibration: per row, chains of %llu and %llu 'add eax, 1' run "
 				   "beside the block (column cycles_per_tick, core cycles per tick)\n",
@@ -1012,6 +1052,9 @@ out:
 	/* rows written stay, unless they went to a temporary file that could not be written */
 	if (sink_close(&sink, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
 		rc = T32_EXIT_ERROR;
+	/* and so do the readings behind them */
+	if (record && rec && t32_rec_close(rec, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
+		rc = T32_EXIT_ERROR;
 	free(w.signature);
 	t32_table_free(&w.table);
 	t32_spec_free(&w.spec);
@@ -1020,4 +1063,9 @@ out:
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
 	return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	return t32_replay_or_run(argc, argv, sweep_usage, sweep_main);
 }

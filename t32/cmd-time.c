@@ -1,7 +1,8 @@
 /*
- * cmd-time.c - `t32 time`: one block against its empty twin and a calibration
- * chain, in core cycles (or ticks, ns) per instruction with a 95% interval, for a
- * person (table) or a program (tsv, json).
+ * cmd-time.c - `t32 time`: one block against its half twin, its empty block and a
+ * calibration chain, in core cycles (or ticks, ns) per instruction with a 95%
+ * interval, for a person (table) or a program (tsv, json); every reading can be
+ * recorded and the result recomputed from the recording.
  */
 #include <float.h>
 #include <math.h>
@@ -13,9 +14,11 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/record.h"
 
 static const char time_usage[] =
-	"t32 time [OPTIONS] BARRIER STORE COUNT|auto [N] INSN [[N] INSN]...";
+	"t32 time [OPTIONS] BARRIER STORE COUNT|auto [N] INSN [[N] INSN]...\n"
+	"       t32 time --replay FILE [--format F]";
 
 static volatile int interrupted;
 
@@ -25,106 +28,193 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* v for JSON: a number, or null when it is not finite (JSON has no inf or nan). */
-static const char *json_num(double v, char *buf, size_t len)
+/* A JSON object's numbers: null where a value is not finite, and why, kept for the end. */
+struct json_nums {
+	char why[512];
+	size_t used;
+};
+
+/* v as a JSON number, or null (JSON has no inf or nan) with `field: reason` noted. */
+static const char *json_num(struct json_nums *j, const char *field, const char *reason, double v,
+			    char *buf, size_t len)
 {
-	if (isfinite(v))
+	if (isfinite(v)) {
 		snprintf(buf, len, "%.4f", v);
-	else
-		snprintf(buf, len, "null");
+		return buf;
+	}
+	if (j->used < sizeof(j->why))
+		j->used += (size_t)snprintf(j->why + j->used, sizeof(j->why) - j->used, "%s\"%s\": \"%s\"",
+					    j->used ? ", " : "", field, reason);
+	snprintf(buf, len, "null");
 	return buf;
+}
+
+/* What the value estimates, for people: "the marginal cost: 500 against 250 copies". */
+static void estimand_text(const struct t32_measurement *m, char *buf, size_t len)
+{
+	if (m->estimand == T32_EST_SLOPE)
+		snprintf(buf, len, "the marginal cost: %llu instructions against %llu",
+			 (unsigned long long)m->insns, (unsigned long long)m->twin_insns);
+	else
+		snprintf(buf, len, "block minus empty over n: fixed cost included");
+}
+
+static void print_tsv(const struct t32_measurement *m, const char *desc, const char *flags,
+		      const struct t32_spec *s, const struct t32_block_opts *o,
+		      const struct t32_measure_opts *mo, int argc, char **argv)
+{
+	char ratio[32] = "-";
+
+	/* "-" where no calibration ran (--unit ticks) */
+	if (m->ratio > 0)
+		snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
+	t32_provenance(stdout, argc, argv);
+	printf("# tsc: %.4f GHz, step %llu ticks\n", m->tsc_ghz, (unsigned long long)m->q);
+	if (m->ratio > 0)
+		printf("# calibration: %.5f +- %.5f core cycles per tick (chains of %llu and half as many add)\n",
+		       m->ratio, m->ratio_hw, (unsigned long long)mo->cal_len);
+	else
+		printf("# calibration: none (the unit is ticks)\n");
+	printf("# barrier: %s, store %c, cpu %d\n", s->barrier, s->store, o->run.cpu);
+	printf("spec\tn\tunit\tper_insn\tci_lo\tci_hi\testimate\ttwin_n\twhole_per_insn\t"
+	       "whole_ci_lo\twhole_ci_hi\tfixed\tfixed_ci_lo\tfixed_ci_hi\tmin_per_insn\truns\t"
+	       "rounds\tprocesses\tset_aside\tseconds\t"
+	       "block_est_ticks\tblock_min_ticks\tblock_median_ticks\tblock_mad_ticks\t"
+	       "block_trimmed_ticks\tempty_est_ticks\tempty_min_ticks\tempty_median_ticks\t"
+	       "twin_est_ticks\ttsc_step_ticks\tcycles_per_tick\tflags\n");
+	printf("%s\t%llu\t%s\t%.4f\t%.4f\t%.4f\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\t%.4f\t"
+	       "%llu\t%u\t%u\t%u\t%.3f\t%.3f\t%llu\t%.1f\t%.1f\t%.2f\t%.3f\t%llu\t%.1f\t%.3f\t%llu\t%s\t%s\n",
+	       desc, (unsigned long long)m->insns, t32_unit_names[mo->unit], m->value,
+	       m->value - m->halfwidth, m->value + m->halfwidth, t32_estimand_names[m->estimand],
+	       (unsigned long long)m->twin_insns, m->whole_value, m->whole_value - m->whole_halfwidth,
+	       m->whole_value + m->whole_halfwidth, m->fixed, m->fixed - m->fixed_halfwidth,
+	       m->fixed + m->fixed_halfwidth, m->min_value, (unsigned long long)m->runs, m->rounds,
+	       m->segments, m->set_aside, m->seconds, m->block.value,
+	       (unsigned long long)m->sblock.min, m->sblock.median, m->sblock.mad, m->sblock.trimmed,
+	       m->empty.value, (unsigned long long)m->sempty.min, m->sempty.median,
+	       m->twin_insns ? m->twin.value : NAN, (unsigned long long)m->q, ratio, flags);
+}
+
+static void print_json(const struct t32_measurement *m, const char *desc, const char *flags,
+		       const struct t32_measure_opts *mo)
+{
+	struct json_nums j = { "", 0 };
+	char b[16][32];
+	const char *one = "one round only: no spread to tell it from";
+
+	printf("{");
+	t32_provenance_json(stdout, 0, NULL);
+	printf(", \"spec\": ");
+	t32_json_string(stdout, desc);
+	printf(", \"n\": %llu, \"unit\": \"%s\", \"per_insn\": %s, \"ci\": [%s, %s], "
+	       "\"estimate\": \"%s\", \"twin_n\": %llu, \"whole_per_insn\": %s, \"whole_ci\": [%s, %s], "
+	       "\"fixed\": %s, \"fixed_ci\": [%s, %s], \"min_per_insn\": %s, ",
+	       (unsigned long long)m->insns, t32_unit_names[mo->unit],
+	       json_num(&j, "per_insn", "not a finite number", m->value, b[0], 32),
+	       json_num(&j, "ci", one, m->value - m->halfwidth, b[1], 32),
+	       json_num(&j, "ci", one, m->value + m->halfwidth, b[2], 32),
+	       t32_estimand_names[m->estimand], (unsigned long long)m->twin_insns,
+	       json_num(&j, "whole_per_insn", "not a finite number", m->whole_value, b[3], 32),
+	       json_num(&j, "whole_ci", one, m->whole_value - m->whole_halfwidth, b[4], 32),
+	       json_num(&j, "whole_ci", one, m->whole_value + m->whole_halfwidth, b[5], 32),
+	       json_num(&j, "fixed", "not a finite number", m->fixed, b[6], 32),
+	       json_num(&j, "fixed_ci", one, m->fixed - m->fixed_halfwidth, b[7], 32),
+	       json_num(&j, "fixed_ci", one, m->fixed + m->fixed_halfwidth, b[8], 32),
+	       json_num(&j, "min_per_insn", "not a finite number", m->min_value, b[9], 32));
+	printf("\"runs\": %llu, \"rounds\": %u, \"processes\": %u, \"set_aside\": %u, \"seconds\": %.3f, "
+	       "\"block\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f, "
+	       "\"mad_ticks\": %.1f, \"trimmed_ticks\": %.2f}, "
+	       "\"empty\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f}, ",
+	       (unsigned long long)m->runs, m->rounds, m->segments, m->set_aside, m->seconds,
+	       m->block.value, (unsigned long long)m->sblock.min, m->sblock.median, m->sblock.mad,
+	       m->sblock.trimmed, m->empty.value, (unsigned long long)m->sempty.min, m->sempty.median);
+	if (m->twin_insns)
+		printf("\"twin\": {\"est_ticks\": %.3f, \"n\": %llu}, ", m->twin.value,
+		       (unsigned long long)m->twin_insns);
+	else
+		printf("\"twin\": null, ");
+	printf("\"tsc_ghz\": %.4f, \"tsc_step_ticks\": %llu, \"steal_share\": %.4f, ", m->tsc_ghz,
+	       (unsigned long long)m->q, m->steal_share);
+	/* no calibration ran (--unit ticks): the ratio does not exist */
+	if (m->ratio > 0)
+		printf("\"cycles_per_tick\": %s, \"cycles_per_tick_halfwidth\": %s",
+		       json_num(&j, "cycles_per_tick", "not a finite number", m->ratio, b[10], 32),
+		       json_num(&j, "cycles_per_tick_halfwidth", one, m->ratio_hw, b[11], 32));
+	else
+		printf("\"cycles_per_tick\": null, \"cycles_per_tick_halfwidth\": null");
+	printf(", \"flags\": \"%s\", \"untrusted\": ", flags);
+	if (m->untrusted[0])
+		t32_json_string(stdout, m->untrusted);
+	else
+		printf("null");
+	if (m->ratio <= 0 && j.used < sizeof(j.why))
+		j.used += (size_t)snprintf(j.why + j.used, sizeof(j.why) - j.used,
+					   "%s\"cycles_per_tick\": \"the unit is %s: no calibration ran\"",
+					   j.used ? ", " : "", t32_unit_names[mo->unit]);
+	printf(", \"null_because\": {%s}}\n", j.why);
+}
+
+static void print_table(const struct t32_measurement *m, const char *desc, const char *flags,
+			const struct t32_measure_opts *mo)
+{
+	const char *u = t32_unit_names[mo->unit];
+	char what[160];
+
+	estimand_text(m, what, sizeof(what));
+	printf("block        %s\n", desc);
+	if (m->insns)
+		printf("per insn     %.4f +- %.4f %s  (95%%; %s)\n", m->value, m->halfwidth, u, what);
+	if (m->insns && m->estimand == T32_EST_SLOPE)
+		printf("whole block  %.4f +- %.4f %s per insn over the empty block, %.2f +- %.2f %s of it "
+		       "fixed (fill and drain)\n", m->whole_value, m->whole_halfwidth, u, m->fixed,
+		       m->fixed_halfwidth, u);
+	if (m->insns)
+		printf("the study's  (min - min) / n: %.3f %s\n", m->min_value, u);
+	printf("runs         %llu of each block in %u rounds, %u measuring processes%s, %.2f s%s\n",
+	       (unsigned long long)m->runs, m->rounds, m->segments,
+	       m->set_aside ? " (more set aside: other work ran beside them)" : "", m->seconds,
+	       m->stopped_precise ? " (precision reached)" : "");
+	printf("block        %.2f ticks  (min %llu, median %.1f, MAD %.1f, trimmed mean %.1f)\n",
+	       m->block.value, (unsigned long long)m->sblock.min, m->sblock.median, m->sblock.mad,
+	       m->sblock.trimmed);
+	if (m->twin_insns)
+		printf("twin         %.2f ticks  (%llu instructions)\n", m->twin.value,
+		       (unsigned long long)m->twin_insns);
+	printf("empty        %.2f ticks  (min %llu, median %.1f: the barrier cost)\n",
+	       m->empty.value, (unsigned long long)m->sempty.min, m->sempty.median);
+	printf("clock        TSC %.4f GHz, step %llu ticks", m->tsc_ghz, (unsigned long long)m->q);
+	if (m->ratio > 0)
+		printf("; %.4f +- %.4f core cycles per tick", m->ratio, m->ratio_hw);
+	printf("\nflags        %s\n", flags);
 }
 
 static void print_result(const struct t32_measurement *m, const struct t32_spec *s,
 			 const struct t32_block_opts *o, const struct t32_measure_opts *mo,
 			 int argc, char **argv)
 {
-	const char *u = t32_unit_names[mo->unit];
-	char desc[4096], flags[64], ratio[32] = "-", jv[32], jlo[32], jhi[32];
+	char desc[4096], flags[128];
 
 	t32_spec_format(s, desc, sizeof(desc));
-	t32_est_flags_str(m->flags, flags, sizeof(flags));
-	if (m->drifted && strcmp(flags, "-") == 0)
-		snprintf(flags, sizeof(flags), "drift");
-	else if (m->drifted)
-		strncat(flags, ",drift", sizeof(flags) - strlen(flags) - 1);
+	t32_measure_flags(m, flags, sizeof(flags));
 	switch (o->format) {
 	case T32_FMT_TSV:
-		/* "-" where no calibration ran (--unit ticks) */
-		if (m->ratio > 0)
-			snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
-		t32_provenance(stdout, argc, argv);
-		printf("# tsc: %.4f GHz, step %llu ticks\n", m->tsc_ghz, (unsigned long long)m->q);
-		if (m->ratio > 0)
-			printf("# calibration: %.5f +- %.5f core cycles per tick (chains of %llu and half as many add)\n",
-			       m->ratio, m->ratio_hw, (unsigned long long)mo->cal_len);
-		else
-			printf("# calibration: none (the unit is ticks)\n");
-		printf("# barrier: %s, store %c, cpu %d\n", s->barrier, s->store, o->run.cpu);
-		printf("spec\tn\tunit\tper_insn\tci_lo\tci_hi\tmin_per_insn\truns\trounds\tseconds\t"
-		       "block_est_ticks\tblock_min_ticks\tblock_median_ticks\tblock_mad_ticks\t"
-		       "block_trimmed_ticks\tempty_est_ticks\tempty_min_ticks\tempty_median_ticks\t"
-		       "tsc_step_ticks\tcycles_per_tick\tflags\n");
-		printf("%s\t%llu\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%llu\t%u\t%.3f\t%.3f\t%llu\t%.1f\t%.1f\t"
-		       "%.2f\t%.3f\t%llu\t%.1f\t%llu\t%s\t%s\n",
-		       desc, (unsigned long long)m->insns, u, m->value, m->value - m->halfwidth,
-		       m->value + m->halfwidth, m->min_value, (unsigned long long)m->runs,
-		       m->rounds, m->seconds, m->block.value, (unsigned long long)m->sblock.min,
-		       m->sblock.median, m->sblock.mad, m->sblock.trimmed, m->empty.value,
-		       (unsigned long long)m->sempty.min, m->sempty.median,
-		       (unsigned long long)m->q, ratio, flags);
+		print_tsv(m, desc, flags, s, o, mo, argc, argv);
 		break;
 	case T32_FMT_JSON:
-		printf("{");
-		t32_provenance_json(stdout, 0, NULL);
-		printf(", \"spec\": ");
-		t32_json_string(stdout, desc);
-		printf(", \"n\": %llu, \"unit\": \"%s\", \"per_insn\": %s, \"ci\": [%s, %s], "
-		       "\"min_per_insn\": %.4f, \"runs\": %llu, \"rounds\": %u, \"seconds\": %.3f, "
-		       "\"block\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f, "
-		       "\"mad_ticks\": %.1f, \"trimmed_ticks\": %.2f}, "
-		       "\"empty\": {\"est_ticks\": %.3f, \"min_ticks\": %llu, \"median_ticks\": %.1f}, "
-		       "\"tsc_ghz\": %.4f, \"tsc_step_ticks\": %llu, \"cycles_per_tick\": ",
-		       (unsigned long long)m->insns, u, json_num(m->value, jv, sizeof(jv)),
-		       json_num(m->value - m->halfwidth, jlo, sizeof(jlo)),
-		       json_num(m->value + m->halfwidth, jhi, sizeof(jhi)), m->min_value,
-		       (unsigned long long)m->runs,
-		       m->rounds, m->seconds, m->block.value, (unsigned long long)m->sblock.min,
-		       m->sblock.median, m->sblock.mad, m->sblock.trimmed, m->empty.value,
-		       (unsigned long long)m->sempty.min, m->sempty.median, m->tsc_ghz,
-		       (unsigned long long)m->q);
-		/* no calibration ran (--unit ticks): the ratio does not exist */
-		if (m->ratio > 0)
-			printf("%.5f, \"cycles_per_tick_halfwidth\": %.5f", m->ratio, m->ratio_hw);
-		else
-			printf("null, \"cycles_per_tick_halfwidth\": null");
-		printf(", \"flags\": \"%s\", \"untrusted\": ", flags);
-		t32_json_string(stdout, m->untrusted);
-		printf("}\n");
+		print_json(m, desc, flags, mo);
 		break;
 	default:
-		printf("block        %s\n", desc);
-		if (m->insns)
-			printf("per insn     %.4f +- %.4f %s  (95%%; the study's (min - min) / n: %.3f)\n",
-			       m->value, m->halfwidth, u, m->min_value);
-		printf("runs         %llu of each block in %u rounds, %.2f s%s\n",
-		       (unsigned long long)m->runs, m->rounds, m->seconds,
-		       m->stopped_precise ? " (precision reached)" : "");
-		printf("block        %.2f ticks  (min %llu, median %.1f, MAD %.1f, trimmed mean %.1f)\n",
-		       m->block.value, (unsigned long long)m->sblock.min, m->sblock.median,
-		       m->sblock.mad, m->sblock.trimmed);
-		printf("empty        %.2f ticks  (min %llu, median %.1f: the barrier cost)\n",
-		       m->empty.value, (unsigned long long)m->sempty.min, m->sempty.median);
-		printf("clock        TSC %.4f GHz, step %llu ticks", m->tsc_ghz,
-		       (unsigned long long)m->q);
-		if (m->ratio > 0)
-			printf("; %.4f +- %.4f core cycles per tick", m->ratio, m->ratio_hw);
-		printf("\nflags        %s\n", flags);
+		print_table(m, desc, flags, mo);
 		break;
 	}
 }
 
-int cmd_time(int argc, char **argv)
+/*
+ * The command, measuring or replaying (rec, with format the replay's own --format
+ * or NULL).  Its options, parse and run in one place: the lines are the option
+ * table and what each does.
+ */
+static int time_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -133,6 +223,10 @@ int cmd_time(int argc, char **argv)
 		{ "unit", required_argument, NULL, 'u' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "base", required_argument, NULL, 'B' },
+		{ "record", required_argument, NULL, 'R' },
+		{ "replay", required_argument, NULL, 'P' },
+		{ "ignore-busy", no_argument, NULL, 'I' },
+		{ "whole", no_argument, NULL, 'W' },
 		T32_BLOCK_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -142,6 +236,7 @@ int cmd_time(int argc, char **argv)
 	struct t32_spec s = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	char err[512];
+	const char *record = NULL;
 	int opt, rc, budget_set = 0, use_base = 0;
 	uint64_t count, base_n = 0;
 	struct t32_spec base = { 0 };
@@ -149,19 +244,29 @@ int cmd_time(int argc, char **argv)
 	t32_block_opts_init(&o);
 	o.cmd = "time";
 	t32_measure_opts_init(&mo);
+	mo.slope = 1;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			printf("usage: %s\n\n"
 			       "COUNT is the runs of each block; with --precision, the most. `auto`\n"
-			       "runs until +-0.01 per instruction (or --precision) within --budget.\n\n"
+			       "runs until +-0.01 per instruction (or --precision) within --budget.\n"
+			       "The cost per instruction is the marginal cost: the block against its\n"
+			       "twin, whose last item repeats half as often, so the pipeline's fill and\n"
+			       "drain cancel; block minus empty over n stays beside it (`whole`).\n\n"
 			       "  --precision P    stop once the 95%% interval is within +-P unit per insn\n"
 			       "  --budget S       measure for S seconds at most (default 10; auto: 2)\n"
 			       "  --unit U         cycles (default, calibrated), ticks or ns\n"
 			       "  --raw FILE       write every delta to FILE (tsv)\n"
 			       "  --base N         compare with the same block whose last item repeats\n"
-			       "                   N times, instead of the empty block (n+1 against n)\n",
+			       "                   N times, instead of the half twin (n+1 against n)\n"
+			       "  --whole          the value is block minus empty over n (the study's\n"
+			       "                   quantity, fixed cost included), with no twin\n"
+			       "  --record FILE    keep every reading the result comes from in FILE\n"
+			       "  --replay FILE    recompute a recorded result from FILE, offline\n"
+			       "  --ignore-busy    count readings taken while other CPUs were busy (for\n"
+			       "                   machines whose other CPUs share no core with it)\n",
 			       time_usage);
 			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
@@ -194,6 +299,18 @@ int cmd_time(int argc, char **argv)
 			}
 			use_base = 1;
 			continue;
+		case 'R':
+			record = optarg;
+			continue;
+		case 'P':
+			t32_error("--replay takes only --format beside it '%s'", optarg);
+			return T32_EXIT_USAGE;
+		case 'I':
+			mo.ignore_busy = 1;
+			continue;
+		case 'W':
+			mo.slope = 0;
+			continue;
 		}
 		rc = t32_block_option(opt, optarg, &o, &s);
 		if (rc < 0)
@@ -203,6 +320,8 @@ int cmd_time(int argc, char **argv)
 	}
 	if (argc - optind < 4)
 		return t32_usage(time_usage);
+	if (format && t32_block_option(0x105, format, &o, &s))
+		return T32_EXIT_USAGE;
 	if (t32_block_parse_head(&s, argv[optind], argv[optind + 1]))
 		return T32_EXIT_USAGE;
 	if (strcmp(argv[optind + 2], "auto") == 0) {
@@ -240,6 +359,9 @@ int cmd_time(int argc, char **argv)
 	}
 	if (o.run.cpu < 0)
 		o.run.cpu = t32_default_cpu();
+	if (record && !(rec = t32_rec_create(record, argc, argv)))
+		return T32_EXIT_ERROR;
+	mo.rec = rec;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = t32_measure(&s, &o, &mo, &interrupted, &m);
@@ -255,9 +377,21 @@ int cmd_time(int argc, char **argv)
 			rc = T32_EXIT_UNTRUSTED;
 		}
 	}
+	/* a recording keeps what was measured, even when the result is not trusted */
+	if (record) {
+		int wrc = t32_rec_close(rec, !rc || rc == T32_EXIT_UNTRUSTED || rc == T32_EXIT_INTERRUPTED);
+
+		if (wrc && !rc)
+			rc = wrc;
+	}
 	t32_spec_free(&s);
 	t32_spec_free(&base);
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
 	return rc;
+}
+
+int cmd_time(int argc, char **argv)
+{
+	return t32_replay_or_run(argc, argv, time_usage, time_main);
 }

@@ -1,6 +1,6 @@
 /*
- * measure.c - rounds of block, empty, calibration and calibration-empty runs until
- * the per-instruction cost is known well enough.
+ * measure.c - rounds of block, empty, twin and calibration runs in fresh measuring
+ * processes until the per-instruction cost is known well enough.
  */
 #include "t32/measure.h"
 
@@ -14,11 +14,15 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "t32/record.h"
 #include "t32/run.h"
 #include "t32/shared.h"
 #include "t32/util.h"
 
 const char *const t32_unit_names[] = { "cycles", "ticks", "ns" };
+const char *const t32_estimand_names[] = { "block", "slope" };
+const char *const t32_role_names[] = { "block", "empty", "twin", "calibration",
+				       "calibration-base" };
 
 int t32_parse_unit(const char *arg, enum t32_unit *u)
 {
@@ -108,39 +112,26 @@ static double se_of(const double *x, unsigned from, unsigned to)
 /* Rounds before the spread of their estimates is trusted for stopping. */
 #define T32_MIN_ROUNDS 10
 /*
- * Seconds a measuring process serves before a fresh one (new placement of code and
- * arena, and a core clock that may have moved) takes over, and segments needed
- * before their spread counts: results move by a few tenths of a percent from
- * process to process, more than the rounds within one process can show.  A target
- * finer than T32_PLACEMENT_SHARE of the whole block waits for T32_MIN_SEGMENTS processes,
- * the first ones short.
+ * Measuring processes.  Each serves a segment of the measurement, then a fresh
+ * one takes over: a new placement of code and arena, and a core clock that may
+ * have moved.  Results move from process to process by more than the rounds
+ * within one can show, so a result stopped on its precision needs
+ * T32_MIN_SEGMENTS of them, and its interval comes from their spread too.  The
+ * first segments are short; later ones grow, so a long measurement does not spend
+ * its time starting processes.
  */
+#define T32_MIN_SEGMENTS 6
+#define T32_FIRST_SEGMENT_SECONDS 0.005
 #define T32_SEGMENT_SECONDS 0.25
-#define T32_FIRST_SEGMENT_SECONDS 0.015
-#define T32_MIN_SEGMENTS 4
-#define T32_PLACEMENT_SHARE 0.003
+#define T32_MAX_SEGMENTS 256
 
-/*
- * 95% half-width from the spread of the segments' means (the open segment counts
- * when it has enough rounds); 0 while there are too few segments to say.
- */
-static double segment_hw(double *seg, unsigned nseg, const double *cost, unsigned first,
-			 unsigned rounds)
+/* How long segment k (counting those whose readings count) runs, seconds. */
+static double segment_seconds(unsigned k)
 {
-	double mean, hw;
-	unsigned n = nseg;
-
-	if (rounds - first >= T32_MIN_ROUNDS && n < 256)
-		seg[n++] = mean_of(cost, first, rounds);
-	if (n < T32_MIN_SEGMENTS)
-		return 0;
-	batch_means(seg, n, &mean, &hw);
-	return hw;
+	if (k < T32_MIN_SEGMENTS)
+		return T32_FIRST_SEGMENT_SECONDS;
+	return fmin(T32_SEGMENT_SECONDS, T32_FIRST_SEGMENT_SECONDS * ldexp(1, (int)(k - T32_MIN_SEGMENTS + 1)));
 }
-
-enum { B_BLOCK, B_EMPTY, B_CAL, B_CALEMPTY, B_N };
-
-static const char *const block_names[B_N] = { "block", "empty", "calibration", "calibration-base" };
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
 static double conversion(enum t32_unit u, double ratio, double tsc_hz)
@@ -188,83 +179,151 @@ uint64_t t32_machine_tsc_step(double *share)
 	return q;
 }
 
-/* The real source: blocks interleaved in the warm measuring process. */
+int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
+{
+	*twin = *spec;
+	twin->items = NULL;
+	twin->nitems = 0;
+	errno = 0;
+	if (!spec->nitems || spec->items[spec->nitems - 1].reps < 2)
+		return -1;
+	for (size_t i = 0; i < spec->nitems; i++) {
+		const struct t32_item *it = &spec->items[i];
+
+		if (t32_spec_add_item(twin, i + 1 == spec->nitems ? it->reps / 2 : it->reps,
+				      it->text)) {
+			t32_spec_free(twin);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The real source: blocks interleaved in warm measuring processes. */
 struct real_source {
 	struct t32_session ss;
-	struct t32_share share;	/* who else ran on the measuring CPU */
+	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
 };
 
-static int session_run(void *ctx, size_t nb, uint64_t per, uint64_t skip, uint64_t reps,
-		       uint64_t *out)
+static int session_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per,
+		       uint64_t skip, uint64_t reps, uint64_t *out)
 {
 	struct real_source *rs = ctx;
 
+	(void)roles;
 	return t32_session_interleaved(&rs->ss, nb, per, skip, reps, out);
 }
 
-/* A fresh process; a look at the CPU between processes costs the measurement nothing. */
 static int session_respawn(void *ctx)
 {
 	struct real_source *rs = ctx;
 
-	t32_share_sample(&rs->share);
 	return t32_session_respawn(&rs->ss);
+}
+
+/* Between processes, a look at what else runs costs the measurement nothing. */
+static unsigned session_look(void *ctx)
+{
+	struct real_source *rs = ctx;
+	unsigned where = t32_share_look(&rs->share);
+
+	return (where & T32_SHARE_CPU ? T32_TAINT_SHARED : 0) |
+	       (where & T32_SHARE_SIBLING ? T32_TAINT_BUSY : 0);
+}
+
+/* The steal and the names of the tasks behind a taint. */
+static void session_finish(void *ctx, struct t32_measurement *m)
+{
+	struct real_source *rs = ctx;
+
+	t32_share_end(&rs->share);
+	m->steal_share = rs->share.steal_share;
+	t32_share_who(&rs->share,
+		      (m->taint & T32_TAINT_SHARED ? T32_SHARE_CPU : 0) |
+			      (m->taint & T32_TAINT_BUSY ? T32_SHARE_SIBLING : 0),
+		      m->who, sizeof(m->who));
 }
 
 int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m)
 {
-	struct t32_spec empty, cal = { 0 }, calempty;
-	const struct t32_spec *specs[B_N];
+	struct t32_spec empty, twin = { 0 }, cal = { 0 }, calbase = { 0 };
+	const struct t32_spec *specs[T32_ROLES];
 	struct real_source rs;
-	struct t32_source src;
-	uint64_t insns = t32_spec_insns(spec);
+	struct t32_source src, rec;
+	uint64_t insns = t32_spec_insns(spec), twin_n = 0;
+	size_t nb = 0;
 	char err[128];
-	int rc;
+	int rc, have_twin = 0, open = 0;
 
 	memset(m, 0, sizeof(*m));
 	if (mo->base) {
-		uint64_t b = t32_spec_insns(mo->base);
-
-		insns = insns > b ? insns - b : 0;
+		twin_n = t32_spec_insns(mo->base);
+		if (twin_n >= insns) {
+			t32_error("the base must have fewer instructions than the block '%llu'",
+				  (unsigned long long)twin_n);
+			return T32_EXIT_USAGE;
+		}
+	} else if (mo->slope) {
+		if (t32_measure_twin(spec, &twin) == 0) {
+			have_twin = 1;
+			twin_n = t32_spec_insns(&twin);
+		} else if (errno == ENOMEM) {
+			t32_error("out of memory '%s'", "twin");
+			return T32_EXIT_ERROR;
+		}
 	}
 	t32_spec_empty(spec, &empty);
 	t32_spec_set_barrier(&cal, "l", err, sizeof(err));
 	cal.store = 'm';
-	if (t32_spec_add_item(&cal, mo->cal_len, "add eax, 1"))
-		return T32_EXIT_ERROR;
+	calbase = cal;
 	/* the base chain is half as long: their difference has no pipeline-fill constant */
-	calempty = cal;
-	calempty.items = NULL;
-	calempty.nitems = 0;
-	if (t32_spec_add_item(&calempty, mo->cal_len / 2, "add eax, 1")) {
-		t32_spec_free(&cal);
-		return T32_EXIT_ERROR;
+	if (t32_spec_add_item(&cal, mo->cal_len, "add eax, 1") ||
+	    t32_spec_add_item(&calbase, mo->cal_len / 2, "add eax, 1")) {
+		rc = T32_EXIT_ERROR;
+		goto out;
 	}
-	specs[B_BLOCK] = spec;
-	specs[B_EMPTY] = mo->base ? mo->base : &empty;
-	specs[B_CAL] = &cal;
-	specs[B_CALEMPTY] = &calempty;
-	rc = t32_session_open(&rs.ss, specs, mo->unit == T32_UNIT_CYCLES ? B_N : 2, bo);
-	if (!rc) {
-		src = (struct t32_source){ session_run, session_respawn, NULL, &rs, t32_machine_tsc_hz(),
-					   t32_machine_tsc_step(NULL) };
-		t32_share_begin(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
-		rc = t32_measure_source(&src, insns, mo, stop, m);
-		if (!rc && t32_share_end(&rs.share)) {
-			m->flags |= T32_EST_SHARED;
-			if (rs.share.others >= 2)
-				t32_warn("cpu %d was shared with '%s' while measuring: "
-					 "results may be off (flag shared)", rs.share.cpu, rs.share.who);
-			else
-				t32_warn("the hypervisor stole %.1f%% of cpu %d while measuring: "
-					 "results may be off (flag shared)",
-					 100 * rs.share.steal_share, rs.share.cpu);
+	specs[nb++] = spec;
+	specs[nb++] = &empty;
+	if (twin_n)
+		specs[nb++] = mo->base ? mo->base : &twin;
+	if (mo->unit == T32_UNIT_CYCLES) {
+		specs[nb++] = &cal;
+		specs[nb++] = &calbase;
+	}
+	if (mo->rec && t32_rec_replaying(mo->rec)) {
+		/* the readings come from the recording: nothing is assembled or run */
+		rc = t32_rec_source(mo->rec, NULL, &src, insns, twin_n, mo);
+	} else {
+		rc = t32_session_open(&rs.ss, specs, nb, bo);
+		open = 1;
+		if (!rc) {
+			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
+						   session_finish, &rs, t32_machine_tsc_hz(),
+						   t32_machine_tsc_step(NULL) };
+			t32_share_begin(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+			if (mo->rec && (rc = t32_rec_source(mo->rec, &src, &rec, insns, twin_n, mo)) == 0)
+				src = rec;
 		}
 	}
-	t32_session_close(&rs.ss);
+	if (!rc)
+		rc = t32_measure_source(&src, insns, twin_n, mo, stop, m);
+	if (mo->rec)
+		rc = t32_rec_measure_end(mo->rec, m, rc);
+	if (!rc) {
+		if (m->flags & T32_EST_STEAL)
+			t32_warn("the hypervisor stole %.1f%% of cpu %d while measuring (flag steal): "
+				 "the readings it hit were set aside as outliers",
+				 100 * m->steal_share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+	}
+out:
+	if (open)
+		t32_session_close(&rs.ss);
+	if (have_twin)
+		t32_spec_free(&twin);
 	t32_spec_free(&cal);
-	t32_spec_free(&calempty);
+	t32_spec_free(&calbase);
 	return rc;
 }
 
@@ -312,44 +371,6 @@ out:
 	return rc;
 }
 
-/* Rounds' worth of state for t32_measure_source. */
-struct rounds {
-	double *cost, *ratio;	/* per round: unit per instruction; cycles per tick */
-	unsigned n, cap;
-};
-
-static int rounds_add(struct rounds *r, double cost, double ratio)
-{
-	if (r->n == r->cap) {
-		unsigned cap = r->cap ? r->cap * 2 : 64;
-		double *c = realloc(r->cost, cap * sizeof(double));
-
-		if (c)
-			r->cost = c;
-		double *q = c ? realloc(r->ratio, cap * sizeof(double)) : NULL;
-
-		if (!q)
-			return -1;
-		r->ratio = q;
-		r->cap = cap;
-	}
-	r->cost[r->n] = cost;
-	r->ratio[r->n++] = ratio;
-	return 0;
-}
-
-/*
- * The half-width per instruction that stops a measurement: --precision or
- * --block-precision over n, whichever is reached first (the looser); 0: none.
- */
-static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
-{
-	double per = mo->precision > 0 ? mo->precision : 0;
-	double block = mo->block_precision > 0 ? mo->block_precision / (double)(insns ? insns : 1) : 0;
-
-	return fmax(per, block);
-}
-
 /*
  * The calibration against its own fastest runs: the two chains' minima differ by
  * `cycles` core cycles to within a TSC step each way, which bounds the ratio
@@ -381,73 +402,337 @@ static void calibration_check(struct t32_measurement *m, const struct t32_hist *
 			 m->ratio, lo / (1 - T32_CAL_MIN_SLACK), hi / (1 + T32_CAL_MIN_SLACK));
 }
 
-/*
- * Pooled estimates, the interval from the rounds' and segments' spread, drift,
- * and whether the result can be trusted.
- */
-static void finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
-		   const struct t32_hist *hist, unsigned nb, const struct rounds *rd,
-		   double *seg, unsigned nseg, unsigned seg_first, volatile int *stop)
+/* One measuring process's share of a measurement. */
+struct segment {
+	unsigned first, last;	/* its rounds [first, last) */
+	unsigned taint;		/* T32_TAINT_* the look at its end found */
+	int counts;		/* its readings count (clean, or nothing clean at all) */
+	struct t32_hist hist[T32_ROLES];	/* its readings per block */
+};
+
+/* The state of t32_measure_source: rounds and segments. */
+struct loop {
+	double *cost;		/* per round: the value, unit per instruction */
+	double *whole;		/* per round: (block - empty) / n, unit per instruction */
+	double *fixed;		/* per round: the fixed cost, unit */
+	double *ratio;		/* per round: cycles per tick (1 uncalibrated) */
+	unsigned n, cap;
+	struct segment *seg;	/* T32_MAX_SEGMENTS; seg[nseg - 1] is open */
+	unsigned nseg;
+};
+
+static int rounds_add(struct loop *l, double cost, double whole, double fixed, double ratio)
 {
-	struct t32_cost pc;
-	double mean, hw, conv, ratio_mean, drift_se = INFINITY, drift;
-	unsigned third = m->rounds / 3;
-	uint64_t n = m->insns ? m->insns : 1;
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? l->cap * 2 : 64;
+		double **arrays[] = { &l->cost, &l->whole, &l->fixed, &l->ratio };
 
-	if (m->rounds == 0)
-		return;
-	t32_estimate_hist(&hist[B_BLOCK], m->q, &m->block);
-	t32_estimate_hist(&hist[B_EMPTY], m->q, &m->empty);
-	t32_summarize_hist(&hist[B_BLOCK], &m->sblock);
-	t32_summarize_hist(&hist[B_EMPTY], &m->sempty);
-	m->flags = m->block.flags | m->empty.flags;
-	if (nb == B_N) {
-		struct t32_estimate a, b;
+		for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+			double *p = realloc(*arrays[i], cap * sizeof(double));
 
-		t32_estimate_hist(&hist[B_CAL], m->q, &a);
-		t32_estimate_hist(&hist[B_CALEMPTY], m->q, &b);
-		m->ratio = (double)(mo->cal_len - mo->cal_len / 2) / (a.value - b.value);
-		calibration_check(m, &hist[B_CAL], &hist[B_CALEMPTY],
-				  (double)(mo->cal_len - mo->cal_len / 2));
-		batch_means(rd->ratio, m->rounds, &ratio_mean, &m->ratio_hw);
-		if (third) {
-			m->ratio_first = mean_of(rd->ratio, 0, third);
-			m->ratio_last = mean_of(rd->ratio, m->rounds - third, m->rounds);
-			drift_se = hypot(se_of(rd->ratio, 0, third),
-					 se_of(rd->ratio, m->rounds - third, m->rounds));
+			if (!p)
+				return -1;
+			*arrays[i] = p;
+		}
+		l->cap = cap;
+	}
+	l->cost[l->n] = cost;
+	l->whole[l->n] = whole;
+	l->fixed[l->n] = fixed;
+	l->ratio[l->n++] = ratio;
+	return 0;
+}
+
+static void loop_free(struct loop *l)
+{
+	for (unsigned s = 0; l->seg && s < l->nseg; s++)
+		for (int b = 0; b < T32_ROLES; b++)
+			t32_hist_free(&l->seg[s].hist[b]);
+	free(l->seg);
+	free(l->cost);
+	free(l->whole);
+	free(l->fixed);
+	free(l->ratio);
+}
+
+/* Segments whose readings count, the open one included when it has enough rounds. */
+static unsigned counting(const struct loop *l)
+{
+	unsigned k = 0;
+
+	for (unsigned s = 0; s < l->nseg; s++)
+		k += l->seg[s].counts && l->seg[s].last - l->seg[s].first >= T32_MIN_ROUNDS;
+	return k;
+}
+
+/*
+ * The 95% half-width of the mean of x over the rounds that count: the larger of
+ * the rounds' spread (batch means) and the spread of the segments' means.  The
+ * pooled value weighs a segment by its rounds, and later segments are longer, so
+ * the segments' spread counts with those weights: the variance of a weighted mean
+ * of k means whose spread is s is s^2 sum(w^2) / (sum w)^2, and Student's t takes
+ * k - 1 degrees of freedom (segments too short to say are left out).
+ */
+static double spread_hw(const struct loop *l, const double *x)
+{
+	double seg[T32_MAX_SEGMENTS], w[T32_MAX_SEGMENTS], mean, hw_rounds, hw_segs = 0, *kept;
+	unsigned nk = 0, ns = 0;
+
+	kept = calloc(l->n ? l->n : 1, sizeof(double));
+	if (!kept)
+		return INFINITY;
+	for (unsigned s = 0; s < l->nseg; s++) {
+		const struct segment *g = &l->seg[s];
+
+		if (!g->counts)
+			continue;
+		for (unsigned r = g->first; r < g->last; r++)
+			kept[nk++] = x[r];
+		if (g->last - g->first >= T32_MIN_ROUNDS) {
+			w[ns] = g->last - g->first;
+			seg[ns++] = mean_of(x, g->first, g->last);
 		}
 	}
-	conv = conversion(mo->unit, m->ratio, m->tsc_ghz * 1e9);
+	batch_means(kept, nk, &mean, &hw_rounds);
+	free(kept);
+	if (ns >= 2) {
+		double sw = 0, sw2 = 0, ss = 0;
+
+		mean = mean_of(seg, 0, ns);
+		for (unsigned i = 0; i < ns; i++) {
+			sw += w[i];
+			sw2 += w[i] * w[i];
+			ss += (seg[i] - mean) * (seg[i] - mean);
+		}
+		hw_segs = t95(ns - 1) * sqrt(ss / (ns - 1) * sw2) / sw;
+	}
+	return fmax(hw_rounds, hw_segs);
+}
+
+/*
+ * Close the open segment: look at what ran beside it, and whether its readings
+ * count (a second look adds to the first).  ignore: other work does not matter
+ * here (--ignore-busy).
+ */
+static void segment_close(const struct t32_source *src, struct loop *l, int ignore)
+{
+	struct segment *g = &l->seg[l->nseg - 1];
+
+	g->taint |= src->look ? src->look(src->ctx) : 0;
+	g->counts = !g->taint || ignore;
+}
+
+/* Open a segment at round `first`; 0, or -1 when there are too many. */
+static int segment_open(struct loop *l, unsigned first)
+{
+	if (l->nseg == T32_MAX_SEGMENTS)
+		return -1;
+	memset(&l->seg[l->nseg], 0, sizeof(l->seg[0]));
+	l->seg[l->nseg].first = l->seg[l->nseg].last = first;
+	l->nseg++;
+	return 0;
+}
+
+/* Which of a segment's values (segment_values). */
+enum { SV_COST, SV_WHOLE, SV_FIXED, SV_N };
+
+/*
+ * A segment's values from its own readings (v[SV_*]): the value, block minus
+ * empty, the fixed cost, in the unit.  0, or -1 when its readings cannot tell.
+ */
+static int segment_values(const struct segment *g, const struct t32_measurement *m,
+			  const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
+			  double tsc_hz, double v[SV_N])
+{
+	double est[T32_ROLES] = { 0 }, r = 1, conv;
+	uint64_t n = m->insns ? m->insns : 1;
+
+	for (size_t b = 0; b < nb; b++) {
+		struct t32_estimate e;
+
+		if (t32_estimate_hist(&g->hist[roles[b]], m->q, &e))
+			return -1;
+		est[roles[b]] = e.value;
+	}
+	if (mo->unit == T32_UNIT_CYCLES)
+		r = (double)(mo->cal_len - mo->cal_len / 2) /
+		    (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
+	conv = conversion(mo->unit, r, tsc_hz);
+	v[SV_WHOLE] = (est[T32_ROLE_BLOCK] - est[T32_ROLE_EMPTY]) / (double)n * conv;
+	v[SV_COST] = m->twin_insns ? (est[T32_ROLE_BLOCK] - est[T32_ROLE_TWIN]) /
+					     (double)(m->insns - m->twin_insns) * conv
+				   : v[SV_WHOLE];
+	v[SV_FIXED] = m->twin_insns ? (v[SV_WHOLE] - v[SV_COST]) * (double)n : 0;
+	for (int i = 0; i < SV_N; i++)
+		if (!isfinite(v[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * The values as the mean of the counting segments' own, each weighed by its
+ * rounds (as the interval weighs them), into v[SV_*]: pooling the readings of
+ * processes whose blocks were placed differently would mix their levels, and the
+ * bulk of that mixture is not the mean.  0, or -1 when no segment can tell.
+ */
+static int segments_mean(const struct loop *l, const struct t32_measurement *m,
+			 const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
+			 double tsc_hz, double v[SV_N])
+{
+	double sum[SV_N] = { 0 }, w = 0, one[SV_N];
+
+	for (unsigned s = 0; s < l->nseg; s++) {
+		const struct segment *g = &l->seg[s];
+		double k = g->last - g->first;
+
+		if (!g->counts || !k || segment_values(g, m, mo, roles, nb, tsc_hz, one))
+			continue;
+		for (int i = 0; i < SV_N; i++)
+			sum[i] += k * one[i];
+		w += k;
+	}
+	if (!w)
+		return -1;
+	for (int i = 0; i < SV_N; i++)
+		v[i] = sum[i] / w;
+	return 0;
+}
+
+/*
+ * Pooled estimates of the segments that count (all of them when none is clean,
+ * with their taint kept), the interval from the rounds' and segments' spread,
+ * drift, and whether the result can be trusted.
+ */
+static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz)
+{
+	struct t32_hist pool[T32_ROLES];
+	struct t32_estimate est[T32_ROLES];
+	struct t32_cost pc;
+	double conv, drift_se = INFINITY, drift, first, last;
+	uint64_t n = m->insns ? m->insns : 1;
+	int calibrated = mo->unit == T32_UNIT_CYCLES, clean = 0, rc = 0;
+	unsigned kept = 0, third;
+
+	memset(pool, 0, sizeof(pool));
+	memset(est, 0, sizeof(est));
+	for (unsigned s = 0; s < l->nseg; s++)
+		clean |= l->seg[s].counts;
+	for (unsigned s = 0; s < l->nseg; s++) {
+		struct segment *g = &l->seg[s];
+
+		if (!clean)
+			g->counts = 1;
+		if (!g->counts) {
+			m->set_aside++;
+			continue;
+		}
+		m->taint |= g->taint;
+		m->segments++;
+		kept += g->last - g->first;
+		for (size_t b = 0; b < nb; b++)
+			if (t32_hist_add_hist(&pool[roles[b]], &g->hist[roles[b]]))
+				rc = T32_EXIT_ERROR;
+	}
+	if (rc || !kept)
+		goto out;
+	for (size_t b = 0; b < nb; b++)
+		t32_estimate_hist(&pool[roles[b]], m->q, &est[roles[b]]);
+	m->block = est[T32_ROLE_BLOCK];
+	m->empty = est[T32_ROLE_EMPTY];
+	m->twin = est[T32_ROLE_TWIN];
+	t32_summarize_hist(&pool[T32_ROLE_BLOCK], &m->sblock);
+	t32_summarize_hist(&pool[T32_ROLE_EMPTY], &m->sempty);
+	m->flags = m->block.flags | m->empty.flags | (m->twin_insns ? m->twin.flags : 0);
+	if (m->taint & T32_TAINT_SHARED)
+		m->flags |= T32_EST_SHARED;
+	if (m->taint & T32_TAINT_BUSY)
+		m->flags |= T32_EST_BUSY;
+	if (calibrated) {
+		const double half = (double)(mo->cal_len - mo->cal_len / 2);
+
+		m->ratio = half / (est[T32_ROLE_CAL].value - est[T32_ROLE_CALBASE].value);
+		calibration_check(m, &pool[T32_ROLE_CAL], &pool[T32_ROLE_CALBASE], half);
+		m->ratio_hw = spread_hw(l, l->ratio);
+	}
+	conv = conversion(mo->unit, m->ratio, tsc_hz);
+
+	/* block minus empty, the fixed cost included; the pooled interval is a floor */
 	t32_estimate_diff(&m->block, &m->empty, n, &pc);
-	m->value = pc.value * conv;
-	batch_means(rd->cost, m->rounds, &mean, &hw);
-	hw = fmax(hw, segment_hw(seg, nseg, rd->cost, seg_first, m->rounds));
-	m->segments = nseg + (m->rounds > seg_first);
-	/* the pooled interval is a floor: the rounds may agree by chance */
-	m->halfwidth = fmax(hw, t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
-	/*
-	 * Fewer processes than it takes to see placement: the interval cannot be
-	 * narrower than what placement may move (the stopping rule allowed this only
-	 * where that is within the target).
-	 */
-	if (m->segments < T32_MIN_SEGMENTS)
-		m->halfwidth = fmax(m->halfwidth,
-				    T32_PLACEMENT_SHARE * fabs(m->block.value * conv) / (double)n);
+	m->whole_value = pc.value * conv;
+	m->whole_halfwidth = fmax(spread_hw(l, l->whole), t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
+	m->value = m->whole_value;
+	m->halfwidth = m->whole_halfwidth;
+	m->estimand = T32_EST_WHOLE;
+	if (m->twin_insns) {
+		/* the marginal cost: what the instructions between twin and block add */
+		t32_estimate_diff(&m->block, &m->twin, m->insns - m->twin_insns, &pc);
+		m->estimand = T32_EST_SLOPE;
+		m->value = pc.value * conv;
+		m->halfwidth = fmax(spread_hw(l, l->cost), t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
+		m->fixed = m->whole_value * (double)n - m->value * (double)n;
+		m->fixed_halfwidth = spread_hw(l, l->fixed);
+	}
+	{
+		double v[SV_N];
+
+		if (segments_mean(l, m, mo, roles, nb, tsc_hz, v) == 0) {
+			m->value = v[SV_COST];
+			m->whole_value = v[SV_WHOLE];
+			m->fixed = v[SV_FIXED];
+		}
+	}
 	m->min_value = ((double)m->sblock.min - (double)m->sempty.min) / (double)n * conv;
 	m->block_value = m->block.value * conv;
 	m->empty_value = m->empty.value * conv;
+
 	/*
 	 * Drift: a change of the ratio beyond the limit that noise does not explain
 	 * (4 sigma).  Each round carries its own calibration, so moderate drift is
 	 * flagged; only drift too large for that to hold makes the result untrusted.
 	 */
-	drift = third ? fabs(m->ratio_last - m->ratio_first) : 0;
-	if (drift > mo->drift_limit * m->ratio && drift > 4 * drift_se)
-		m->drifted = 1;
-	if (m->drifted && drift > 5 * mo->drift_limit * m->ratio)
-		snprintf(m->untrusted, sizeof(m->untrusted),
-			 "the core clock drifted %.2f%% during the run", 100 * drift / m->ratio);
-	t32_measure_check(m, mo, stop && *stop);
+	third = kept / 3;
+	if (calibrated && third) {
+		double *r = malloc(kept * sizeof(double));
+		unsigned k = 0;
+
+		if (!r) {
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
+		for (unsigned s = 0; s < l->nseg; s++)
+			if (l->seg[s].counts)
+				for (unsigned i = l->seg[s].first; i < l->seg[s].last; i++)
+					r[k++] = l->ratio[i];
+		first = mean_of(r, 0, third);
+		last = mean_of(r, kept - third, kept);
+		drift_se = hypot(se_of(r, 0, third), se_of(r, kept - third, kept));
+		free(r);
+		m->ratio_first = first;
+		m->ratio_last = last;
+		drift = fabs(last - first);
+		if (drift > mo->drift_limit * m->ratio && drift > 4 * drift_se)
+			m->drifted = 1;
+		if (m->drifted && drift > 5 * mo->drift_limit * m->ratio)
+			snprintf(m->untrusted, sizeof(m->untrusted),
+				 "the core clock drifted %.2f%% during the run", 100 * drift / m->ratio);
+	}
+out:
+	for (int b = 0; b < T32_ROLES; b++)
+		t32_hist_free(&pool[b]);
+	return rc;
+}
+
+/*
+ * The half-width per instruction that stops a measurement: --precision or
+ * --block-precision over n, whichever is reached first (the looser); 0: none.
+ */
+static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
+{
+	double per = mo->precision > 0 ? mo->precision : 0;
+	double block = mo->block_precision > 0 ? mo->block_precision / (double)(insns ? insns : 1) : 0;
+
+	return fmax(per, block);
 }
 
 void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
@@ -462,6 +747,16 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		snprintf(m->untrusted, len,
 			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
 			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
+	else if (m->taint)
+		snprintf(m->untrusted, len,
+			 "other work ran %s in every measuring process (%u of %u; '%s'), so no "
+			 "readings could be set aside: measure on a quiet machine%s",
+			 m->taint & T32_TAINT_SHARED ? "on the measuring CPU"
+						     : "on a CPU that may share the measuring CPU's core",
+			 m->segments, m->segments, m->who[0] ? m->who : "unnamed",
+			 m->taint & T32_TAINT_SHARED ? ""
+						     : ", or with --ignore-busy where the other CPUs "
+						       "share no core with it");
 	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
 		snprintf(m->untrusted, len,
 			 "too few of the block's readings in its bulk (%llu of %llu)",
@@ -470,6 +765,10 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		snprintf(m->untrusted, len,
 			 "too few of the empty block's readings in its bulk (%llu of %llu)",
 			 (unsigned long long)m->empty.window, (unsigned long long)m->empty.n);
+	else if (m->twin_insns && m->twin.flags & (T32_EST_FEW | T32_EST_FALLBACK))
+		snprintf(m->untrusted, len,
+			 "too few of the twin block's readings in its bulk (%llu of %llu)",
+			 (unsigned long long)m->twin.window, (unsigned long long)m->twin.n);
 	else if (!isfinite(m->value) || !isfinite(m->halfwidth))
 		snprintf(m->untrusted, len, "the cost is not a finite number");
 	else if (mo->unit == T32_UNIT_CYCLES &&
@@ -483,8 +782,20 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 	else if ((mo->precision > 0 || mo->block_precision > 0) && !m->stopped_precise &&
 		 !interrupted)
 		snprintf(m->untrusted, len,
-			 "the interval never narrowed to +-%.3g %s (it is +-%.3g after %llu runs)",
-			 stop_target(mo, m->insns), u, m->halfwidth, (unsigned long long)m->runs);
+			 "the interval never narrowed to +-%.3g %s (it is +-%.3g after %llu runs in "
+			 "%u measuring processes%s)",
+			 stop_target(mo, m->insns), u, m->halfwidth, (unsigned long long)m->runs,
+			 m->segments, m->set_aside ? ", others set aside: other work ran beside them" : "");
+}
+
+char *t32_measure_flags(const struct t32_measurement *m, char *buf, size_t len)
+{
+	t32_est_flags_str(m->flags, buf, len);
+	if (m->drifted && strcmp(buf, "-") == 0)
+		snprintf(buf, len, "drift");
+	else if (m->drifted)
+		strncat(buf, ",drift", len - strlen(buf) - 1);
+	return buf;
 }
 
 /* Seconds on the source's clock. */
@@ -496,28 +807,44 @@ static double source_now(const struct t32_source *src)
 /* Microseconds of blocks per turn before switching to the next block. */
 #define T32_TURN_SECONDS 5e-6
 
-int t32_measure_source(const struct t32_source *src, uint64_t insns,
+/*
+ * The measuring loop.  Its length has a reason: the rounds, the hand-over to fresh
+ * processes and the three ways to stop (precision, runs, budget) share their
+ * state, and splitting them would pass that state around in pieces.
+ */
+int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n,
 		       const struct t32_measure_opts *mo, volatile int *stop,
 		       struct t32_measurement *m)
 {
-	struct t32_hist hist[B_N];
-	struct rounds rd = { 0 };
-	uint64_t *raw = NULL, *one = NULL, per, reps, skip;
-	double start, seg_t0 = 0, seg[256], est_block_unit = 0;
-	unsigned seg_first = 0, nseg = 0, nb = mo->unit == T32_UNIT_CYCLES ? B_N : 2;
+	struct loop l = { 0 };
+	enum t32_role roles[T32_ROLES];
+	uint64_t *raw = NULL, *one = NULL, per, reps, skip, seg_runs = 0;
+	double start, seg_t0 = 0;
+	size_t nb = 0;
 	const uint64_t half = mo->cal_len - mo->cal_len / 2;	/* cycles between the chains */
+	const uint64_t dn = twin_n ? n - twin_n : n;
 	FILE *rawf = NULL;
 	struct t32_out rawo;
-	int rc = 0;
+	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0;
+	const int wants_precise = mo->precision > 0 || mo->block_precision > 0;
 
 	memset(m, 0, sizeof(*m));
-	memset(hist, 0, sizeof(hist));
-	m->insns = insns;
+	m->insns = n;
+	m->twin_insns = twin_n < n ? twin_n : 0;
 	m->tsc_ghz = src->tsc_hz / 1e9;
 	m->q = src->q;
+	roles[nb++] = T32_ROLE_BLOCK;
+	roles[nb++] = T32_ROLE_EMPTY;
+	if (m->twin_insns)
+		roles[nb++] = T32_ROLE_TWIN;
+	if (calibrated) {
+		roles[nb++] = T32_ROLE_CAL;
+		roles[nb++] = T32_ROLE_CALBASE;
+	}
 	raw = malloc(T32_RUNNER_CHUNK * sizeof(uint64_t));
-	one = malloc(T32_RUNNER_CHUNK / B_N * sizeof(uint64_t));
-	if (!raw || !one) {
+	one = malloc(T32_RUNNER_CHUNK / 2 * sizeof(uint64_t));
+	l.seg = calloc(T32_MAX_SEGMENTS, sizeof(*l.seg));
+	if (!raw || !one || !l.seg || segment_open(&l, 0)) {
 		rc = T32_EXIT_ERROR;
 		goto out;
 	}
@@ -542,15 +869,15 @@ int t32_measure_source(const struct t32_source *src, uint64_t insns,
 		/* the first pass is cold: time the second */
 		for (int pass = 0; pass < 2; pass++) {
 			t0 = source_now(src);
-			if ((rc = src->run(src->ctx, nb, 16, 0, 1, raw)))
+			if ((rc = src->run(src->ctx, nb, roles, 16, 0, 1, raw)))
 				goto out;
 		}
-		double per_run = (source_now(src) - t0) / (16.0 * nb);
+		double per_run = (source_now(src) - t0) / (16.0 * (double)nb);
 
 		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
 		per = per < 1 ? 1 : per > 64 ? 64 : per;
 		skip = per >= 4 ? 1 : 0;
-		reps = (uint64_t)(0.0004 / (per_run * nb * (double)(per + skip)) + 1);
+		reps = (uint64_t)(0.0004 / (per_run * (double)nb * (double)(per + skip)) + 1);
 		if (mo->batch)
 			reps = mo->batch / per + 1;
 		while (reps * per * nb > T32_RUNNER_CHUNK)
@@ -559,56 +886,52 @@ int t32_measure_source(const struct t32_source *src, uint64_t insns,
 			per = mo->max_runs;
 		if (mo->max_runs && reps * per > mo->max_runs)
 			reps = mo->max_runs / per;
+		/* a fixed count still spreads over processes, each of enough rounds */
+		if (mo->max_runs && reps > 1 &&
+		    reps * per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS > mo->max_runs)
+			reps = mo->max_runs / (per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS) + 1;
 	}
 
 	start = source_now(src);
 	for (;;) {
-		double est[B_N], c, r = 1;
+		struct segment *g = &l.seg[l.nseg - 1];
+		double est[T32_ROLES] = { 0 }, r = 1, conv, c, w, f;
 
-		if ((rc = src->run(src->ctx, nb, per, skip, reps, raw)))
+		if ((rc = src->run(src->ctx, nb, roles, per, skip, reps, raw)))
 			goto out;
-		for (unsigned b = 0; b < nb; b++) {
+		for (size_t b = 0; b < nb; b++) {
 			struct t32_estimate e;
 			uint64_t k = 0;
 
 			for (uint64_t j = 0; j < reps; j++)
 				for (uint64_t i = 0; i < per; i++)
 					one[k++] = raw[(j * nb + b) * per + i];
-			if (t32_hist_add(&hist[b], one, k)) {
+			if (t32_hist_add(&g->hist[roles[b]], one, k)) {
 				rc = T32_EXIT_ERROR;
 				goto out;
 			}
 			t32_estimate(one, k, m->q, &e);
-			est[b] = e.value;
+			est[roles[b]] = e.value;
 			if (rawf)
 				for (uint64_t i = 0; i < k; i++)
-					fprintf(rawf, "%u\t%s\t%llu\n", m->rounds, block_names[b],
+					fprintf(rawf, "%u\t%s\t%llu\n", m->rounds, t32_role_names[roles[b]],
 						(unsigned long long)one[i]);
 		}
-		if (nb == B_N)
-			r = (double)half / (est[B_CAL] - est[B_CALEMPTY]);
-		est_block_unit = est[B_BLOCK] * conversion(mo->unit, r, src->tsc_hz);
-		c = (est[B_BLOCK] - est[B_EMPTY]) / (double)(m->insns ? m->insns : 1);
-		if (rounds_add(&rd, c * conversion(mo->unit, r, src->tsc_hz), r)) {
+		if (calibrated)
+			r = (double)half / (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
+		conv = conversion(mo->unit, r, src->tsc_hz);
+		w = (est[T32_ROLE_BLOCK] - est[T32_ROLE_EMPTY]) / (double)n * conv;
+		c = m->twin_insns ? (est[T32_ROLE_BLOCK] - est[T32_ROLE_TWIN]) / (double)dn * conv : w;
+		f = m->twin_insns ? (w - c) * (double)n : 0;
+		if (rounds_add(&l, c, w, f, r)) {
 			rc = T32_EXIT_ERROR;
 			goto out;
 		}
+		g->last = l.n;
 		m->rounds++;
 		m->runs += reps * per;
+		seg_runs += reps * per;
 		m->seconds = source_now(src) - start;
-
-		/* a segment is over: note its mean, hand over to a fresh process */
-		if (src->respawn &&
-		    m->seconds - seg_t0 >= (nseg + 1 < T32_MIN_SEGMENTS ? T32_FIRST_SEGMENT_SECONDS :
-					    T32_SEGMENT_SECONDS) &&
-		    m->seconds + 0.1 < mo->budget && m->rounds - seg_first >= T32_MIN_ROUNDS &&
-		    nseg < 255 && !(stop && *stop)) {
-			seg[nseg++] = mean_of(rd.cost, seg_first, m->rounds);
-			seg_first = m->rounds;
-			if ((rc = src->respawn(src->ctx)))
-				goto out;
-			seg_t0 = m->seconds = source_now(src) - start;
-		}
 
 		if (stop && *stop)
 			break;
@@ -616,25 +939,44 @@ int t32_measure_source(const struct t32_source *src, uint64_t insns,
 			break;
 		if (m->seconds >= mo->budget)
 			break;
-		if ((mo->precision > 0 || mo->block_precision > 0) && m->rounds >= T32_MIN_ROUNDS &&
-		    m->runs >= mo->min_runs) {
-			double mean, hw;
 
-			double target = stop_target(mo, m->insns);
-			unsigned segs = nseg + (m->rounds - seg_first >= T32_MIN_ROUNDS);
-
-			batch_means(rd.cost, m->rounds, &mean, &hw);
-			hw = fmax(hw, segment_hw(seg, nseg, rd.cost, seg_first, m->rounds));
-			/* placement moves the whole block: compare on the block's scale */
-			double block = fabs(est_block_unit);
-
-			if (hw <= target && (!src->respawn || segs >= T32_MIN_SEGMENTS ||
-					     target * (double)(m->insns ? m->insns : 1) >=
-						     T32_PLACEMENT_SHARE * block)) {
+		/*
+		 * A segment is over: look beside it, stop if the interval is narrow
+		 * enough over enough clean processes, else hand over to a fresh one.
+		 * The interval is judged at segment ends only: judged after every round
+		 * it would stop on the moment its spread happened to look small.
+		 */
+		if (!src->respawn) {
+			if (wants_precise && m->runs >= mo->min_runs && l.n >= T32_MIN_ROUNDS) {
+				g->counts = 1;
+				if (spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
+					m->stopped_precise = 1;
+					break;
+				}
+				g->counts = 0;
+			}
+		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
+			   (m->seconds - seg_t0 >= segment_seconds(counting(&l)) ||
+			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
+			segment_close(src, &l, mo->ignore_busy);
+			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
+			    counting(&l) >= T32_MIN_SEGMENTS &&
+			    spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
 			}
+			if (m->seconds + 2 * T32_FIRST_SEGMENT_SECONDS >= mo->budget ||
+			    segment_open(&l, l.n)) {
+				/* no time for another process: this one goes on to the end */
+				last_segment = 1;
+			} else {
+				seg_runs = 0;
+				if ((rc = src->respawn(src->ctx)))
+					goto out;
+				seg_t0 = m->seconds = source_now(src) - start;
+			}
 		}
+
 		/* end on max_runs exactly: COUNT means COUNT */
 		if (mo->max_runs && m->runs + reps * per > mo->max_runs) {
 			uint64_t left = mo->max_runs - m->runs;
@@ -647,17 +989,29 @@ int t32_measure_source(const struct t32_source *src, uint64_t insns,
 			}
 		}
 	}
-	finish(m, mo, hist, nb, &rd, seg, nseg, seg_first, stop);
+	/* the last segment: judged like the others (an empty one is dropped) */
+	if (!m->stopped_precise) {
+		if (l.seg[l.nseg - 1].last > l.seg[l.nseg - 1].first)
+			segment_close(src, &l, mo->ignore_busy);
+		else
+			l.nseg--;
+	}
+	if (!src->respawn && m->stopped_precise)
+		l.seg[0].counts = 1;
+	if (m->rounds && (rc = finish(m, mo, roles, nb, &l, src->tsc_hz)) == 0) {
+		if (src->finish)
+			src->finish(src->ctx, m);
+		if (m->steal_share >= T32_STEAL_SHARE)
+			m->flags |= T32_EST_STEAL;
+		t32_measure_check(m, mo, stop && *stop);
+	}
 out:
 	if (rawf && rc)
 		t32_out_abort(&rawo);
 	else if (rawf && t32_out_commit(&rawo))
 		rc = T32_EXIT_ERROR;
-	for (int b = 0; b < B_N; b++)
-		t32_hist_free(&hist[b]);
+	loop_free(&l);
 	free(raw);
 	free(one);
-	free(rd.cost);
-	free(rd.ratio);
 	return rc;
 }

@@ -72,6 +72,26 @@ struct facts {
 	char host[256];		/* this machine's name, "" when it has none */
 };
 
+/* The recorded facts of a replay, or none. */
+static struct {
+	int on;
+	struct facts f;
+	char from[4096];
+} recorded;
+
+void t32_provenance_recorded(const char *cpu, const char *core, const char *host,
+			     const char *date, const char *from)
+{
+	recorded.on = cpu != NULL;
+	if (!recorded.on)
+		return;
+	snprintf(recorded.f.cpu, sizeof(recorded.f.cpu), "%s", cpu);
+	snprintf(recorded.f.uarch, sizeof(recorded.f.uarch), "%s", core);
+	snprintf(recorded.f.host, sizeof(recorded.f.host), "%s", host);
+	snprintf(recorded.f.date, sizeof(recorded.f.date), "%s", date);
+	snprintf(recorded.from, sizeof(recorded.from), "%s", from);
+}
+
 static void gather(struct facts *f)
 {
 	struct t32_cpu c;
@@ -79,6 +99,10 @@ static void gather(struct facts *f)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	if (recorded.on) {
+		*f = recorded.f;
+		return;
+	}
 	t32_cpu_identify(&c);
 	gmtime_r(&now, &tm);
 	strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -109,6 +133,11 @@ void t32_provenance(FILE *f, int argc, char **argv)
 		putc('\n', f);
 	}
 	fprintf(f, "# date: %s\n", x.date);
+	if (recorded.on) {
+		fputs("# replayed: from ", f);
+		t32_fputs_visible(recorded.from, f);
+		putc('\n', f);
+	}
 }
 
 void t32_provenance_json(FILE *f, int argc, char **argv)
@@ -135,5 +164,9 @@ void t32_provenance_json(FILE *f, int argc, char **argv)
 		fprintf(f, "null");
 	fprintf(f, ", \"date\": ");
 	t32_json_string(f, x.date);
+	if (recorded.on) {
+		fprintf(f, ", \"replayed\": ");
+		t32_json_string(f, recorded.from);
+	}
 	fprintf(f, "}");
 }

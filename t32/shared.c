@@ -85,20 +85,23 @@ static int descends_from(pid_t ppid, pid_t self)
 	return ppid == self;
 }
 
-/* Count one look's sighting of process pid (named comm) runnable on the CPU. */
-static void seen_task(struct t32_share *s, pid_t pid, const char *comm)
+/* Count one look's sighting of process pid (named comm) runnable at `where`. */
+static void seen_task(struct t32_share *s, pid_t pid, const char *comm, unsigned where)
 {
 	size_t n = sizeof(s->seen) / sizeof(s->seen[0]), i;
 
-	for (i = 0; i < n && s->seen[i].seen && s->seen[i].pid != pid; i++)
+	for (i = 0; i < n && s->seen[i].where && s->seen[i].pid != pid; i++)
 		;
 	if (i == n)
 		return;
-	if (!s->seen[i].seen++) {
+	if (!s->seen[i].where) {
 		s->seen[i].pid = pid;
 		snprintf(s->seen[i].name, sizeof(s->seen[i].name), "%s", comm);
 	}
-	if (s->seen[i].seen > s->others)
+	s->seen[i].where |= where;
+	s->seen[i].hits++;
+	/* the measuring CPU's count: what t32_share_end judges */
+	if (where & T32_SHARE_CPU && ++s->seen[i].seen > s->others)
 		s->others = s->seen[i].seen;
 }
 
@@ -127,15 +130,18 @@ static void name_sharers(struct t32_share *s)
 	}
 }
 
-/* Look once through /proc for a runnable task on s->cpu that is not ours. */
-void t32_share_sample(struct t32_share *s)
+/*
+ * Look once through /proc for runnable tasks that are not ours, on s->cpu or on
+ * one of its possible siblings; the T32_SHARE_* places found.
+ */
+static unsigned walk(struct t32_share *s)
 {
 	DIR *procs = opendir("/proc");
 	struct dirent *d;
+	unsigned found = 0;
 
-	s->looks++;
 	if (!procs)
-		return;
+		return 0;
 	while ((d = readdir(procs))) {
 		char path[600], state, comm[64];
 		int cpu;
@@ -167,15 +173,125 @@ void t32_share_sample(struct t32_share *s)
 			 * RCU callback between our looks all the time: not a task sharing
 			 * the CPU.  Time they take shows in the block's readings.
 			 */
-			if (state == 'R' && cpu == s->cpu && pid != 2 && ppid != 2) {
-				if (!descends_from(ppid, s->self))
-					seen_task(s, pid, comm);
+			unsigned where = cpu == s->cpu ? T32_SHARE_CPU
+				       : cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &s->siblings)
+					       ? T32_SHARE_SIBLING
+					       : 0;
+
+			if (state == 'R' && where && pid != 2 && ppid != 2 &&
+			    !descends_from(ppid, s->self)) {
+				seen_task(s, pid, comm, where);
+				found |= where;
 				break;
 			}
 		}
 		closedir(tasks);
 	}
 	closedir(procs);
+	return found;
+}
+
+void t32_share_sample(struct t32_share *s)
+{
+	s->looks++;
+	walk(s);
+}
+
+/* Runnable tasks on all CPUs now (/proc/stat procs_running), or -1 when unknown. */
+static long procs_running(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "procs_running ", 14) == 0) {
+			n = strtol(line + 14, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+unsigned t32_share_look(struct t32_share *s)
+{
+	s->looks++;
+	/* only the one looking runs: nothing else to find (the common case, cheap) */
+	if (procs_running() == 1)
+		return 0;
+	return walk(s);
+}
+
+void t32_share_who(const struct t32_share *s, unsigned where, char *buf, size_t len)
+{
+	size_t n = sizeof(s->seen) / sizeof(s->seen[0]), at = 0;
+	unsigned char used[sizeof(s->seen) / sizeof(s->seen[0])] = { 0 };
+
+	if (len)
+		buf[0] = 0;
+	for (int named = 0; named < 3 && at < len; named++) {
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (!used[i] && s->seen[i].where & where &&
+			    (best == n || s->seen[i].hits > s->seen[best].hits))
+				best = i;
+		if (best == n)
+			break;
+		used[best] = 1;
+		at += (size_t)snprintf(buf + at, len - at, "%s%d %s", at ? "', '" : "",
+				       (int)s->seen[best].pid, s->seen[best].name);
+	}
+}
+
+/*
+ * The CPUs that may share cpu's core: its SMT siblings from sysfs, or, under a
+ * hypervisor (whose virtual topology says nothing of the host's cores), every
+ * other online CPU.
+ */
+static void find_siblings(struct t32_share *s)
+{
+	struct t32_cpu c;
+	char path[128], list[1024];
+	FILE *f;
+
+	CPU_ZERO(&s->siblings);
+	s->nsiblings = 0;
+	t32_cpu_identify(&c);
+	if (c.hypervisor) {
+		snprintf(list, sizeof(list), "0-%d", CPU_SETSIZE - 1);
+		f = fopen("/sys/devices/system/cpu/online", "r");
+	} else {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", s->cpu);
+		f = fopen(path, "r");
+		list[0] = 0;
+	}
+	if (f) {
+		if (!fgets(list, sizeof(list), f))
+			list[0] = 0;
+		fclose(f);
+	}
+	/* a list of ranges: 0-3,8,10-11 */
+	for (char *p = list; *p;) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < CPU_SETSIZE; i++)
+			if (i >= 0 && i != s->cpu) {
+				CPU_SET(i, &s->siblings);
+				s->nsiblings++;
+			}
+		p = *end == ',' ? end + 1 : end;
+		if (*p == '\n')
+			break;
+	}
 }
 
 void t32_share_begin(struct t32_share *s, int cpu)
@@ -185,6 +301,7 @@ void t32_share_begin(struct t32_share *s, int cpu)
 	s->self = getpid();
 	s->steal0 = steal_of(cpu);
 	s->t0 = t32_now();
+	find_siblings(s);
 	t32_share_sample(s);
 }
 

@@ -16,7 +16,7 @@ const char t32_sweep_columns[] =
 
 /* The keys of a `# sweep:` line, in the order they are written. */
 static const char *const sig_keys[] = {
-	"rows", "of", "modes", "barrier", "store", "unit", "shards", "init", "precision",
+	"rows", "of", "modes", "barrier", "store", "unit", "estimate", "shards", "init", "precision",
 	"block-precision", "budget", "max-runs", "max-k", "warmup", "dither", "n",
 };
 #define NKEYS (sizeof(sig_keys) / sizeof(sig_keys[0]))

@@ -20,7 +20,8 @@ struct t32_sim {
 	double t;		/* ticks: the simulated time, continuous */
 	double offset;		/* ticks: where the TSC's steps fall */
 	double runs;		/* runs so far, for the drift */
-	double place;		/* cycles: this process's placement offset of the block */
+	double place, place_twin;	/* cycles: this process's placement offsets */
+	int tainted;		/* other work runs beside this process */
 };
 
 struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b)
@@ -39,6 +40,8 @@ struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_s
 	s->t = 1e6 + gsl_rng_uniform(s->rng) * 1e6;
 	s->offset = gsl_rng_uniform(s->rng) * s->mc.q;
 	s->place = gsl_ran_gaussian(s->rng, s->mc.placement);
+	s->place_twin = gsl_ran_gaussian(s->rng, s->mc.placement);
+	s->tainted = gsl_rng_uniform(s->rng) < s->mc.taint_p;
 	return s;
 }
 
@@ -58,17 +61,19 @@ static uint64_t reading(const struct t32_sim *s, double t)
 	return (uint64_t)(floor((t - s->offset) / q) * q + s->offset + 0.5);
 }
 
-/* Cycles of block b (0 block, 1 base or empty, 2 and 3 calibration chains). */
-static double block_cycles(const struct t32_sim *s, size_t b)
+/* Cycles of the block in role b. */
+static double block_cycles(const struct t32_sim *s, enum t32_role b)
 {
 	const struct t32_sim_blocks *k = &s->b;
 
 	switch (b) {
-	case 0:
-		return k->barrier + k->insn * (double)k->n + s->place;
-	case 1:
-		return k->barrier + k->insn * k->base_insns;
-	case 2:
+	case T32_ROLE_BLOCK:
+		return k->barrier + k->block_fill + k->insn * (double)k->n + s->place;
+	case T32_ROLE_EMPTY:
+		return k->barrier;
+	case T32_ROLE_TWIN:
+		return k->barrier + k->block_fill + k->insn * (double)k->twin_insns + s->place_twin;
+	case T32_ROLE_CAL:
 		return k->barrier + k->fill + (double)k->cal_len;
 	default:
 		return k->barrier + k->fill + (double)(k->cal_len / 2);
@@ -76,7 +81,7 @@ static double block_cycles(const struct t32_sim *s, size_t b)
 }
 
 /* One run of a block at the clock ratio r: its delta in ticks. */
-static uint64_t one_run(struct t32_sim *s, size_t b, double r)
+static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 {
 	const struct t32_sim_machine *mc = &s->mc;
 	double q = (double)mc->q, d, t0, t1;
@@ -90,8 +95,10 @@ static uint64_t one_run(struct t32_sim *s, size_t b, double r)
 		t0 = base + gsl_rng_uniform(s->rng) * q * (1 - mc->phase_bias);
 	}
 	d = block_cycles(s, b);
-	if (mc->cal_slow > 0 && b >= 2 && gsl_rng_uniform(s->rng) < 0.9)
+	if (mc->cal_slow > 0 && b >= T32_ROLE_CAL && gsl_rng_uniform(s->rng) < 0.9)
 		d *= 1 + mc->cal_slow;
+	if (s->tainted)
+		d *= 1 + mc->taint_slow;
 	if (mc->jitter > 0)
 		d += gsl_ran_exponential(s->rng, mc->jitter);
 	d /= r;
@@ -104,8 +111,8 @@ static uint64_t one_run(struct t32_sim *s, size_t b, double r)
 }
 
 /* t32_source.run: blocks in turn, as the measuring process runs them. */
-static int sim_run(void *ctx, size_t nb, uint64_t per, uint64_t skip, uint64_t reps,
-		   uint64_t *out)
+static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
+		   uint64_t reps, uint64_t *out)
 {
 	struct t32_sim *s = ctx;
 	const struct t32_sim_machine *mc = &s->mc;
@@ -120,9 +127,9 @@ static int sim_run(void *ctx, size_t nb, uint64_t per, uint64_t skip, uint64_t r
 			r *= 1 + gsl_ran_gaussian(s->rng, mc->wobble);
 		for (size_t b = 0; b < nb; b++) {
 			for (uint64_t i = 0; i < skip; i++)
-				one_run(s, b, r);
+				one_run(s, roles[b], r);
 			for (uint64_t i = 0; i < per; i++)
-				*out++ = one_run(s, b, r);
+				*out++ = one_run(s, roles[b], r);
 		}
 	}
 	return 0;
@@ -142,7 +149,17 @@ static int sim_respawn(void *ctx)
 	struct t32_sim *s = ctx;
 
 	s->place = gsl_ran_gaussian(s->rng, s->mc.placement);
+	s->place_twin = gsl_ran_gaussian(s->rng, s->mc.placement);
+	s->tainted = gsl_rng_uniform(s->rng) < s->mc.taint_p;
 	return 0;
+}
+
+/* t32_source.look: whether other work ran beside this process. */
+static unsigned sim_look(void *ctx)
+{
+	struct t32_sim *s = ctx;
+
+	return s->tainted ? T32_TAINT_BUSY : 0;
 }
 
 void t32_sim_readings(struct t32_sim *s, uint64_t *out, size_t n)
@@ -163,7 +180,8 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 		q = t32_tsc_step(r, READINGS, NULL);
 		free(r);
 	}
-	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, s, s->mc.tsc_hz, q ? q : 1 };
+	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
+				    q ? q : 1 };
 }
 
 /* One simulated measurement against the truth, added to g. */
@@ -174,7 +192,7 @@ static int grid_case(const struct t32_sim_machine *mc, const struct t32_sim_bloc
 	struct t32_measure_opts mo;
 	struct t32_measurement m;
 	struct t32_source src;
-	uint64_t n = b->base_insns > 0 ? b->n - (uint64_t)b->base_insns : b->n;
+	uint64_t n = b->twin_insns ? b->n - b->twin_insns : b->n;
 	int rc;
 
 	if (!s)
@@ -185,7 +203,7 @@ static int grid_case(const struct t32_sim_machine *mc, const struct t32_sim_bloc
 	mo.budget = 30;
 	mo.max_runs = 400000;
 	mo.cal_len = b->cal_len;
-	rc = t32_measure_source(&src, n, &mo, NULL, &m);
+	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, &m);
 	t32_sim_free(s);
 	if (rc)
 		return -1;
@@ -228,7 +246,9 @@ int t32_sim_run_grid(int thorough, struct t32_sim_grid *g)
 	static const uint64_t qs_full[] = { 1, 2, 3, 5, 8, 13, 16, 21, 26, 32, 37, 48, 64 };
 	static const double ratios_fast[] = { 1.0, 1.76 };
 	static const double ratios_full[] = { 0.8, 1.0, 1.4, 1.76, 2.3 };
-	static const char *const noises[] = { "clean", "jitter", "outliers", "drift", "wobble" };
+	static const char *const noises[] = { "clean", "jitter", "outliers", "drift", "wobble",
+					      "placement", "busy beside" };
+	enum { NOISES = sizeof(noises) / sizeof(noises[0]) };
 	const uint64_t *qs = thorough ? qs_full : qs_fast;
 	const double *ratios = thorough ? ratios_full : ratios_fast;
 	size_t nq = thorough ? sizeof(qs_full) / sizeof(*qs_full) : sizeof(qs_fast) / sizeof(*qs_fast);
@@ -238,7 +258,7 @@ int t32_sim_run_grid(int thorough, struct t32_sim_grid *g)
 	memset(g, 0, sizeof(*g));
 	for (size_t iq = 0; iq < nq; iq++)
 		for (size_t ir = 0; ir < nr; ir++)
-			for (size_t in = 0; in < 5; in++) {
+			for (size_t in = 0; in < NOISES; in++) {
 				if (!thorough && (iq + ir + in) % 2)
 					continue;
 				struct t32_sim_machine mc = {
@@ -250,12 +270,18 @@ int t32_sim_run_grid(int thorough, struct t32_sim_grid *g)
 				case 2: mc.outlier_p = 0.01; mc.outlier_ticks = 5000; break;
 				case 3: mc.drift = 0.02; mc.drift_runs = 200000; break;
 				case 4: mc.wobble = 0.01; break;
+				case 5: mc.placement = 3; break;
+				case 6: mc.taint_p = 0.3; mc.taint_slow = 0.03; break;
 				}
-				/* a 3-cycle chain of 100, a 1-cycle chain of 1000, one add more */
+				/*
+				 * A 3-cycle chain of 100 against 50, a 1-cycle chain of 1000
+				 * against 500, one add more; each block and twin take 8 cycles
+				 * more than their instructions (fill and drain).
+				 */
 				struct t32_sim_blocks bl[3] = {
-					{ 60, 3, 100, 0, 1000, 4 },
-					{ 60, 1, 1000, 0, 1000, 4 },
-					{ 60, 1, 101, 100, 1000, 4 },
+					{ 60, 3, 100, 50, 1000, 4, 8 },
+					{ 60, 1, 1000, 500, 1000, 4, 8 },
+					{ 60, 1, 101, 100, 1000, 4, 8 },
 				};
 				for (int k = 0; k < 3; k++)
 					if (grid_case(&mc, &bl[k], noises[in], 0, g))

@@ -28,6 +28,8 @@ struct t32_sim_machine {
 	double placement;	/* cycles: sd of a per-process offset of the block */
 	double cal_slow;	/* relative slowdown of the calibration chains in 90% of
 				   their runs (something disturbs them, not the block) */
+	double taint_p;		/* share of measuring processes that other work runs beside */
+	double taint_slow;	/* relative slowdown of every block in such a process */
 	uint64_t seed;
 };
 
@@ -36,9 +38,10 @@ struct t32_sim_blocks {
 	double barrier;		/* cycles of the empty block */
 	double insn;		/* cycles per instruction of the block (the truth) */
 	uint64_t n;		/* instructions in the block */
-	double base_insns;	/* instructions of the base block (0: the empty block) */
+	uint64_t twin_insns;	/* instructions of its twin (0: none) */
 	uint64_t cal_len;	/* adds in the long calibration chain (1 cycle each) */
 	double fill;		/* cycles a chain takes beyond its length (pipeline fill) */
+	double block_fill;	/* cycles the block and its twin take beyond n x insn */
 };
 
 struct t32_sim;

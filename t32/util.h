@@ -128,6 +128,12 @@ int t32_parse_format(const char *arg, enum t32_format *out);
 extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/*
+ * While a recording is replayed, provenance names the machine and date it was
+ * recorded on (these values) and the file (a `# replayed:` line); NULLs end that.
+ */
+void t32_provenance_recorded(const char *cpu, const char *core, const char *host,
+			     const char *date, const char *from);
 /* `"provenance": {...}` (no comma around it), for a JSON object being written. */
 void t32_provenance_json(FILE *f, int argc, char **argv);
 /* The source commit t32 was built from ("unknown" outside a git checkout). */
