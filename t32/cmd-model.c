@@ -28,7 +28,7 @@
 
 static const char model_usage[] =
 	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] [--lat FILE] "
-	"[--measure|--no-measure] [--cache DIR] "
+	"[--measure|--no-measure] [--cache DIR] [--cpu N] "
 	"[--format=table|tsv|json] [--curve=KMAX] ([N] INSN [[N] INSN]... | FILE.blk | BLOCK)\n"
 	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
 
@@ -56,7 +56,9 @@ static const char model_help[] =
 	"                      the fallback\n"
 	"  --no-measure        not even for a core without data: the table alone\n"
 	"  --cache DIR         keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
-	"                      ~/.cache/t32), per CPU, and reuse it\n"
+	"                      ~/.cache/t32), per CPU and core type, and reuse it\n"
+	"  --cpu N             model CPU N's core and time forms there (default: the last\n"
+	"                      allowed CPU, a P-core on a hybrid part; an E-core by its number)\n"
 	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
 	"                      (t32 sweep TABLE.tbl), for --lat\n"
 	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
@@ -291,6 +293,7 @@ int cmd_model(int argc, char **argv)
 		{ "measure", no_argument, NULL, 'M' },
 		{ "no-measure", no_argument, NULL, 'N' },
 		{ "cache", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *lat_path = NULL, *lat_from = NULL, *cache_dir = NULL;
@@ -361,6 +364,13 @@ int cmd_model(int argc, char **argv)
 			break;
 		case 'C':
 			cache_dir = v;
+			break;
+		case 'p':
+			if (t32_parse_u64(v, 0, 4095, &x)) {
+				t32_error("bad cpu number '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			t32_cpu_select((int)x);
 			break;
 		case 'c':
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
