@@ -568,91 +568,155 @@ int t32_lattab_prepend(struct t32_lattab *t, const struct t32_lattab *front)
  * The cores CPUID names.  Sources: Linux arch/x86/kernel/cpu/amd.c
  * (bsp_init_amd, the Zen generations by family and model range) and
  * arch/x86/include/asm/intel-family.h (Intel family 6 models and their cores);
- * Hygon family 0x18 is Zen (arch/x86/kernel/cpu/hygon.c).  A core without its
- * own .uarch file borrows the nearest one that has: Zen to Zen 3 take zen4 (the
- * closest in widths, ROB and latencies); Zen 6 takes zen5; Palm Cove (Cannon
- * Lake, Skylake with AVX-512) takes skylake; Sunny/Willow/Cypress Cove, Redwood
- * Cove and Lion Cove take goldencove (the same line of cores, 5-cycle L1D and
- * the fast divider, unlike Skylake).  Alder Lake-N (0xbe) has only Gracemont
- * E-cores and is left unknown.
+ * Hygon family 0x18 is Zen (arch/x86/kernel/cpu/hygon.c).  On Intel's hybrid
+ * parts (Lakefield, Alder, Raptor, Meteor, Arrow, Lunar, Panther Lake) a model
+ * holds two cores, told apart by the type in CPUID leaf 0x1A: a row per type.
+ *
+ * A core without its own .uarch file borrows another's only where a source says
+ * the two execute alike, and the choice says so: Zen to Zen 3 take zen4 (the
+ * closest in widths, ROB and latencies; Zen 4's execution resources are largely
+ * Zen 3's, Chips and Cheese 2022), Zen 6 takes zen5, Palm Cove (Cannon Lake,
+ * Skylake with AVX-512) takes skylake; Raptor Cove is Golden Cove with a larger
+ * L2 (the Raptor Lake dumps of InstLatX64 time it alike) and Bartlett Lake's
+ * P-cores are Raptor Cove; Redwood Cove takes goldencove and Crestmont
+ * gracemont (Chips and Cheese, "Intel's Redwood Cove: Baby Steps are Still
+ * Steps" and "Meteor Lake's E-Cores: Crestmont Makes Incremental Progress",
+ * 2024: the same execution engines, caches and latencies, small changes).
+ * Sunny, Willow and Cypress Cove (Ice, Tiger, Rocket Lake) differ from Golden
+ * Cove where the model looks (4 integer ALUs, FP add 4, move elimination
+ * disabled by microcode), Lion Cove (Arrow, Lunar Lake) too (load latency 4,
+ * divps 7, pmulld 6, popcnt 4), and Skymont, Darkmont, Cougar Cove, Tremont
+ * and Goldmont Plus have no measured table here: data NULL, generic.uarch and
+ * latencies measured in place.
  */
 #define AMD "AuthenticAMD"
 #define INTEL "GenuineIntel"
+#define P T32_CORE_CORE
+#define E T32_CORE_ATOM
 static const struct t32_uarch_id ids[] = {
-	{ AMD, 0x17, 0x00, 0x2f, "zen", "zen4", "Zen, Zen+ (Naples, Summit/Pinnacle/Raven Ridge, Picasso)" },
-	{ AMD, 0x17, 0x50, 0x5f, "zen", "zen4", "Zen" },
-	{ AMD, 0x17, 0x30, 0x4f, "zen2", "zen4", "Zen 2 (Rome, Castle Peak)" },
-	{ AMD, 0x17, 0x60, 0x7f, "zen2", "zen4", "Zen 2 (Renoir, Lucienne, Matisse)" },
-	{ AMD, 0x17, 0x90, 0x91, "zen2", "zen4", "Zen 2 (Van Gogh)" },
-	{ AMD, 0x17, 0xa0, 0xaf, "zen2", "zen4", "Zen 2 (Mendocino)" },
-	{ AMD, 0x19, 0x00, 0x0f, "zen3", "zen4", "Zen 3 (Milan)" },
-	{ AMD, 0x19, 0x20, 0x5f, "zen3", "zen4", "Zen 3 (Vermeer, Cezanne, Rembrandt)" },
-	{ AMD, 0x19, 0x10, 0x1f, "zen4", "zen4", "Zen 4 (Genoa)" },
-	{ AMD, 0x19, 0x60, 0xaf, "zen4", "zen4", "Zen 4 (Raphael, Phoenix, Bergamo)" },
-	{ AMD, 0x1a, 0x00, 0x2f, "zen5", "zen5", "Zen 5 (Turin, Strix Point)" },
-	{ AMD, 0x1a, 0x40, 0x4f, "zen5", "zen5", "Zen 5 (Granite Ridge)" },
-	{ AMD, 0x1a, 0x60, 0x7f, "zen5", "zen5", "Zen 5" },
-	{ AMD, 0x1a, 0x50, 0x5f, "zen6", "zen5", "Zen 6" },
-	{ AMD, 0x1a, 0x80, 0xaf, "zen6", "zen5", "Zen 6" },
-	{ AMD, 0x1a, 0xc0, 0xcf, "zen6", "zen5", "Zen 6" },
-	{ "HygonGenuine", 0x18, 0x00, 0xff, "zen", "zen4", "Hygon Dhyana (Zen)" },
-	{ INTEL, 6, 0x4e, 0x4e, "skylake", "skylake", "Skylake mobile" },
-	{ INTEL, 6, 0x5e, 0x5e, "skylake", "skylake", "Skylake desktop" },
-	{ INTEL, 6, 0x55, 0x55, "skylake", "skylake", "Skylake-X, Cascade Lake, Cooper Lake" },
-	{ INTEL, 6, 0x8e, 0x8e, "skylake", "skylake", "Kaby/Amber/Whiskey/Coffee Lake mobile" },
-	{ INTEL, 6, 0x9e, 0x9e, "skylake", "skylake", "Kaby Lake, Coffee Lake desktop" },
-	{ INTEL, 6, 0xa5, 0xa6, "skylake", "skylake", "Comet Lake" },
-	{ INTEL, 6, 0x66, 0x66, "palmcove", "skylake", "Cannon Lake" },
-	{ INTEL, 6, 0x6a, 0x6a, "sunnycove", "goldencove", "Ice Lake-SP" },
-	{ INTEL, 6, 0x6c, 0x6c, "sunnycove", "goldencove", "Ice Lake-D" },
-	{ INTEL, 6, 0x7d, 0x7e, "sunnycove", "goldencove", "Ice Lake client" },
-	{ INTEL, 6, 0x9d, 0x9d, "sunnycove", "goldencove", "Ice Lake NNPI" },
-	{ INTEL, 6, 0x8a, 0x8a, "sunnycove", "goldencove", "Lakefield (its big core)" },
-	{ INTEL, 6, 0xa7, 0xa7, "sunnycove", "goldencove", "Rocket Lake (Cypress Cove)" },
-	{ INTEL, 6, 0x8c, 0x8d, "sunnycove", "goldencove", "Tiger Lake (Willow Cove)" },
-	{ INTEL, 6, 0x97, 0x97, "goldencove", "goldencove", "Alder Lake-S P-cores" },
-	{ INTEL, 6, 0x9a, 0x9a, "goldencove", "goldencove", "Alder Lake-P/U P-cores" },
-	{ INTEL, 6, 0xb7, 0xb7, "goldencove", "goldencove", "Raptor Lake (Raptor Cove P-cores)" },
-	{ INTEL, 6, 0xba, 0xba, "goldencove", "goldencove", "Raptor Lake-P (Raptor Cove P-cores)" },
-	{ INTEL, 6, 0xbf, 0xbf, "goldencove", "goldencove", "Raptor Lake-S (Raptor Cove P-cores)" },
-	{ INTEL, 6, 0x8f, 0x8f, "goldencove", "goldencove", "Sapphire Rapids" },
-	{ INTEL, 6, 0xcf, 0xcf, "goldencove", "goldencove", "Emerald Rapids (Raptor Cove)" },
-	{ INTEL, 6, 0xaa, 0xaa, "redwoodcove", "goldencove", "Meteor Lake mobile" },
-	{ INTEL, 6, 0xac, 0xac, "redwoodcove", "goldencove", "Meteor Lake" },
-	{ INTEL, 6, 0xad, 0xae, "redwoodcove", "goldencove", "Granite Rapids" },
-	{ INTEL, 6, 0xb5, 0xb5, "lioncove", "goldencove", "Arrow Lake-U" },
-	{ INTEL, 6, 0xc5, 0xc6, "lioncove", "goldencove", "Arrow Lake" },
-	{ INTEL, 6, 0xbd, 0xbd, "lioncove", "goldencove", "Lunar Lake" },
-	{ NULL, 0, 0, 0, NULL, NULL, NULL }
+	{ AMD, 0x17, 0x00, 0x2f, 0, "zen", "zen4", "Zen, Zen+ (Naples, Summit/Pinnacle/Raven Ridge, Picasso)" },
+	{ AMD, 0x17, 0x50, 0x5f, 0, "zen", "zen4", "Zen" },
+	{ AMD, 0x17, 0x30, 0x4f, 0, "zen2", "zen4", "Zen 2 (Rome, Castle Peak)" },
+	{ AMD, 0x17, 0x60, 0x7f, 0, "zen2", "zen4", "Zen 2 (Renoir, Lucienne, Matisse)" },
+	{ AMD, 0x17, 0x90, 0x91, 0, "zen2", "zen4", "Zen 2 (Van Gogh)" },
+	{ AMD, 0x17, 0xa0, 0xaf, 0, "zen2", "zen4", "Zen 2 (Mendocino)" },
+	{ AMD, 0x19, 0x00, 0x0f, 0, "zen3", "zen4", "Zen 3 (Milan)" },
+	{ AMD, 0x19, 0x20, 0x5f, 0, "zen3", "zen4", "Zen 3 (Vermeer, Cezanne, Rembrandt)" },
+	{ AMD, 0x19, 0x10, 0x1f, 0, "zen4", "zen4", "Zen 4 (Genoa)" },
+	{ AMD, 0x19, 0x60, 0xaf, 0, "zen4", "zen4", "Zen 4 (Raphael, Phoenix, Bergamo)" },
+	{ AMD, 0x1a, 0x00, 0x2f, 0, "zen5", "zen5", "Zen 5 (Turin, Strix Point)" },
+	{ AMD, 0x1a, 0x40, 0x4f, 0, "zen5", "zen5", "Zen 5 (Granite Ridge)" },
+	{ AMD, 0x1a, 0x60, 0x7f, 0, "zen5", "zen5", "Zen 5" },
+	{ AMD, 0x1a, 0x50, 0x5f, 0, "zen6", "zen5", "Zen 6" },
+	{ AMD, 0x1a, 0x80, 0xaf, 0, "zen6", "zen5", "Zen 6" },
+	{ AMD, 0x1a, 0xc0, 0xcf, 0, "zen6", "zen5", "Zen 6" },
+	{ "HygonGenuine", 0x18, 0x00, 0xff, 0, "zen", "zen4", "Hygon Dhyana (Zen)" },
+	{ INTEL, 6, 0x4e, 0x4e, 0, "skylake", "skylake", "Skylake mobile" },
+	{ INTEL, 6, 0x5e, 0x5e, 0, "skylake", "skylake", "Skylake desktop" },
+	{ INTEL, 6, 0x55, 0x55, 0, "skylake", "skylake", "Skylake-X, Cascade Lake, Cooper Lake" },
+	{ INTEL, 6, 0x8e, 0x8e, 0, "skylake", "skylake", "Kaby/Amber/Whiskey/Coffee Lake mobile" },
+	{ INTEL, 6, 0x9e, 0x9e, 0, "skylake", "skylake", "Kaby Lake, Coffee Lake desktop" },
+	{ INTEL, 6, 0xa5, 0xa6, 0, "skylake", "skylake", "Comet Lake" },
+	{ INTEL, 6, 0x66, 0x66, 0, "palmcove", "skylake", "Cannon Lake" },
+	{ INTEL, 6, 0x6a, 0x6a, 0, "sunnycove", NULL, "Ice Lake-SP" },
+	{ INTEL, 6, 0x6c, 0x6c, 0, "sunnycove", NULL, "Ice Lake-D" },
+	{ INTEL, 6, 0x7d, 0x7e, 0, "sunnycove", NULL, "Ice Lake client" },
+	{ INTEL, 6, 0x9d, 0x9d, 0, "sunnycove", NULL, "Ice Lake NNPI" },
+	{ INTEL, 6, 0xa7, 0xa7, 0, "cypresscove", NULL, "Rocket Lake" },
+	{ INTEL, 6, 0x8c, 0x8d, 0, "willowcove", NULL, "Tiger Lake" },
+	{ INTEL, 6, 0x8a, 0x8a, P, "sunnycove", NULL, "Lakefield P-core" },
+	{ INTEL, 6, 0x8a, 0x8a, E, "tremont", NULL, "Lakefield E-cores" },
+	{ INTEL, 6, 0x97, 0x97, P, "goldencove", "goldencove", "Alder Lake-S P-cores" },
+	{ INTEL, 6, 0x97, 0x97, E, "gracemont", "gracemont", "Alder Lake-S E-cores" },
+	{ INTEL, 6, 0x9a, 0x9a, P, "goldencove", "goldencove", "Alder Lake-P/U P-cores" },
+	{ INTEL, 6, 0x9a, 0x9a, E, "gracemont", "gracemont", "Alder Lake-P/U E-cores" },
+	{ INTEL, 6, 0xbe, 0xbe, 0, "gracemont", "gracemont", "Alder Lake-N, Twin Lake (E-cores only)" },
+	{ INTEL, 6, 0xb7, 0xb7, P, "goldencove", "goldencove", "Raptor Lake-S P-cores (Raptor Cove)" },
+	{ INTEL, 6, 0xb7, 0xb7, E, "gracemont", "gracemont", "Raptor Lake-S E-cores" },
+	{ INTEL, 6, 0xba, 0xba, P, "goldencove", "goldencove", "Raptor Lake-P/H P-cores (Raptor Cove)" },
+	{ INTEL, 6, 0xba, 0xba, E, "gracemont", "gracemont", "Raptor Lake-P/H E-cores" },
+	{ INTEL, 6, 0xbf, 0xbf, P, "goldencove", "goldencove", "Raptor Lake-S (Alder Lake die) P-cores" },
+	{ INTEL, 6, 0xbf, 0xbf, E, "gracemont", "gracemont", "Raptor Lake-S (Alder Lake die) E-cores" },
+	{ INTEL, 6, 0xd7, 0xd7, 0, "goldencove", "goldencove", "Bartlett Lake (Raptor Cove P-cores only)" },
+	{ INTEL, 6, 0x8f, 0x8f, 0, "goldencove", "goldencove", "Sapphire Rapids" },
+	{ INTEL, 6, 0xcf, 0xcf, 0, "goldencove", "goldencove", "Emerald Rapids (Raptor Cove)" },
+	{ INTEL, 6, 0xaa, 0xaa, P, "redwoodcove", "goldencove", "Meteor Lake-H/U P-cores" },
+	{ INTEL, 6, 0xaa, 0xaa, E, "crestmont", "gracemont", "Meteor Lake-H/U E-cores (and LP E-cores)" },
+	{ INTEL, 6, 0xac, 0xac, P, "redwoodcove", "goldencove", "Meteor Lake-S P-cores" },
+	{ INTEL, 6, 0xac, 0xac, E, "crestmont", "gracemont", "Meteor Lake-S E-cores" },
+	{ INTEL, 6, 0xb5, 0xb5, P, "redwoodcove", "goldencove", "Arrow Lake-U P-cores (Meteor Lake die)" },
+	{ INTEL, 6, 0xb5, 0xb5, E, "crestmont", "gracemont", "Arrow Lake-U E-cores" },
+	{ INTEL, 6, 0xad, 0xae, 0, "redwoodcove", "goldencove", "Granite Rapids" },
+	{ INTEL, 6, 0xaf, 0xaf, 0, "crestmont", "gracemont", "Sierra Forest (E-cores only)" },
+	{ INTEL, 6, 0xb6, 0xb6, 0, "crestmont", "gracemont", "Grand Ridge (E-cores only)" },
+	{ INTEL, 6, 0xc5, 0xc6, P, "lioncove", NULL, "Arrow Lake-S/H P-cores" },
+	{ INTEL, 6, 0xc5, 0xc6, E, "skymont", NULL, "Arrow Lake-S/H E-cores (and -H's Crestmont LP E-cores)" },
+	{ INTEL, 6, 0xbd, 0xbd, P, "lioncove", NULL, "Lunar Lake P-cores" },
+	{ INTEL, 6, 0xbd, 0xbd, E, "skymont", NULL, "Lunar Lake E-cores" },
+	{ INTEL, 6, 0xcc, 0xcc, P, "cougarcove", NULL, "Panther Lake P-cores" },
+	{ INTEL, 6, 0xcc, 0xcc, E, "darkmont", NULL, "Panther Lake E-cores" },
+	{ INTEL, 6, 0xdd, 0xdd, 0, "darkmont", NULL, "Clearwater Forest (E-cores only)" },
+	{ INTEL, 6, 0x86, 0x86, 0, "tremont", NULL, "Snow Ridge, Jacobsville" },
+	{ INTEL, 6, 0x96, 0x96, 0, "tremont", NULL, "Elkhart Lake" },
+	{ INTEL, 6, 0x9c, 0x9c, 0, "tremont", NULL, "Jasper Lake" },
+	{ INTEL, 6, 0x7a, 0x7a, 0, "goldmontplus", NULL, "Gemini Lake" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL }
 };
 const struct t32_uarch_id *t32_uarch_ids = ids;
-
-/* An unknown CPU: the newest core of its vendor that has data; any other vendor, zen5. */
-static const struct {
-	const char *vendor;
-	const char *data;
-} vendor_fallback[] = {
-	{ AMD, "zen5" },
-	{ INTEL, "goldencove" },
-	{ NULL, "zen5" },
-};
 #undef AMD
 #undef INTEL
+#undef P
+#undef E
 
-const struct t32_uarch_id *t32_uarch_identify(const char *vendor, unsigned family, unsigned model)
+void t32_core_type_text(unsigned type, char *buf, size_t len)
+{
+	if (type == T32_CORE_NONE)
+		snprintf(buf, len, "%s", "");
+	else if (type == T32_CORE_CORE)
+		snprintf(buf, len, "P-core");
+	else if (type == T32_CORE_ATOM)
+		snprintf(buf, len, "E-core");
+	else if (type == T32_CORE_UNKNOWN)
+		snprintf(buf, len, "core type unknown");
+	else
+		snprintf(buf, len, "core type %#x", type);
+}
+
+unsigned t32_core_type_parse(const char *text)
+{
+	const char *p;
+	unsigned long v;
+	char *end;
+
+	if (strstr(text, "P-core"))
+		return T32_CORE_CORE;
+	if (strstr(text, "E-core"))
+		return T32_CORE_ATOM;
+	if (strstr(text, "core type unknown"))
+		return T32_CORE_UNKNOWN;
+	if ((p = strstr(text, "core type 0x"))) {
+		v = strtoul(p + 10, &end, 16);
+		if (end != p + 10 && v > 0 && v < 0x100)
+			return (unsigned)v;
+	}
+	return T32_CORE_NONE;
+}
+
+const struct t32_uarch_id *t32_uarch_identify(const char *vendor, unsigned family, unsigned model,
+					      unsigned core_type)
 {
 	for (const struct t32_uarch_id *r = ids; r->name; r++)
 		if (strcmp(r->vendor, vendor) == 0 && r->family == family && model >= r->model_lo &&
-		    model <= r->model_hi)
+		    model <= r->model_hi && (!r->core_type || r->core_type == core_type))
 			return r;
 	return NULL;
 }
 
 void t32_uarch_choose(const char *asked, const char *vendor, unsigned family, unsigned model,
-		      struct t32_uarch_choice *c)
+		      unsigned core_type, struct t32_uarch_choice *c)
 {
 	const struct t32_uarch_id *r;
-	size_t k = 0;
+	char type[32];
 
 	memset(c, 0, sizeof(*c));
 	if (asked) {
@@ -660,19 +724,16 @@ void t32_uarch_choose(const char *asked, const char *vendor, unsigned family, un
 		c->how = T32_UARCH_ASKED;
 		return;
 	}
-	snprintf(c->cpu, sizeof(c->cpu), "%.13s family %#x model %#x", vendor, family, model);
-	r = t32_uarch_identify(vendor, family, model);
-	if (r) {
-		snprintf(c->core, sizeof(c->core), "%s", r->name);
-		snprintf(c->data, sizeof(c->data), "%s", r->data);
+	t32_core_type_text(core_type, type, sizeof(type));
+	snprintf(c->cpu, sizeof(c->cpu), "%.13s family %#x model %#x%s%s", vendor, family, model,
+		 type[0] ? ", " : "", type);
+	r = t32_uarch_identify(vendor, family, model, core_type);
+	snprintf(c->core, sizeof(c->core), "%s", r ? r->name : "unknown");
+	snprintf(c->data, sizeof(c->data), "%s", r && r->data ? r->data : T32_UARCH_GENERIC);
+	if (!r || !r->data)
+		c->how = T32_UARCH_UNKNOWN;
+	else
 		c->how = strcmp(r->name, r->data) == 0 ? T32_UARCH_DETECTED : T32_UARCH_FALLBACK;
-		return;
-	}
-	while (vendor_fallback[k].vendor && strcmp(vendor_fallback[k].vendor, vendor) != 0)
-		k++;
-	snprintf(c->core, sizeof(c->core), "unknown");
-	snprintf(c->data, sizeof(c->data), "%s", vendor_fallback[k].data);
-	c->how = T32_UARCH_FALLBACK;
 }
 
 const char *t32_uarch_how_name(enum t32_uarch_how how)
@@ -681,6 +742,7 @@ const char *t32_uarch_how_name(enum t32_uarch_how how)
 		[T32_UARCH_ASKED] = "asked",
 		[T32_UARCH_DETECTED] = "detected",
 		[T32_UARCH_FALLBACK] = "fallback",
+		[T32_UARCH_UNKNOWN] = "unknown",
 	};
 
 	return names[how];
@@ -694,8 +756,12 @@ void t32_uarch_choice_text(const struct t32_uarch_choice *c, const char *loaded,
 			 strcmp(loaded, c->data) ? " " : "", strcmp(loaded, c->data) ? c->data : "");
 	else if (c->how == T32_UARCH_DETECTED)
 		snprintf(buf, len, "%s (detected: %s)", loaded, c->cpu);
-	else if (strcmp(c->core, "unknown") == 0)
-		snprintf(buf, len, "%s (fallback: unknown CPU %s)", loaded, c->cpu);
-	else
+	else if (c->how == T32_UARCH_FALLBACK)
 		snprintf(buf, len, "%s (fallback: %s has no data file; %s)", loaded, c->core, c->cpu);
+	else if (strcmp(c->core, "unknown") == 0)
+		snprintf(buf, len, "%s (unknown: unknown CPU %s; latencies are measured here)", loaded,
+			 c->cpu);
+	else
+		snprintf(buf, len, "%s (unknown: no data for %s; %s; latencies are measured here)",
+			 loaded, c->core, c->cpu);
 }

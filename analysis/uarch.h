@@ -107,47 +107,77 @@ const struct t32_lat_entry *t32_lattab_find(const struct t32_lattab *t, const ch
 int t32_lattab_latency(const struct t32_lat_entry *e, const char *uarch, unsigned *cycles);
 
 /*
- * Naming the core from CPUID: one row per vendor, family and model range, as
- * Linux's arch/x86 tables give them.  `data` is the file the model reads for
- * the core, data/uarch/DATA.uarch: its own where there is one, else the
- * nearest core that has one (a stated fallback).
+ * The type of a core of a hybrid part, CPUID leaf 0x1A EAX[31:24] run on it
+ * (valid when leaf 7 EDX bit 15, the hybrid flag, is set): Intel calls 0x40
+ * "Core" (a P-core) and 0x20 "Atom" (an E-core).  0: not a hybrid part (every
+ * core alike); T32_CORE_UNKNOWN: a hybrid part whose core could not be asked.
+ */
+#define T32_CORE_NONE 0x00
+#define T32_CORE_ATOM 0x20
+#define T32_CORE_CORE 0x40
+#define T32_CORE_UNKNOWN 0x100
+/* "P-core", "E-core", "core type unknown", "core type 0x30"; "" for T32_CORE_NONE. */
+void t32_core_type_text(unsigned type, char *buf, size_t len);
+/* The core type a text names ("..., E-core)"), T32_CORE_NONE when it names none. */
+unsigned t32_core_type_parse(const char *text);
+
+/*
+ * Naming the core from CPUID: one row per vendor, family, model range and core
+ * type, as Linux's arch/x86 tables give them.  `data` is the file the model
+ * reads for the core, data/uarch/DATA.uarch: its own where there is one, a
+ * stated stand-in where a source says the core is the same machine, NULL where
+ * there is neither (the model then starts from generic.uarch and relies on
+ * latencies measured in place).
  */
 struct t32_uarch_id {
 	const char *vendor;		/* CPUID leaf 0: "AuthenticAMD", "GenuineIntel" */
 	unsigned family;		/* base family plus extended family */
 	unsigned model_lo, model_hi;	/* model with extended model, inclusive */
+	unsigned core_type;		/* T32_CORE_CORE or _ATOM on a hybrid part, 0 any */
 	const char *name;		/* the core: "zen4", "goldencove" */
-	const char *data;		/* the .uarch file used for it */
+	const char *data;		/* the .uarch file used for it, NULL: none */
 	const char *parts;		/* the chips, for people */
 };
 extern const struct t32_uarch_id *t32_uarch_ids;	/* ends with name == NULL */
 
-/* The row that names this vendor, family and model; NULL for an unknown CPU. */
+/* The data file of a core no row gives data for, and of an unknown CPU. */
+#define T32_UARCH_GENERIC "generic"
+
+/*
+ * The row that names this vendor, family, model and core type (0 on a part
+ * that is not hybrid); NULL for an unknown CPU.  A row for a core type matches
+ * that type only; a row for any type (0) matches every core of the model.
+ */
 const struct t32_uarch_id *t32_uarch_identify(const char *vendor, unsigned family,
-					      unsigned model);
+					      unsigned model, unsigned core_type);
 
 /*
  * The micro-architecture data a command uses, and why.  --uarch wins; else the
- * core CPUID names, with its data file; a core without one gets the row's
- * `data`; an unknown CPU gets the newest core of its vendor that has data
- * (AMD zen5, Intel goldencove), any other vendor zen5.
+ * core CPUID names, with its data file; a core whose row names a stand-in gets
+ * it, stated; a core without data and an unknown CPU get generic.uarch, said so,
+ * and their latencies are to be measured in place (t32 model --measure, t32
+ * correlate by default) rather than borrowed from another core's table.
  */
-enum t32_uarch_how { T32_UARCH_ASKED, T32_UARCH_DETECTED, T32_UARCH_FALLBACK };
+enum t32_uarch_how { T32_UARCH_ASKED, T32_UARCH_DETECTED, T32_UARCH_FALLBACK, T32_UARCH_UNKNOWN };
 struct t32_uarch_choice {
 	char data[256];		/* to load: a name in data/uarch/ or a path (--uarch FILE) */
 	char core[32];		/* the core CPUID names, "unknown"; "" when asked */
 	enum t32_uarch_how how;
-	char cpu[64];		/* "AuthenticAMD family 0x19 model 0x11", "" when asked */
+	char cpu[96];		/* "AuthenticAMD family 0x19 model 0x11", ", P-core" on a hybrid
+				   part; "" when asked */
 };
 void t32_uarch_choose(const char *asked, const char *vendor, unsigned family, unsigned model,
-		      struct t32_uarch_choice *c);
-/* How, as one word for programs: "asked" (--uarch), "detected", "fallback". */
+		      unsigned core_type, struct t32_uarch_choice *c);
+/* How, as one word for programs: "asked" (--uarch), "detected", "fallback", "unknown". */
 const char *t32_uarch_how_name(enum t32_uarch_how how);
 /*
  * The choice in one line, after the name of the data loaded (`loaded`, the
  * file's name = key): "zen5 (detected: AuthenticAMD family 0x1a model 0x2)",
+ * "goldencove (detected: GenuineIntel family 0x6 model 0x97, P-core)",
  * "zen4 (fallback: zen3 has no data file; AuthenticAMD family 0x19 model 0x21)",
- * "goldencove (fallback: unknown CPU GenuineIntel family 0x6 model 0xbe)",
+ * "generic (unknown: no data for lioncove; GenuineIntel family 0x6 model 0xc6,
+ * P-core; latencies are measured here)", "generic (unknown: unknown CPU
+ * GenuineIntel family 0x6 model 0xfe; latencies are measured here)",
  * "skylake (chosen with --uarch)".
  */
 void t32_uarch_choice_text(const struct t32_uarch_choice *c, const char *loaded, char *buf,

@@ -132,6 +132,17 @@ binary, else the installed share/t32).
 .B T32_PLOTDIR
 where the gnuplot scripts are (default: \fBplots\fR beside the data).
 .TP
+.B T32_CACHE_DIR
+where latencies measured for the model are kept, per CPU and core type (default
+\fB$XDG_CACHE_HOME/t32\fR, else \fB~/.cache/t32\fR; \fB\-\-cache\fR wins).
+.TP
+.B T32_CPUID_FILE
+for tests: answer every CPUID question from this dump (an AIDA64 CPUID dump, as
+InstLatX64 publishes them; README, \(lqIntel and hybrid parts\(rq), CPU \fIN\fR
+from its \fBLogical CPU #\fIN\fR section, so the choice of core and data, hybrid
+parts included, can be tried for CPUs that are not here; measurements still run on
+this machine.
+.TP
 .B TMPDIR
 where nasm's input and output go while it runs (default \fB/tmp\fR).
 .SH EXIT STATUS

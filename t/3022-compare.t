@@ -19,7 +19,7 @@ H='row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	min_est	median_est	runs	sec
 } >"$TMP/a.tsv"
 {
 	printf '# tool: t32 0.1\n'
-	printf '# cpu: 12th Gen Intel(R) Core(TM) i9-12900K (GenuineIntel family 0x6 model 0x97 stepping 2 microcode 0x2c)\n'
+	printf '# cpu: 12th Gen Intel(R) Core(TM) i9-12900K (GenuineIntel family 0x6 model 0x97 stepping 2 microcode 0x2c, P-core)\n'
 	printf '# host: lab2\n# date: 2026-02-01T00:00:00Z\n%s\n' "$H"
 	printf '0\tadd\tlatency\t840\t1\tcycles\t1.0020\t0.9950\t1.0090\t840\t1\t1\t1000\t0.1\t-\tok\t1\t\n'
 	printf '1\tadd\tthroughput\t840\t12\tcycles\t0.3333\t0.3300\t0.3366\t280\t0.33\t0.33\t1000\t0.1\t-\tok\t\t\n'

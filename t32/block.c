@@ -33,7 +33,7 @@ static const struct {
 	unsigned bit;
 	const char *name, *help;
 } shared_opts[] = {
-	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" },
+	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n" },
 	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block, or on nasm assembling it, after S seconds\n"
 					       "                   (default 10)\n" },
 	{ 0x102, T32_OPT_INIT, "--init", "  --init R=V,...   start register R with V instead of an arena pointer\n" },
@@ -101,6 +101,7 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 			return -1;
 		}
 		o->run.cpu = (int)v;
+		t32_cpu_select(o->run.cpu);
 		return 0;
 	case 0x101: {
 		double t;
@@ -511,7 +512,7 @@ void t32_block_uarch(const char *asked, struct t32_uarch_choice *c)
 	struct t32_cpu cpu;
 
 	t32_cpu_identify(&cpu);
-	t32_uarch_choose(asked, cpu.vendor, cpu.family, cpu.model, c);
+	t32_uarch_choose(asked, cpu.vendor, cpu.family, cpu.model, cpu.core_type, c);
 }
 
 void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c)

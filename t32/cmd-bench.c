@@ -407,7 +407,7 @@ static void bench_coverage(void)
 		char err[256];
 
 		t32_cpu_identify(&cpu);
-		t32_uarch_choose(NULL, cpu.vendor, cpu.family, cpu.model, &c);
+		t32_uarch_choose(NULL, cpu.vendor, cpu.family, cpu.model, cpu.core_type, &c);
 		if (c.how == T32_UARCH_DETECTED &&
 		    !t32_uarch_load(&u, c.data, t32_datadir(), err, sizeof(err))) {
 			chains[nc].insn = "mov rax, [rax]";

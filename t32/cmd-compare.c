@@ -96,7 +96,8 @@ static void name_machine(struct compare *cmp, struct machine *m)
 	snprintf(brand, sizeof(brand), "%.*s", p ? (int)(p - m->cpu) : (int)strlen(m->cpu), m->cpu);
 	if (p)
 		sscanf(p, " (%31s family %x model %x", vendor, &family, &model);
-	id = t32_uarch_identify(vendor, family, model);
+	/* on a hybrid part the line names the core type inside the parentheses */
+	id = t32_uarch_identify(vendor, family, model, p ? t32_core_type_parse(p) : T32_CORE_NONE);
 	snprintf(m->core, sizeof(m->core), "%s", id ? id->name : "unknown");
 	{
 		char name[sizeof(m->name)];

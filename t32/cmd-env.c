@@ -1,10 +1,10 @@
 /*
  * cmd-env.c - `t32 env`: what this machine offers and what it costs: the CPU and the
- * micro-architecture its CPUID names, the TSC (frequency, step), the core/TSC
- * ratio, each barrier's cost, the pinned CPU and its SMT sibling, perf_event,
- * rdpmc and precise sampling.
+ * micro-architecture its CPUID names (on a hybrid part: the type of the pinned
+ * CPU's core, and which CPUs are P- and E-cores), the TSC (frequency, step),
+ * the core/TSC ratio, each barrier's cost, the pinned CPU and its SMT sibling,
+ * perf_event, rdpmc and precise sampling.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -106,7 +106,7 @@ static int barrier_cost(const char *letters, uint64_t runs, const struct t32_blo
 
 void t32_env_gather(struct t32_env *v, const struct t32_block_opts *bo)
 {
-	unsigned a, b, c, d;
+	unsigned r[4];
 	char path[128];
 	FILE *f;
 	struct t32_run_opts ro = bo->run;
@@ -115,13 +115,15 @@ void t32_env_gather(struct t32_env *v, const struct t32_block_opts *bo)
 	static const char *const kinds[] = { "n", "l", "m", "x", "mx" };
 
 	memset(v, 0, sizeof(*v));
-	t32_cpu_identify(&v->cpu);
+	t32_cpu_identify_on(&v->cpu, bo->run.cpu);
+	v->hybrid = t32_cpu_type_lists(v->p_cores, v->e_cores, sizeof(v->p_cores)) == 0;
 	v->cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
-	t32_uarch_choose(NULL, v->cpu.vendor, v->cpu.family, v->cpu.model, &v->uarch);
-	__cpuid(0x80000000, a, b, c, d);
-	if (a >= 0x80000007) {
-		__cpuid(0x80000007, a, b, c, d);
-		v->invariant_tsc = (d >> 8) & 1;
+	t32_uarch_choose(NULL, v->cpu.vendor, v->cpu.family, v->cpu.model, v->cpu.core_type,
+			 &v->uarch);
+	t32_cpuid(-1, 0x80000000, 0, r);
+	if (r[0] >= 0x80000007) {
+		t32_cpuid(-1, 0x80000007, 0, r);
+		v->invariant_tsc = (r[3] >> 8) & 1;
 	}
 	v->pinned = bo->run.cpu;
 	v->q = t32_machine_tsc_step(&v->q_share);
@@ -189,6 +191,12 @@ static void print_table(const struct t32_env *v)
 	printf("cpu            %s\n", v->cpu.brand);
 	printf("               %s family %#x model %#x stepping %u\n", v->cpu.vendor, v->cpu.family,
 	       v->cpu.model, v->cpu.stepping);
+	if (v->hybrid)
+		printf("core type      %s (cpu %d), a hybrid part: P-cores %s, E-cores %s\n",
+		       v->cpu.core_text, v->pinned, v->p_cores[0] ? v->p_cores : "none allowed",
+		       v->e_cores[0] ? v->e_cores : "none allowed");
+	else
+		printf("core type      not a hybrid part: every core alike\n");
 	t32_uarch_choice_text(&v->uarch, v->uarch.data, text, sizeof(text));
 	printf("uarch          %s\n", text);
 	printf("hypervisor     %s%s%s\n", yes(v->cpu.hypervisor), v->cpu.hypervisor ? ", " : "",
@@ -245,7 +253,23 @@ void t32_env_json(FILE *f, const struct t32_env *v)
 		t32_json_string(f, v->cpu.hv_vendor);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"online\": %ld},\n \"uarch\": ", v->cpus_online);
+	fprintf(f, ", \"online\": %ld, \"hybrid\": %s, \"core_type\": ", v->cpus_online,
+		v->hybrid ? "true" : "false");
+	if (v->hybrid)
+		t32_json_string(f, v->cpu.core_text);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"p_cores\": ");
+	if (v->hybrid)
+		t32_json_string(f, v->p_cores);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"e_cores\": ");
+	if (v->hybrid)
+		t32_json_string(f, v->e_cores);
+	else
+		fputs("null", f);
+	fprintf(f, "},\n \"uarch\": ");
 	t32_uarch_choice_json(f, &v->uarch);
 	fprintf(f, ",\n \"tsc\": {\"ghz\": %.5f, \"step_ticks\": %llu, \"step_share\": %.4f, "
 		   "\"invariant\": %s},\n", v->tsc_ghz, (unsigned long long)v->q, v->q_share,
@@ -295,9 +319,10 @@ int cmd_env(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
-			printf("usage: %s\n\nWhat this machine offers and costs: the CPU and its core, the TSC "
-			       "(rate, step),\nthe core/TSC ratio, each barrier's cost, the pinned CPU, "
-			       "perf_event, rdpmc\nand precise sampling.\n\n", env_usage);
+			printf("usage: %s\n\nWhat this machine offers and costs: the CPU and its core (on "
+			       "a hybrid part, the\npinned CPU's core type and which CPUs are P- and "
+			       "E-cores), the TSC (rate, step),\nthe core/TSC ratio, each barrier's cost, "
+			       "the pinned CPU, perf_event, rdpmc\nand precise sampling.\n\n", env_usage);
 			t32_block_opts_help(stdout, &o);
 			return t32_close_stdout();
 		}

@@ -28,7 +28,7 @@
 
 static const char model_usage[] =
 	"t32 model [--uarch NAME|FILE] [--set KEY=VALUE]... [--skid 0|1] [--lat FILE] "
-	"[--measure [--cache DIR]] "
+	"[--measure|--no-measure] [--cache DIR] [--cpu N] "
 	"[--format=table|tsv|json] [--curve=KMAX] ([N] INSN [[N] INSN]... | FILE.blk | BLOCK)\n"
 	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
 
@@ -42,8 +42,9 @@ static const char model_help[] =
 	"same number of times, each once.\n"
 	"\n"
 	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file\n"
-	"                      (default: the one this CPU's CPUID names, as t32 env\n"
-	"                      shows; an unknown CPU gets its vendor's newest, else zen5)\n"
+	"                      (default: the one the measuring CPU's CPUID names, as\n"
+	"                      t32 env shows; a core without data gets generic, and its\n"
+	"                      forms are timed here, as with --measure)\n"
 	"  --set KEY=VALUE     change one parameter, e.g. retire_width=4 (repeatable)\n"
 	"  --skid 0|1          samples land on the selected instruction (0, precise)\n"
 	"                      or on the next one (1, the default)\n"
@@ -53,8 +54,11 @@ static const char model_help[] =
 	"  --measure           time each instruction form here first (a chain of itself, or\n"
 	"                      each copy after a nop), as t32 correlate does; the table is\n"
 	"                      the fallback\n"
+	"  --no-measure        not even for a core without data: the table alone\n"
 	"  --cache DIR         keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
-	"                      ~/.cache/t32), per CPU, and reuse it\n"
+	"                      ~/.cache/t32), per CPU and core type, and reuse it\n"
+	"  --cpu N             model CPU N's core and time forms there (default: the last\n"
+	"                      allowed CPU, a P-core on a hybrid part; an E-core by its number)\n"
 	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
 	"                      (t32 sweep TABLE.tbl), for --lat\n"
 	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
@@ -287,7 +291,9 @@ int cmd_model(int argc, char **argv)
 		{ "lat", required_argument, NULL, 'l' },
 		{ "curve", required_argument, NULL, 'c' },
 		{ "measure", no_argument, NULL, 'M' },
+		{ "no-measure", no_argument, NULL, 'N' },
 		{ "cache", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *lat_path = NULL, *lat_from = NULL, *cache_dir = NULL;
@@ -353,8 +359,18 @@ int cmd_model(int argc, char **argv)
 		case 'M':
 			measure = 1;
 			break;
+		case 'N':
+			measure = -1;
+			break;
 		case 'C':
 			cache_dir = v;
+			break;
+		case 'p':
+			if (t32_parse_u64(v, 0, 4095, &x)) {
+				t32_error("bad cpu number '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			t32_cpu_select((int)x);
 			break;
 		case 'c':
 			if (t32_parse_u64(v, 0, 100000, &curve)) {
@@ -427,24 +443,31 @@ int cmd_model(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	if (measure) {
+	/* a core without data relies on latencies measured here, unless told not to */
+	if (!measure && choice.how == T32_UARCH_UNKNOWN && !lat_path)
+		measure = 2;
+	if (measure > 0) {
 		struct t32_lattab here;
 		struct t32_latcache lc;
 
 		if (t32_latcache_fill(&u, &tab, insns, ninsn, &spec, cache_dir, &here, &lc, err,
-				      sizeof(err))) {
+				      sizeof(err)) == 0) {
+			if (t32_lattab_prepend(&tab, &here)) {
+				t32_lattab_free(&here);
+				t32_error("out of memory");
+				goto out;
+			}
+			t32_lattab_free(&here);
+			t32_latcache_text(&lc, text, sizeof(text));
+			/* on stderr: the chart's own lines stay as they are for programs */
+			fprintf(stderr, "t32: latencies: %s\n", text);
+		} else if (measure == 1) {
 			t32_error("%s", err);
 			goto out;
+		} else {
+			t32_warn("no data for this core, and its latencies cannot be measured here: "
+				 "the generic table alone (%s)", err);
 		}
-		if (t32_lattab_prepend(&tab, &here)) {
-			t32_lattab_free(&here);
-			t32_error("out of memory");
-			goto out;
-		}
-		t32_lattab_free(&here);
-		t32_latcache_text(&lc, text, sizeof(text));
-		/* on stderr: the chart's own lines stay as they are for programs */
-		fprintf(stderr, "t32: latencies: %s\n", text);
 	}
 	t32_model_prepare(&u, &tab, insns, ninsn, block);
 

@@ -308,7 +308,7 @@ static void print_help(void)
 	       "  --unroll K       body copies per loop iteration (default 1)\n"
 	       "  --fold           fold a body repeated k times into one copy\n"
 	       "  --init R=V,...   start register R with V instead of an arena pointer\n"
-	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n"
+	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n"
 	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
 	       "  --format F       table (default), tsv or json\n"
 	       "  --raw-nasm       let instructions hold any NASM text (%%include, incbin...)\n\n"

@@ -702,7 +702,8 @@ static void help(void)
 	       "  --distribution D   uniform (default) or log over the range\n"
 	       "  --seed N           seed of the launch distances (default random, recorded)\n"
 	       "  --warmup N         events run first and not recorded (default 10)\n"
-	       "  --cpu N            CPU to run on (default: the last allowed)\n"
+	       "  --cpu N            CPU to run on (default: the last allowed, a P-core on a\n"
+	       "                     hybrid part)\n"
 	       "  --policy P         fifo (default), rr or other; SCHED_OTHER where refused\n"
 	       "  --priority N       1..99 for fifo and rr (default 80)\n"
 	       "  --slack NS         timer slack in ns (default 1)\n"
@@ -825,6 +826,7 @@ static int parse_options(struct wake *w, int argc, char **argv, int *count_set, 
 				return T32_EXIT_USAGE;
 			}
 			w->cpu = (int)v;
+			t32_cpu_select(w->cpu);
 			break;
 		case 'P': {
 			int k = 0;

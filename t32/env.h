@@ -20,7 +20,9 @@ struct t32_barrier_cost {
 };
 
 struct t32_env {
-	struct t32_cpu cpu;
+	struct t32_cpu cpu;		/* the pinned CPU's, its core type included */
+	int hybrid;			/* 1: a hybrid part (CPUID leaf 7 EDX bit 15) */
+	char p_cores[128], e_cores[128];	/* the allowed CPUs of each type ("0-15"), hybrid only */
 	long cpus_online;
 	struct t32_uarch_choice uarch;	/* the core CPUID names, the data model and correlate use */
 	int invariant_tsc;

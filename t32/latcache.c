@@ -63,38 +63,29 @@ void t32_latcache_dir(const char *dir, char *buf, size_t len)
 		buf[0] = 0;
 }
 
-/* The CPU's microcode revision from /proc/cpuinfo, "" when it does not say. */
-static void microcode(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "microcode", 9) == 0 && strchr(line, ':')) {
-			char *v = strchr(line, ':') + 1;
-
-			v += strspn(v, " \t");
-			snprintf(buf, len, "%.*s", (int)strcspn(v, " \t\r\n"), v);
-			break;
-		}
-	fclose(f);
-}
-
-/* The cache file of this CPU in dir: lat-VENDOR-FAMILY-MODEL-STEPPING[-MICROCODE].tsv. */
+/*
+ * The cache file of the measuring CPU in dir:
+ * lat-VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE].tsv, CORE on a hybrid
+ * part only ("pcore", "ecore", "core0x30", "coreunknown"), so that one core
+ * type's timings never mix with another's.
+ */
 static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, size_t cl)
 {
 	struct t32_cpu c;
-	char mc[32];
+	char core[16] = "";
 
 	t32_cpu_identify(&c);
-	microcode(mc, sizeof(mc));
-	snprintf(buf, len, "%.3900s/lat-%s-%x-%x-%x%s%s.tsv", dir, c.vendor, c.family, c.model,
-		 c.stepping, mc[0] ? "-" : "", mc);
-	snprintf(cpu_text, cl, "%s family %#x model %#x stepping %u microcode %s (%s)", c.vendor,
-		 c.family, c.model, c.stepping, mc[0] ? mc : "unknown", c.brand);
+	if (c.core_type == T32_CORE_CORE || c.core_type == T32_CORE_ATOM)
+		snprintf(core, sizeof(core), "-%ccore", c.core_type == T32_CORE_CORE ? 'p' : 'e');
+	else if (c.core_type == T32_CORE_UNKNOWN)
+		snprintf(core, sizeof(core), "-coreunknown");
+	else if (c.core_type)
+		snprintf(core, sizeof(core), "-core%#x", c.core_type);
+	snprintf(buf, len, "%.3900s/lat-%s-%x-%x-%x%s%s%s.tsv", dir, c.vendor, c.family, c.model,
+		 c.stepping, core, c.microcode[0] ? "-" : "", c.microcode);
+	snprintf(cpu_text, cl, "%s family %#x model %#x stepping %u microcode %s%s%s (%s)",
+		 c.vendor, c.family, c.model, c.stepping, c.microcode[0] ? c.microcode : "unknown",
+		 c.core_text[0] ? ", " : "", c.core_text, c.brand);
 }
 
 /* Read the cache file into rows (at most max); the count, 0 when there is none. */

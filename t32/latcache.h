@@ -3,10 +3,11 @@
  * machine with t32's own timing, before the model uses them: each form as a
  * dependent chain of itself (or back to back, for fences, atomics, stores and
  * serialising forms that have no register chain), timed 40 against 20 copies.
- * What was measured is kept per CPU (vendor, family, model, stepping, microcode)
- * in a cache directory and reused; the model's latency is solved from it with
- * the model itself (t32_model_solve_latency), so load latencies and retirement
- * rules are counted once.  Forms that cannot be measured keep the shipped table
+ * What was measured is kept per CPU (vendor, family, model, stepping, microcode
+ * and, on a hybrid part, core type) in a cache directory and reused; the
+ * model's latency is solved from it with the model itself
+ * (t32_model_solve_latency), so load latencies and retirement rules are
+ * counted once.  Forms that cannot be measured keep the shipped table
  * or the class default, and every instruction says which it got.
  */
 #ifndef T32_LATCACHE_H

@@ -1,8 +1,9 @@
 /*
  * provenance.c - where a result came from, written on top of every file t32
- * writes: the tool, its version and commit, the whole command line, the CPU, its
- * core (the micro-architecture CPUID names, and the data the model uses for it)
- * and the date.  `# core:` is the machine's; a command that models with other
+ * writes: the tool, its version and commit, the whole command line, the CPU
+ * measured on (with its core type on a hybrid part), its core (the
+ * micro-architecture CPUID names, and the data the model uses for it) and the
+ * date.  `# core:` is the machine's; a command that models with other
  * data (--uarch) says so in its own `# uarch:` line.
  */
 #include <stdio.h>
@@ -106,14 +107,18 @@ static void gather(struct facts *f)
 	t32_cpu_identify(&c);
 	gmtime_r(&now, &tm);
 	strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* the identity shards are merged by (t32_cpu_line_identity): microcode included */
-	snprintf(f->cpu, sizeof(f->cpu), "%s (%s family %#x model %#x stepping %u%s%s)%s%s",
+	/*
+	 * the identity shards are merged by (t32_cpu_line_identity): microcode and,
+	 * on a hybrid part, the core type included
+	 */
+	snprintf(f->cpu, sizeof(f->cpu), "%s (%s family %#x model %#x stepping %u%s%s%s%s)%s%s",
 		 c.brand, c.vendor, c.family, c.model, c.stepping, c.microcode[0] ? " microcode " : "",
-		 c.microcode, c.hypervisor ? ", hypervisor " : "", c.hypervisor ? c.hv_vendor : "");
+		 c.microcode, c.core_text[0] ? ", " : "", c.core_text,
+		 c.hypervisor ? ", hypervisor " : "", c.hypervisor ? c.hv_vendor : "");
 	if (gethostname(f->host, sizeof(f->host) - 1))
 		f->host[0] = 0;
 	f->host[sizeof(f->host) - 1] = 0;
-	t32_uarch_choose(NULL, c.vendor, c.family, c.model, &ch);
+	t32_uarch_choose(NULL, c.vendor, c.family, c.model, c.core_type, &ch);
 	t32_uarch_choice_text(&ch, ch.data, f->uarch, sizeof(f->uarch));
 }
 

@@ -448,19 +448,6 @@ void *t32_arena_new(void)
 	return a;
 }
 
-int t32_default_cpu(void)
-{
-	cpu_set_t set;
-	int last = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			last = c;
-	return last;
-}
-
 /* ---- the child ---- */
 
 /* What the child's fault handler leaves for the parent, in shared memory. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gen/gen.h"
+#include "t32/cpu.h"
 
 /* A flat binary as nasm wrote it, with its header decoded. */
 struct t32_blob {
@@ -43,7 +44,7 @@ struct t32_fault {
 };
 
 struct t32_run_opts {
-	int cpu;		/* CPU to pin to; -1 = default (last CPU allowed) */
+	int cpu;		/* CPU to pin to; -1 = default (t32_default_cpu) */
 	double timeout;		/* seconds a single request may take */
 };
 
@@ -68,8 +69,6 @@ int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fa
 /* Assemble src as elf64 (with symbols) and link it statically into path. */
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f);
 
-/* Default CPU: the last one in our affinity mask. */
-int t32_default_cpu(void);
 
 /*
  * A runner is a forked child holding loaded blocks, answering run requests.  The

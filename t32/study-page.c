@@ -377,6 +377,10 @@ void html_head(struct study *st, FILE *h, int argc, char **argv)
 	if (e->uarch.how == T32_UARCH_FALLBACK)
 		snprintf(buf, sizeof(buf), "%s: the model and correlate use %s's data, the nearest "
 			 "core that has them", text, e->uarch.data);
+	else if (e->uarch.how == T32_UARCH_UNKNOWN)
+		snprintf(buf, sizeof(buf), "%s: no data for this core; the model and correlate "
+			 "start from data/uarch/%s.uarch and time the block's instructions here",
+			 text, e->uarch.data);
 	else
 		snprintf(buf, sizeof(buf), "%s: the model and correlate use its own data "
 			 "(data/uarch/%s.uarch)", text, e->uarch.data);

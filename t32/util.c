@@ -3,7 +3,6 @@
  */
 #include "t32/util.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +15,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "analysis/uarch.h"
+#include "t32/cpu.h"
 
 char t32_last_error[512];
 
@@ -636,40 +638,42 @@ static void read_microcode(char *buf, size_t len)
 		fclose(f);
 }
 
-void t32_cpu_identify(struct t32_cpu *c)
+void t32_cpu_identify_on(struct t32_cpu *c, int cpu)
 {
-	unsigned a, b, cx, d, max;
+	unsigned r[4], max;
 
 	memset(c, 0, sizeof(*c));
-	read_microcode(c->microcode, sizeof(c->microcode));
-	__cpuid(0, max, b, cx, d);
-	memcpy(c->vendor, &b, 4);
-	memcpy(c->vendor + 4, &d, 4);
-	memcpy(c->vendor + 8, &cx, 4);
-	__cpuid(1, a, b, cx, d);
-	c->stepping = a & 0xf;
-	c->family = (a >> 8) & 0xf;
-	c->model = (a >> 4) & 0xf;
+	/* a recorded dump's microcode is not this machine's: none then */
+	if (!getenv("T32_CPUID_FILE"))
+		read_microcode(c->microcode, sizeof(c->microcode));
+	t32_cpuid(-1, 0, 0, r);
+	memcpy(c->vendor, &r[1], 4);
+	memcpy(c->vendor + 4, &r[3], 4);
+	memcpy(c->vendor + 8, &r[2], 4);
+	t32_cpuid(-1, 1, 0, r);
+	c->stepping = r[0] & 0xf;
+	c->family = (r[0] >> 8) & 0xf;
+	c->model = (r[0] >> 4) & 0xf;
 	if (c->family == 0xf)
-		c->family += (a >> 20) & 0xff;
+		c->family += (r[0] >> 20) & 0xff;
 	if (c->family >= 6)
-		c->model |= ((a >> 16) & 0xf) << 4;
-	c->hypervisor = (cx >> 31) & 1;
+		c->model |= ((r[0] >> 16) & 0xf) << 4;
+	c->hypervisor = (r[2] >> 31) & 1;
 	if (c->hypervisor) {
-		__cpuid(0x40000000, a, b, cx, d);
-		memcpy(c->hv_vendor, &b, 4);
-		memcpy(c->hv_vendor + 4, &cx, 4);
-		memcpy(c->hv_vendor + 8, &d, 4);
+		t32_cpuid(-1, 0x40000000, 0, r);
+		memcpy(c->hv_vendor, &r[1], 4);
+		memcpy(c->hv_vendor + 4, &r[2], 4);
+		memcpy(c->hv_vendor + 8, &r[3], 4);
 		for (size_t n = strlen(c->hv_vendor); n && c->hv_vendor[n - 1] == ' '; n--)
 			c->hv_vendor[n - 1] = 0;
 	}
-	__cpuid(0x80000000, max, b, cx, d);
+	t32_cpuid(-1, 0x80000000, 0, r);
+	max = r[0];
 	if (max >= 0x80000004) {
 		unsigned *w = (unsigned *)c->brand;
 
 		for (unsigned leaf = 0; leaf < 3; leaf++)
-			__cpuid(0x80000002 + leaf, w[4 * leaf], w[4 * leaf + 1], w[4 * leaf + 2],
-				w[4 * leaf + 3]);
+			t32_cpuid(-1, 0x80000002 + leaf, 0, w + 4 * leaf);
 		c->brand[48] = 0;
 		/* trim leading and trailing blanks */
 		char *p = c->brand;
@@ -679,6 +683,14 @@ void t32_cpu_identify(struct t32_cpu *c)
 		for (size_t n = strlen(c->brand); n && c->brand[n - 1] == ' '; n--)
 			c->brand[n - 1] = 0;
 	}
+	c->cpu = cpu;
+	c->core_type = t32_cpu_core_type(cpu);
+	t32_core_type_text(c->core_type, c->core_text, sizeof(c->core_text));
+}
+
+void t32_cpu_identify(struct t32_cpu *c)
+{
+	t32_cpu_identify_on(c, t32_default_cpu());
 }
 
 size_t t32_edit_distance(const char *a, const char *b)

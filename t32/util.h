@@ -141,7 +141,11 @@ const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */
 void t32_command_line(char *buf, size_t len, int argc, char **argv);
 
-/* The CPU's brand string and vendor/family/model from cpuid. */
+/*
+ * The CPU's brand string, vendor/family/model and core from cpuid (t32/cpu.h):
+ * t32_cpu_identify describes the CPU measurements run on (t32_default_cpu),
+ * t32_cpu_identify_on CPU cpu.
+ */
 struct t32_cpu {
 	char vendor[13];
 	char brand[49];
@@ -149,8 +153,12 @@ struct t32_cpu {
 	int hypervisor;
 	char hv_vendor[13];
 	char microcode[24];	/* /proc/cpuinfo's "microcode" ("0xa101148"), "" if not shown */
+	int cpu;		/* the logical CPU described */
+	unsigned core_type;	/* T32_CORE_*: 0 on a part that is not hybrid */
+	char core_text[32];	/* "P-core", "E-core", ... ("" when not hybrid) */
 };
 void t32_cpu_identify(struct t32_cpu *c);
+void t32_cpu_identify_on(struct t32_cpu *c, int cpu);
 
 #define T32_VERSION "0.1"
 
