@@ -259,7 +259,7 @@ static void find_siblings(struct t32_share *s)
 
 	CPU_ZERO(&s->siblings);
 	s->nsiblings = 0;
-	t32_cpu_identify(&c);
+	t32_cpu_identify_on(&c, s->cpu);
 	if (c.hypervisor) {
 		snprintf(list, sizeof(list), "0-%d", CPU_SETSIZE - 1);
 		f = fopen("/sys/devices/system/cpu/online", "r");
