@@ -88,9 +88,24 @@ static void emit_macros(struct emitter *e, const struct t32_spec *s)
 	emit(e, "%%macro DELTA_X 0\n\tshl rdx, 32\n\tor rax, rdx\n\tmovq rcx, mm0\n"
 		"\tsub rax, rcx\n%%endmacro\n\n");
 
-	emit(e, "; registers from the start table (rsp excluded)\n%%macro LOAD_REGS 0\n");
+	emit(e, "; registers from the start table (rsp excluded), then the vector and mask\n"
+		"; registers --init sets\n%%macro LOAD_REGS 0\n");
 	for (int r = 0; r < T32_NGPRS; r++)
 		emit(e, "\tmov %s, [rel regs + %d]\n", t32_gprs[r], 8 * r);
+	for (size_t i = 0; i < s->ninit; i++) {
+		const struct t32_init *in = &s->init[i];
+
+		/* the move of the register's own width: SSE for xmm0-15, VEX ymm, EVEX above */
+		if (in->kind == T32_INIT_MASK)
+			emit(e, "\tkmovq k%d, [rel vinit_%zu]\n", in->reg, i);
+		else if (in->kind == T32_INIT_VEC && in->width == 64)
+			emit(e, "\tvmovdqu64 zmm%d, [rel vinit_%zu]\n", in->reg, i);
+		else if (in->kind == T32_INIT_VEC && (in->width == 32 || in->reg >= 16))
+			emit(e, "\t%s %cmm%d, [rel vinit_%zu]\n", in->reg >= 16 ? "vmovdqu64" : "vmovdqu",
+			     in->width == 32 ? 'y' : 'x', in->reg, i);
+		else if (in->kind == T32_INIT_VEC)
+			emit(e, "\tmovdqu xmm%d, [rel vinit_%zu]\n", in->reg, i);
+	}
 	emit(e, "%%endmacro\n\n");
 }
 
@@ -104,7 +119,7 @@ static void emit_prologue(struct emitter *e, const struct t32_spec *s, const cha
 		int set = -1;
 
 		for (size_t i = 0; i < s->ninit; i++)
-			if (s->init[i].reg == r)
+			if (s->init[i].kind == T32_INIT_GPR && s->init[i].reg == r)
 				set = (int)i;
 		if (set >= 0)
 			emit(e, "\tmov rax, %#llx\t\t; %s (--init)\n",
@@ -185,13 +200,23 @@ static void emit_start(struct emitter *e, uint64_t iterations)
 		(unsigned long long)iterations);
 }
 
-static void emit_data(struct emitter *e, int elf)
+/* The start values of vector and mask registers, a whole zmm's worth each. */
+static void emit_vinit(struct emitter *e, const struct t32_spec *s)
+{
+	for (size_t i = 0; i < s->ninit; i++)
+		if (s->init[i].kind != T32_INIT_GPR)
+			emit(e, "\talign 64\nvinit_%zu:\ttimes 8 dq %#llx\n", i,
+			     (unsigned long long)s->init[i].value);
+}
+
+static void emit_data(struct emitter *e, const struct t32_spec *s, int elf)
 {
 	if (elf) {
 		emit(e, "\nsection .data\n\talign 4096\ndata_start:\n");
 		emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 		emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 		emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
+		emit_vinit(e, s);
 		emit(e, "\nsection .bss\n\talign 4096\narena:\tresq %u\n", T32_ARENA_QWORDS);
 		return;
 	}
@@ -199,6 +224,7 @@ static void emit_data(struct emitter *e, int elf)
 	emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 	emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 	emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
+	emit_vinit(e, s);
 	emit(e, "\talign 4096, db 0\nimage_end:\n");
 }
 
@@ -298,7 +324,8 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 	     o->shape == T32_GEN_TIMED && o->dither ? ", dithered" : "",
 	     (unsigned long long)t32_spec_insns(s));
 	emit(&e, "; registers start pointing into a private arena whose qwords point to\n"
-		 "; themselves; xmm0-15 are zero; --init values override\n\n");
+		 "; themselves; xmm0-15 are zero; --init values override (vector and mask\n"
+		 "; registers are loaded again before every run)\n\n");
 	if (o->shape == T32_GEN_LOOP && o->elf_iterations)
 		emit(&e, "BITS 64\ndefault rel\nsection .text\nglobal _start\nglobal t32_loop\n"
 			 "global body_start\nglobal body_end\nglobal loop_top\n\n");
@@ -309,7 +336,7 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 		emit_timed(&e, s, o, g);
 	else
 		emit_loop(&e, s, o, g);
-	emit_data(&e, o->shape == T32_GEN_LOOP && o->elf_iterations);
+	emit_data(&e, s, o->shape == T32_GEN_LOOP && o->elf_iterations);
 	if (fclose(e.f)) {
 		t32_gen_free(g);
 		return -1;

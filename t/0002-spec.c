@@ -19,7 +19,7 @@ int main(void)
 	char *body3[] = { "10" };
 	char *body4[] = { "5", " ; " };
 
-	plan(50);
+	plan(63);
 	is_int(0, t32_spec_set_barrier(&s, "mx", err, sizeof(err)), "barrier mx accepted");
 	is_string("mx", s.barrier, "barrier letters kept in order");
 	is_int(-1, t32_spec_set_barrier(&s, "mq", err, sizeof(err)), "barrier with q refused");
@@ -47,6 +47,30 @@ int main(void)
 	is_int(0x10, (long long)s.init[1].value, "hex value");
 	is_int(-1, t32_spec_parse_init(&s, "rsp=0", err, sizeof(err)), "rsp cannot be set");
 	is_int(-1, t32_spec_parse_init(&s, "rax=banana", err, sizeof(err)), "bad value refused");
+	{
+		struct t32_spec v = { 0 };
+		char one[96];
+
+		is_int(0, t32_spec_parse_init(&v, "xmm1=1.5d, ymm2=-2f, zmm31=0x1d, k7=255", err, sizeof(err)),
+		       "vector and mask set-ups parse");
+		is_int(4, (long long)v.ninit, "four of them");
+		ok(v.init[0].kind == T32_INIT_VEC && v.init[0].reg == 1 && v.init[0].width == 16 &&
+		   v.init[0].value == 0x3ff8000000000000ull, "xmm1=1.5d: every double lane 1.5");
+		ok(v.init[1].width == 32 && v.init[1].value == 0xc0000000c0000000ull,
+		   "ymm2=-2f: both floats of every qword -2");
+		ok(v.init[2].width == 64 && v.init[2].reg == 31 && v.init[2].lanes == 'q' &&
+		   v.init[2].value == 0x1d, "zmm31=0x1d: an integer (its d is a hex digit)");
+		ok(v.init[3].kind == T32_INIT_MASK && v.init[3].reg == 7 && v.init[3].value == 255,
+		   "k7=255");
+		t32_init_format(&v.init[1], one, sizeof(one));
+		is_string("ymm2=-2f", one, "a set-up is written back as --init takes it");
+		is_int(-1, t32_spec_parse_init(&v, "xmm32=1d", err, sizeof(err)), "xmm32 refused");
+		is_int(-1, t32_spec_parse_init(&v, "k8=1", err, sizeof(err)), "k8 refused");
+		is_int(-1, t32_spec_parse_init(&v, "xmm0=1e999d", err, sizeof(err)), "an infinite double refused");
+		is_int(-1, t32_spec_parse_init(&v, "xmm0=1e39f", err, sizeof(err)), "a float out of range refused");
+		is_int(-1, t32_spec_parse_init(&v, "xmm0=nand", err, sizeof(err)), "nan refused");
+		is_int(-1, t32_spec_parse_init(&v, "xmm01=1d", err, sizeof(err)), "xmm01 is no register");
+	}
 
 	is_int(-1, t32_parse_u64("-1", 0, 10, &v), "negative numbers refused");
 	is_int(-1, t32_parse_u64("11", 0, 10, &v), "out of range refused");

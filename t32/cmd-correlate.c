@@ -386,10 +386,10 @@ static void corr_init_arg(const struct t32_spec *s, char *buf, size_t len, char 
 		return;
 	buf[0] = 0;
 	for (size_t i = 0; i < s->ninit; i++) {
-		char one[64];
+		char one[112], reg[96];
 
-		snprintf(one, sizeof(one), "%s%s=0x%llx", i ? "," : "", t32_gprs[s->init[i].reg],
-			 (unsigned long long)s->init[i].value);
+		t32_init_format(&s->init[i], reg, sizeof(reg));
+		snprintf(one, sizeof(one), "%s%s", i ? "," : "", reg);
 		if (corr_append(buf, len, &at, one))
 			break;
 	}

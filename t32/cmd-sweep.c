@@ -400,9 +400,12 @@ static int make_signature(struct sweep *w, const char *what)
 		}
 	fprintf(f, " barrier=%s store=%c unit=%s estimate=%s shards=%u init=", w->spec.barrier,
 		w->spec.store, t32_unit_names[w->mo.unit], w->whole ? "block" : "slope", w->shards);
-	for (size_t i = 0; i < w->spec.ninit; i++)
-		fprintf(f, "%s%s=%llu", i ? "," : "", t32_gprs[w->spec.init[i].reg],
-			(unsigned long long)w->spec.init[i].value);
+	for (size_t i = 0; i < w->spec.ninit; i++) {
+		char one[96];
+
+		t32_init_format(&w->spec.init[i], one, sizeof(one));
+		fprintf(f, "%s%s", i ? "," : "", one);
+	}
 	if (!w->spec.ninit)
 		fputs("-", f);
 	fputs(" precision=", f);

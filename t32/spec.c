@@ -423,6 +423,75 @@ int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, si
 	return 0;
 }
 
+/* A vector or mask register's name: its kind, number and width; 0, or -1 when it is none. */
+static int other_register(const char *name, struct t32_init *in)
+{
+	static const struct {
+		const char *prefix;
+		unsigned char kind, width;
+		int max;
+	} files[] = {
+		{ "xmm", T32_INIT_VEC, 16, 31 }, { "ymm", T32_INIT_VEC, 32, 31 },
+		{ "zmm", T32_INIT_VEC, 64, 31 }, { "k", T32_INIT_MASK, 8, 7 },
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t n = strlen(files[i].prefix);
+		uint64_t k;
+
+		if (strncasecmp(name, files[i].prefix, n) != 0 || !isdigit((unsigned char)name[n]) ||
+		    (name[n] == '0' && name[n + 1]) || t32_parse_u64(name + n, 0, (uint64_t)files[i].max, &k))
+			continue;
+		in->kind = files[i].kind;
+		in->width = files[i].width;
+		in->reg = (int)k;
+		return 0;
+	}
+	return -1;
+}
+
+/* A vector register's value: `1.5d`, `-2f`, or an integer for every qword lane. */
+static int parse_lanes(const char *text, struct t32_init *in)
+{
+	size_t n = strlen(text);
+	char *end;
+
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	/* a trailing d or f is a lane type, not a hex digit (0x1d is an integer) */
+	if (n >= 2 && (text[n - 1] == 'd' || text[n - 1] == 'f') &&
+	    !(text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))) {
+		char num[64];
+		double d;
+
+		if (n - 1 >= sizeof(num))
+			return -1;
+		memcpy(num, text, n - 1);
+		num[n - 1] = 0;
+		errno = 0;
+		d = strtod(num, &end);
+		/* a finite decimal number: no hex floats, inf or nan */
+		if (errno || end == num || *end || !isfinite(d) || strpbrk(num, "xXnNiI"))
+			return -1;
+		in->lanes = text[n - 1];
+		in->number = d;
+		if (in->lanes == 'd') {
+			memcpy(&in->value, &d, sizeof(d));
+		} else {
+			float f = (float)d;
+			uint32_t w;
+
+			if (!isfinite(f))
+				return -1;
+			memcpy(&w, &f, sizeof(w));
+			in->value = (uint64_t)w << 32 | w;
+		}
+		return 0;
+	}
+	in->lanes = 'q';
+	return parse_value(text, &in->value);
+}
+
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
@@ -432,8 +501,8 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
-		int reg = -1;
-		uint64_t v;
+		struct t32_init in = { .reg = -1, .kind = T32_INIT_GPR };
+		int bad;
 
 		while (isspace((unsigned char)*tok))
 			tok++;
@@ -447,14 +516,20 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 			*p = 0;
 		for (int r = 0; r < T32_NGPRS; r++)
 			if (strcasecmp(tok, t32_gprs[r]) == 0)
-				reg = r;
-		if (reg < 0) {
-			snprintf(err, errlen, "unknown register '%s' (rax..r15, not rsp)", tok);
+				in.reg = r;
+		if (in.reg < 0 && other_register(tok, &in)) {
+			snprintf(err, errlen,
+				 "unknown register '%s' (rax..r15 but rsp, xmm/ymm/zmm0-31, k0-7)", tok);
 			rc = -1;
 			break;
 		}
-		if (parse_value(eq + 1, &v)) {
-			snprintf(err, errlen, "bad value for %s '%s'", tok, eq + 1);
+		bad = in.kind == T32_INIT_VEC ? parse_lanes(eq + 1, &in) : parse_value(eq + 1, &in.value);
+		if (bad) {
+			snprintf(err, errlen, "bad value for %s '%s'%s", tok, eq + 1,
+				 in.kind == T32_INIT_VEC
+					 ? " (a number with d for double lanes or f for float lanes, "
+					   "or an integer for every 64-bit lane)"
+					 : "");
 			rc = -1;
 			break;
 		}
@@ -463,12 +538,25 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 			rc = -1;
 			break;
 		}
-		s->init[s->ninit].reg = reg;
-		s->init[s->ninit].value = v;
-		s->ninit++;
+		s->init[s->ninit++] = in;
 	}
 	free(copy);
 	return rc;
+}
+
+void t32_init_format(const struct t32_init *in, char *buf, size_t len)
+{
+	static const char *const vec[] = { "xmm", "ymm", "zmm" };
+
+	if (in->kind == T32_INIT_GPR)
+		snprintf(buf, len, "%s=%#llx", t32_gprs[in->reg], (unsigned long long)in->value);
+	else if (in->kind == T32_INIT_MASK)
+		snprintf(buf, len, "k%d=%#llx", in->reg, (unsigned long long)in->value);
+	else if (in->lanes == 'q')
+		snprintf(buf, len, "%s%d=%#llx", vec[in->width / 32], in->reg,
+			 (unsigned long long)in->value);
+	else
+		snprintf(buf, len, "%s%d=%.17g%c", vec[in->width / 32], in->reg, in->number, in->lanes);
 }
 
 uint64_t t32_spec_insns(const struct t32_spec *s)
@@ -494,10 +582,12 @@ void t32_spec_format(const struct t32_spec *s, char *buf, size_t len)
 	for (size_t i = 0; i < s->nitems && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, " %llu '%s'",
 					 (unsigned long long)s->items[i].reps, s->items[i].text);
-	for (size_t i = 0; i < s->ninit && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, " --init %s=%#llx",
-					 t32_gprs[s->init[i].reg],
-					 (unsigned long long)s->init[i].value);
+	for (size_t i = 0; i < s->ninit && used < len; i++) {
+		char one[96];
+
+		t32_init_format(&s->init[i], one, sizeof(one));
+		used += (size_t)snprintf(buf + used, len - used, " --init %s", one);
+	}
 }
 
 void t32_spec_free(struct t32_spec *s)

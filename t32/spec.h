@@ -20,10 +20,25 @@ struct t32_item {
 	unsigned stmts;		/* instructions in text (';'-separated, non-empty) */
 };
 
-/* A register's start value, overriding the default arena pointer. */
+/* Which register file an --init names. */
+enum t32_init_kind {
+	T32_INIT_GPR,		/* rax..r15: reg indexes t32_gprs[] */
+	T32_INIT_VEC,		/* xmm, ymm, zmm 0..31: reg is the number */
+	T32_INIT_MASK,		/* k0..k7 */
+};
+
+/*
+ * A register's start value, overriding the default (an arena pointer for a
+ * general register, zero for the others).  A vector register gets value in every
+ * 64-bit lane: a double, two copies of a float, or the integer as written.
+ */
 struct t32_init {
-	int reg;		/* index into t32_gprs[] */
-	uint64_t value;
+	int reg;		/* see kind */
+	uint64_t value;		/* the value, or a vector's 64-bit lane pattern */
+	unsigned char kind;	/* enum t32_init_kind */
+	unsigned char width;	/* vector bytes: 16 xmm, 32 ymm, 64 zmm */
+	char lanes;		/* vector: 'd' doubles, 'f' floats, 'q' integer qwords */
+	double number;		/* vector d/f: the number as written */
 };
 
 struct t32_spec {
@@ -57,8 +72,15 @@ int t32_spec_set_barrier(struct t32_spec *s, const char *letters, char *err, siz
 int t32_spec_set_store(struct t32_spec *s, const char *letter, char *err, size_t errlen);
 /* Parse `[N] INSN [[N] INSN]...`; returns 0, or -1 with a message in err. */
 int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, size_t errlen);
-/* Parse `REG=VALUE[,REG=VALUE]...` (VALUE decimal, or hex with 0x); appends to s->init. */
+/*
+ * Parse `REG=VALUE[,REG=VALUE]...`; appends to s->init.  REG is a general register
+ * (VALUE decimal, or hex with 0x), xmm/ymm/zmm0-31 (VALUE a number with d for
+ * double lanes or f for float lanes, `1.5d`, or an integer for every 64-bit lane)
+ * or k0-k7 (an integer).
+ */
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen);
+/* One set-up as --init takes it ("rdx=0x0", "xmm1=1.5d"), into buf. */
+void t32_init_format(const struct t32_init *in, char *buf, size_t len);
 /*
  * Append `reps` copies of text.  -1 for out of memory, or with errno EINVAL for
  * text that t32_insn_check refuses (callers check first, for a better message).
