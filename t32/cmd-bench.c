@@ -5,6 +5,9 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/table.h"
 #include "t32/tablegen.h"
 #include "t32/tscsim.h"
 #include "t32/tsv.h"
@@ -362,86 +366,272 @@ static void bench_wake(void)
 	t32_bench_wake(report);
 }
 
+/* Where bench coverage keeps its recordings (--record DIR), or NULL. */
+static const char *record_dir;
+
+/* One form's result from `t32 time --format=json` as a user runs it. */
+struct timed {
+	int status;		/* exit status of the command */
+	double value, lo, hi;	/* per_insn and its interval, NaN when absent */
+	int flagged;		/* untrusted: the result said it cannot be trusted */
+	double seconds;
+	char flags[64], why[256];
+};
+
+/* The number after `"key": ` in json, NaN when absent or null. */
+static double json_number(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	if (!p || strncmp(p + strlen(pat), "null", 4) == 0)
+		return NAN;
+	return strtod(p + strlen(pat), NULL);
+}
+
+/* The string after `"key": "` in json into buf ("" when absent or null). */
+static void json_text(const char *json, const char *key, char *buf, size_t len)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\": \"", key);
+	buf[0] = 0;
+	p = strstr(json, pat);
+	if (!p)
+		return;
+	for (p += strlen(pat); *p && *p != '"' && n + 1 < len; p++)
+		buf[n++] = *p == '\\' && p[1] ? *++p : *p;
+	buf[n] = 0;
+}
+
 /*
- * Chains of whole-cycle latency on every x86-64 core t32 knows, in cycles per
- * instruction (an item of several dependent instructions: imul then add is 4
- * cycles for 2 instructions).
+ * Run `t32 time --format=json [--init I] l m auto 500 INSN` as a child, the path
+ * users take (a fresh process, the default estimate), recording into rec if set.
  */
-static const struct latency coverage_chains[] = {
-	{ "add eax, 1", 1 },
-	{ "lea rax, [rax + 1]", 1 },
-	{ "sub rax, 1", 1 },
-	{ "add eax, 1; xor eax, 3", 1 },
-	{ "imul rax, rax", 3 },
-	{ "crc32 eax, eax", 3 },
-	{ "imul rax, rax; add rax, 1", 2 },
-	{ "vfmadd231ps xmm0, xmm0, xmm0", 4 },
-	{ "imul rax, rax; imul rax, rax; add rax, 1; add rax, 1", 2 },
-	{ "crc32 eax, eax; add eax, 1", 2 },
+static int time_child(const struct t32_form *f, const char *rec, struct timed *t)
+{
+	char self[PATH_MAX], *argv[16];
+	struct t32_child_output res;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *json;
+	int k = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->value = t->lo = t->hi = NAN;
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	argv[k++] = self;
+	argv[k++] = "time";
+	argv[k++] = "--format=json";
+	if (f->init) {
+		argv[k++] = "--init";
+		argv[k++] = f->init;
+	}
+	if (rec) {
+		argv[k++] = "--record";
+		argv[k++] = (char *)rec;
+	}
+	argv[k++] = "l";
+	argv[k++] = "m";
+	argv[k++] = "auto";
+	argv[k++] = "500";
+	argv[k++] = f->insn;
+	argv[k] = NULL;
+	if (t32_run_program(argv, &res)) {
+		t32_child_output_free(&res);
+		return -1;
+	}
+	t->status = res.status;
+	json = res.text ? strstr(res.text, "{\"provenance\"") : NULL;
+	if (json) {
+		t->value = json_number(json, "per_insn");
+		t->seconds = json_number(json, "seconds");
+		if (strstr(json, "\"ci\": [") && !strstr(json, "\"ci\": [null")) {
+			char *end;
+
+			t->lo = strtod(strstr(json, "\"ci\": [") + 7, &end);
+			t->hi = strtod(end + 1, NULL);
+		}
+		json_text(json, "flags", t->flags, sizeof(t->flags));
+		json_text(json, "untrusted", t->why, sizeof(t->why));
+		t->flagged = t->why[0] != 0;
+	}
+	t32_child_output_free(&res);
+	return json ? 0 : -1;
+}
+
+/* A child spinning on a CPU other than `cpu` (the first allowed), or -1 when there is none. */
+static pid_t spin_beside(int cpu)
+{
+	cpu_set_t allowed, one;
+	int other = -1;
+	pid_t pid;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
+		if (c != cpu && CPU_ISSET(c, &allowed))
+			other = c;
+	if (other < 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(other, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		for (volatile unsigned long x = 0;; x++)
+			;
+	}
+	return pid;
+}
+
+/* Which half a form is in: development (0) or held back from every decision (1). */
+static int held_back(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return (int)(h >> 63);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* What one pass over the forms gave, per half. */
+struct coverage {
+	unsigned forms, held, near_or_flagged, flagged;
+	double err[512];	/* signed relative errors, for the median */
+	unsigned nerr;
+	double seconds;
 };
 
 /*
- * Coverage: 20 chains, each in a fresh measuring process (new placement), at
- * t32 time's `auto` precision, 1000 against 500 (`--base 500`, so the few cycles
- * of pipeline fill that (t - bar) / n counts cancel): every estimate within 0.02 of its whole number,
- * and the interval holding it in 19 of 20.
+ * Coverage: every form of the core's published reference table (data/ref/CORE.tbl,
+ * whole-number latencies on which two sources agree), each timed as a user times it
+ * (a fresh `t32 time --format=json l m auto 500 INSN`), once on a quiet machine and
+ * once with a busy loop on another CPU.  The interval must hold the published value
+ * in >= 95% of forms, and each value must lie within 0.02 cycles of it or be flagged
+ * (untrusted, exit 7).  The forms are split by a hash of their names: the held-back
+ * half takes part in no decision about the estimator and is reported apart.
  */
 static void bench_coverage(void)
 {
-	enum { NC = sizeof(coverage_chains) / sizeof(coverage_chains[0]) };
-	struct latency chains[NC + 1];
-	size_t nc = NC;
-	unsigned held = 0, near = 0, done = 0;
-	double worst = 0;
-	char fig[96], worst_what[96] = "-";
+	struct t32_cpu cpu;
+	struct t32_uarch_choice c;
+	struct t32_table tab;
+	char path[PATH_MAX], err[256], what[96], fig[128];
+	static const char *const passes[] = { "quiet", "busy" };
+	static const char *const halves[] = { "development", "held back" };
+	FILE *manifest = NULL;
 
-	memcpy(chains, coverage_chains, sizeof(coverage_chains));
-	/*
-	 * A load chase where the core is known: its load-to-use latency is the
-	 * core's (4 on Zen and Skylake, 5 on Golden Cove), from its data file.
-	 */
-	{
-		struct t32_cpu cpu;
-		struct t32_uarch_choice c;
-		struct t32_uarch u;
-		char err[256];
-
-		t32_cpu_identify(&cpu);
-		t32_uarch_choose(NULL, cpu.vendor, cpu.family, cpu.model, cpu.core_type, &c);
-		if (c.how == T32_UARCH_DETECTED &&
-		    !t32_uarch_load(&u, c.data, t32_datadir(), err, sizeof(err))) {
-			chains[nc].insn = "mov rax, [rax]";
-			chains[nc++].expect = u.load_latency_chase ? u.load_latency_chase
-								   : u.load_latency;
-		} else {
-			printf("#   no load chase: the core's load latency is not known here\n");
-		}
+	t32_cpu_identify(&cpu);
+	t32_uarch_choose(NULL, cpu.vendor, cpu.family, cpu.model, cpu.core_type, &c);
+	snprintf(path, sizeof(path), "%s/ref/%s.tbl", t32_datadir(), c.data);
+	if (c.how != T32_UARCH_DETECTED || t32_table_load(path, &tab, err, sizeof(err))) {
+		report("coverage: published latencies", "no reference table for this core",
+		       "(figure only)", 1);
+		printf("#   %s\n", c.how != T32_UARCH_DETECTED ? "the core is not known here" : err);
+		return;
 	}
-	for (size_t i = 0; i < 20; i++) {
-		const struct latency *l = &chains[i % nc];
-		struct t32_measurement m;
-		double err;
-
-		/* against half the chain: the pipeline fill cancels, the latency stays */
-		if (t32_measure_copies(l->insn, 1000, 500, NULL, 0.01, 2, 0, &m))
-			continue;
-		done++;
-		err = fabs(m.value - l->expect);
-		printf("#   %-52s %.4f +- %.4f (expect %g)\n", l->insn, m.value, m.halfwidth,
-		       l->expect);
-		near += err <= 0.02;
-		held += m.value - m.halfwidth <= l->expect && l->expect <= m.value + m.halfwidth;
-		if (err > worst) {
-			worst = err;
-			snprintf(worst_what, sizeof(worst_what), "%s %.4f +- %.4f", l->insn, m.value,
-				 m.halfwidth);
+	if (record_dir) {
+		/* what each recording is of, and what it gave: replays are checked against it */
+		snprintf(path, sizeof(path), "%s/coverage.tsv", record_dir);
+		if ((manifest = t32_fopen_out(path))) {
+			t32_provenance(manifest, 0, NULL);
+			fprintf(manifest, "# reference: data/ref/%s.tbl\n"
+				"pass\tform\thalf\tlat\tper_insn\tci_lo\tci_hi\tflagged\trecording\n",
+				c.data);
 		}
+		snprintf(path, sizeof(path), "%s/ref/%s.tbl", t32_datadir(), c.data);
 	}
-	snprintf(fig, sizeof(fig), "%u of %u within 0.02", near, done);
-	report("coverage: 20 chains of 1-4 cycles, fresh processes", fig, "20 of 20", near == 20);
-	snprintf(fig, sizeof(fig), "%u of %u", held, done);
-	report("coverage: interval holds the whole number", fig, ">= 19 of 20", held >= 19);
-	printf("#   worst: %s\n", worst_what);
+	for (int pass = 0; pass < 2; pass++) {
+		struct coverage cov[2];
+		pid_t spinner = -1;
+		double t0 = t32_now();
+
+		memset(cov, 0, sizeof(cov));
+		if (pass == 1 && (spinner = spin_beside(t32_default_cpu())) < 0) {
+			report("coverage: busy loop on another CPU", "one CPU only", "(figure only)", 1);
+			break;
+		}
+		for (size_t i = 0; i < tab.n; i++) {
+			const struct t32_form *f = &tab.forms[i];
+			struct coverage *h = &cov[held_back(f->name)];
+			char rec[PATH_MAX];
+			struct timed t;
+			int held, near;
+
+			if (isnan(f->lat) || f->lat != floor(f->lat) || f->lat < 1 || f->lat > 20)
+				continue;
+			if (record_dir)
+				snprintf(rec, sizeof(rec), "%s/%s-%s.rec", record_dir, passes[pass],
+					 f->name);
+			if (time_child(f, record_dir ? rec : NULL, &t)) {
+				printf("#   %-10s %-40s could not be run\n", passes[pass], f->insn);
+				continue;
+			}
+			held = t.lo <= f->lat && f->lat <= t.hi;
+			near = fabs(t.value - f->lat) <= 0.02;
+			h->forms++;
+			h->held += held;
+			h->flagged += t.flagged;
+			h->near_or_flagged += near || t.flagged;
+			if (!t.flagged && h->nerr < 512)
+				h->err[h->nerr++] = (t.value - f->lat) / f->lat;
+			if (manifest)
+				fprintf(manifest, "%s\t%s\t%s\t%g\t%.4f\t%.4f\t%.4f\t%d\t%s-%s.rec\n",
+					passes[pass], f->name, held_back(f->name) ? "held" : "dev", f->lat,
+					t.value, t.lo, t.hi, t.flagged, passes[pass], f->name);
+			printf("#   %-5s %-30s %8.4f [%.4f, %.4f] lat %-3g %-9s%s%s%s\n", passes[pass],
+			       f->name, t.value, t.lo, t.hi, f->lat, held ? "held" : "MISSED",
+			       t.flagged ? " flagged: " : "", t.flagged ? t.why : "",
+			       !held && !t.flagged ? " (trusted)" : "");
+		}
+		if (spinner > 0) {
+			kill(spinner, SIGKILL);
+			waitpid(spinner, NULL, 0);
+		}
+		for (int hf = 0; hf < 2; hf++) {
+			struct coverage *h = &cov[hf];
+			double med = NAN;
+
+			if (h->nerr) {
+				qsort(h->err, h->nerr, sizeof(double), cmp_double);
+				med = h->nerr % 2 ? h->err[h->nerr / 2]
+						  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
+			}
+			snprintf(what, sizeof(what), "coverage %s, %s: interval holds", passes[pass],
+				 halves[hf]);
+			snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
+				 100.0 * h->held / (h->forms ? h->forms : 1));
+			report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
+			snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", passes[pass],
+				 halves[hf]);
+			snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged,
+				 h->forms, h->flagged);
+			report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
+			snprintf(what, sizeof(what), "coverage %s, %s: median error", passes[pass],
+				 halves[hf]);
+			snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+			report(what, fig, "(figure only)", 1);
+		}
+		printf("#   %s pass: %.0f s for %u forms (%s)\n", passes[pass], t32_now() - t0,
+		       cov[0].forms + cov[1].forms, path);
+	}
+	if (manifest && t32_fclose_out(manifest))
+		report("coverage: recordings", "cannot write coverage.tsv", "-", 0);
+	t32_table_free(&tab);
 }
 
 /*
@@ -598,7 +788,9 @@ static const struct bench {
 	double seconds;		/* about how long it takes here, for the time left */
 } benches[] = {
 	{ "resolution", bench_resolution, "one add more, below the TSC step", 4 },
-	{ "coverage", bench_coverage, "20 chains of known latency, each in a fresh process", 6 },
+	{ "coverage", bench_coverage,
+	  "published latencies of the core, each timed by `t32 time` in a fresh process, "
+	  "quiet and beside a busy CPU", 240 },
 	{ "simulated", bench_simulated, "the estimator on simulated TSCs of every step 1..64", 4 },
 	{ "accuracy", bench_accuracy, "latencies of dependent chains against published values", 4 },
 	{ "repeatability", bench_repeatability, "five repeats of the imul latency", 3 },
@@ -619,10 +811,17 @@ int cmd_bench(int argc, char **argv)
 	int progress = isatty(2);
 
 	if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-		printf("usage: t32 bench [NAME]...\n\n");
+		printf("usage: t32 bench [--record DIR] [NAME]...\n\n"
+		       "  --record DIR   keep coverage's readings in DIR, one recording a form\n\n");
 		for (const struct bench *b = benches; b->name; b++)
 			printf("  %-14s %s\n", b->name, b->summary);
 		return t32_close_stdout();
+	}
+	if (argc > 2 && strcmp(argv[1], "--record") == 0) {
+		/* the names follow; argv[2] stands in for the command's name */
+		record_dir = argv[2];
+		argc -= 2;
+		argv += 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		const struct bench *b = benches;

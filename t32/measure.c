@@ -239,10 +239,8 @@ static void session_finish(void *ctx, struct t32_measurement *m)
 
 	t32_share_end(&rs->share);
 	m->steal_share = rs->share.steal_share;
-	t32_share_who(&rs->share,
-		      (m->taint & T32_TAINT_SHARED ? T32_SHARE_CPU : 0) |
-			      (m->taint & T32_TAINT_BUSY ? T32_SHARE_SIBLING : 0),
-		      m->who, sizeof(m->who));
+	t32_share_who(&rs->share, T32_SHARE_CPU, m->who, sizeof(m->who));
+	t32_share_who(&rs->share, T32_SHARE_SIBLING, m->who_beside, sizeof(m->who_beside));
 }
 
 int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
@@ -363,6 +361,7 @@ int t32_measure_copies(const char *text, uint64_t reps, uint64_t base_reps,
 		goto out;
 	if (base_reps)
 		mo.base = &base;
+	mo.slope = 1;
 	rc = t32_measure(&s, &o, &mo, NULL, m);
 out:
 	free(code);
@@ -749,11 +748,15 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
 	else if (m->taint)
 		snprintf(m->untrusted, len,
-			 "other work ran %s in every measuring process (%u of %u; '%s'), so no "
-			 "readings could be set aside: measure on a quiet machine%s",
-			 m->taint & T32_TAINT_SHARED ? "on the measuring CPU"
-						     : "on a CPU that may share the measuring CPU's core",
-			 m->segments, m->segments, m->who[0] ? m->who : "unnamed",
+			 "other work ran %s%s%s%s%s%s%s in every measuring process (%u), so no readings "
+			 "could be set aside: measure on a quiet machine%s",
+			 m->taint & T32_TAINT_SHARED ? "on the measuring CPU ('" : "",
+			 m->taint & T32_TAINT_SHARED ? m->who : "",
+			 m->taint & T32_TAINT_SHARED ? "')" : "",
+			 m->taint == (T32_TAINT_SHARED | T32_TAINT_BUSY) ? " and " : "",
+			 m->taint & T32_TAINT_BUSY ? "on a CPU that may share its core ('" : "",
+			 m->taint & T32_TAINT_BUSY ? m->who_beside : "",
+			 m->taint & T32_TAINT_BUSY ? "')" : "", m->segments,
 			 m->taint & T32_TAINT_SHARED ? ""
 						     : ", or with --ignore-busy where the other CPUs "
 						       "share no core with it");

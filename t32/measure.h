@@ -71,7 +71,8 @@ struct t32_measurement {
 	unsigned segments;	/* measuring processes whose readings count */
 	unsigned set_aside;	/* processes whose readings were set aside (tainted) */
 	unsigned taint;		/* T32_TAINT_* seen in the readings that count */
-	char who[200];		/* the tasks behind a taint, for messages */
+	char who[200];		/* the tasks seen on the measuring CPU, for messages */
+	char who_beside[200];	/* ... on a CPU that may share its core */
 	double seconds;		/* wall time measuring */
 	uint64_t q;		/* ticks: the TSC step seen */
 	struct t32_estimate block, empty, twin;	/* sub-quantum estimates, ticks */
@@ -93,7 +94,7 @@ struct t32_measurement {
 	unsigned flags;		/* T32_EST_* of the estimates */
 	int stopped_precise;	/* the interval reached the precision target */
 	int drifted;		/* the clock ratio moved more than drift_limit (compensated) */
-	char untrusted[512];	/* why the result is not trustworthy, or "" */
+	char untrusted[768];	/* why the result is not trustworthy, or "" */
 };
 
 /*
@@ -113,7 +114,7 @@ int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin);
 
 /*
  * The cost of copies of one text: reps copies between lfences (store m) against
- * base_reps copies (0: the empty block), so the pipeline's fill cancels, on the
+ * base_reps copies (0: half as many), so the pipeline's fill cancels, on the
  * default CPU, with the start registers of init (may be NULL), to precision
  * (cycles per instruction) within budget seconds.  quiet: a text that is not
  * instructions or that nasm refuses returns -1 without a message.  Otherwise

@@ -234,6 +234,8 @@ static void rec_finish(void *ctx, struct t32_measurement *m)
 	put_exact(r->out.f, m->steal_share);
 	putc('\t', r->out.f);
 	t32_tsv_fputs(m->who, r->out.f);
+	putc('\t', r->out.f);
+	t32_tsv_fputs(m->who_beside, r->out.f);
 	putc('\n', r->out.f);
 }
 
@@ -421,12 +423,13 @@ static unsigned rep_look(void *ctx)
 static void rep_finish(void *ctx, struct t32_measurement *m)
 {
 	struct t32_rec *r = ctx;
-	char **fl = expect(r, "finish", 3, "what the source knew at the end");
+	char **fl = expect(r, "finish", 4, "what the source knew at the end");
 
 	if (!fl)
 		return;
 	m->steal_share = strtod(fl[1], NULL);
 	snprintf(m->who, sizeof(m->who), "%s", fl[2]);
+	snprintf(m->who_beside, sizeof(m->who_beside), "%s", fl[3]);
 }
 
 int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_source *out,

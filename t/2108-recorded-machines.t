@@ -1,0 +1,44 @@
+#!/bin/sh
+# Runs recorded on other machines are tests: each machine under t/data/recorded/
+# kept the readings of `t32 bench --record DIR coverage` (published latencies
+# timed as users time them).  Every recording replays to the result it gave, bit
+# for bit, and the estimator as it is now holds the published value in >= 95% of
+# each machine's quiet forms, with every trusted value within 0.02 cycles.
+. "$(dirname "$0")/lib-tap.sh"
+
+machines=$(ls -d "$T32_SRC"/t/data/recorded/*/ 2>/dev/null)
+[ -n "$machines" ] || skip_all "no recorded machines"
+command -v gzip >/dev/null 2>&1 || skip_all "no gzip to unpack the recordings"
+n=0
+for m in $machines; do [ -f "$m/coverage.tsv" ] && n=$((n + 1)); done
+plan $((n * 3))
+
+for m in $machines; do
+	[ -f "$m/coverage.tsv" ] || continue
+	name=$(basename "$m")
+	: >"$TMP/got"
+	bad=0
+	# pass form half lat per_insn ci_lo ci_hi flagged recording
+	grep -v '^#' "$m/coverage.tsv" | tail -n +2 | while IFS='	' read -r pass form half lat v lo hi flagged rec; do
+		[ "$pass" = quiet ] || continue
+		gzip -dc "$m/$rec.gz" >"$TMP/r.rec" 2>/dev/null || { echo "missing $rec" >>"$TMP/got"; continue; }
+		"$T32" time --replay "$TMP/r.rec" --format=tsv >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$form" "$half" "$lat" "$v" "$lo" "$hi" "$flagged" \
+			"$(col per_insn "$TMP/o")" "$(col ci_lo "$TMP/o")" "$(col ci_hi "$TMP/o")" "$rc" >>"$TMP/got"
+	done
+	awk -F'\t' 'NF < 11 || $4 != $8 || $5 != $9 || $6 != $10 { print "#   differs: " $0; bad++ }
+		END { exit bad > 0 }' "$TMP/got"
+	ok $? "$name: every recording replays to the result it gave"
+	# coverage of the published values by the replayed intervals
+	awk -F'\t' 'NF >= 11 { n++; if ($9 <= $3 && $3 <= $10) held++ }
+		END { printf "#   %s of %s intervals hold the published value\n", held, n; exit !(n > 0 && held >= 0.95 * n) }' \
+		"$TMP/got" >"$TMP/cov"
+	r=$?
+	cat "$TMP/cov"
+	ok $r "$name: the intervals hold the published latency in >= 95% of forms"
+	awk -F'\t' 'NF >= 11 && $11 == 0 && ($8 - $3 > 0.02 || $3 - $8 > 0.02) { print "#   off: " $0; bad++ }
+		END { exit bad > 0 }' "$TMP/got"
+	ok $? "$name: every trusted value lies within 0.02 cycles of it"
+done
+done_testing
