@@ -642,3 +642,71 @@ uint64_t t32_stop_next(const struct t32_stop_rule *r, double halfwidth, uint64_t
 		want = 1e18;
 	return (uint64_t)ceil(want);
 }
+
+int t32_homogeneity(const uint64_t *counts, size_t parts, size_t cats, struct t32_homog *h)
+{
+	double *col = calloc(cats + 1, sizeof(double)), *row = calloc(parts, sizeof(double));
+	unsigned char *merged = calloc(cats + 1, 1);
+	double total = 0, chi2 = 0;
+	size_t used_parts = 0, kept = 0, nmerged = 0;
+	int rc = -1;
+
+	memset(h, 0, sizeof(*h));
+	if (!col || !row || !merged)
+		goto out;
+	for (size_t p = 0; p < parts; p++)
+		for (size_t c = 0; c < cats; c++) {
+			col[c] += (double)counts[p * cats + c];
+			row[p] += (double)counts[p * cats + c];
+		}
+	for (size_t p = 0; p < parts; p++) {
+		total += row[p];
+		used_parts += row[p] > 0;
+	}
+	if (used_parts < 2)
+		goto out;
+	/* categories too thin to test alone go together */
+	for (size_t c = 0; c < cats; c++) {
+		merged[c] = col[c] / (double)used_parts < T32_HOMOG_MIN_EXPECTED;
+		nmerged += merged[c];
+		kept += !merged[c];
+	}
+	for (size_t p = 0; p < parts; p++) {
+		double other = 0, other_col = 0, tvd = 0, rest = total - row[p];
+
+		if (!row[p])
+			continue;
+		for (size_t c = 0; c <= cats; c++) {
+			double o, cs, e, in_rest;
+
+			if (c < cats && merged[c]) {
+				other += (double)counts[p * cats + c];
+				other_col += col[c];
+				continue;
+			}
+			o = c < cats ? (double)counts[p * cats + c] : other;
+			cs = c < cats ? col[c] : other_col;
+			if (cs <= 0)
+				continue;
+			e = cs * row[p] / total;
+			chi2 += (o - e) * (o - e) / e;
+			in_rest = cs - o;
+			if (rest > 0)
+				tvd += fabs(o / row[p] - in_rest / rest);
+		}
+		if (tvd / 2 > h->tvd)
+			h->tvd = tvd / 2;
+	}
+	h->cats = (unsigned)(kept + (nmerged > 0));
+	h->parts = (unsigned)used_parts;
+	h->chi2 = chi2;
+	h->df = (unsigned)((h->parts - 1) * (h->cats > 1 ? h->cats - 1 : 0));
+	h->p = h->df ? gsl_cdf_chisq_Q(chi2, h->df) : 1;
+	h->unstable = h->p < T32_HOMOG_P && h->tvd > T32_HOMOG_TVD;
+	rc = 0;
+out:
+	free(col);
+	free(row);
+	free(merged);
+	return rc;
+}

@@ -189,6 +189,26 @@ void t32_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 /* Half-width of an interval around value: the larger side. */
 double t32_halfwidth(double value, double lo, double hi);
 
+/*
+ * Is a distribution over categories the same in every part of a run?  counts is
+ * parts x cats (row-major).  Categories whose pooled count would give fewer than
+ * T32_HOMOG_MIN_EXPECTED per part are merged into one.  The chi-square test of
+ * homogeneity gives p; tvd is the largest total variation distance between a
+ * part and the rest pooled.  unstable when p < T32_HOMOG_P and tvd exceeds
+ * T32_HOMOG_TVD (a difference too small to matter to a model judged at a TVD
+ * of 0.10 is not called unstable, however many samples show it).
+ */
+struct t32_homog {
+	double chi2, p, tvd;
+	unsigned df, parts, cats;	/* cats after merging */
+	int unstable;
+};
+#define T32_HOMOG_MIN_EXPECTED 5.0
+#define T32_HOMOG_P 0.001
+#define T32_HOMOG_TVD 0.05
+/* 0, or -1 when there are fewer than two parts with samples or out of memory. */
+int t32_homogeneity(const uint64_t *counts, size_t parts, size_t cats, struct t32_homog *h);
+
 /* When adaptive sampling may stop. */
 struct t32_stop_rule {
 	double target;		/* wanted half-width, in the unit of the estimate; <= 0: none */

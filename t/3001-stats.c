@@ -22,7 +22,7 @@ int main(void)
 	struct t32_summary s;
 	struct t32_hist h = { 0 };
 
-	plan(29);
+	plan(36);
 
 	uint64_t odd[] = { 50, 10, 30, 20, 1000, 40, 30 };
 	uint64_t keep[7];
@@ -100,5 +100,58 @@ int main(void)
 		  "every flag has a name");
 	is_string("few", t32_est_flags_str(T32_EST_FEW | T32_EST_LEVELS, buf, 6),
 		  "a short buffer keeps whole names");
+	/*
+	 * Homogeneity of a run's parts.  Draws from one distribution: stable.  The
+	 * same run switching halfway between the two regimes seen on a VM (75/25 on
+	 * two positions, and spread over eleven): unstable.  A difference of 0.01 in
+	 * TVD, significant with a million samples, is too small to matter: stable.
+	 */
+	{
+		enum { P = 4, C = 11 };
+		static const double spread[C] = { .02, .26, .05, .05, .05, .05, .05, .05, .05, .21, .16 };
+		static const double sharp[C] = { 0, .75, 0, 0, 0, 0, 0, 0, 0, .25, 0 };
+		uint64_t m[P * C];
+		struct t32_homog h;
+		uint64_t x = 88172645463325252ull;
+
+		/* multinomial draws by inversion, a fixed xorshift for repeatability */
+		for (int regime = 0; regime < 3; regime++) {
+			memset(m, 0, sizeof(m));
+			for (int p = 0; p < P; p++)
+				for (int k = 0; k < 400; k++) {
+					const double *d = regime == 1 && p >= 2 ? sharp : spread;
+					double u, acc = 0;
+					int c = 0;
+
+					x ^= x << 13;
+					x ^= x >> 7;
+					x ^= x << 17;
+					u = (double)(x >> 11) / 9007199254740992.0;
+					while (c < C - 1 && (acc += d[c]) < u)
+						c++;
+					m[p * C + c]++;
+				}
+			if (regime == 2) {
+				/* a million samples a part, the last part shifted by 0.01 */
+				for (int c = 0; c < C; c++)
+					for (int p = 0; p < P; p++)
+						m[p * C + c] = (uint64_t)(1e6 * spread[c]);
+				m[(P - 1) * C + 1] += 10000;
+				m[(P - 1) * C + 2] -= 10000;
+			}
+			is_int(0, t32_homogeneity(m, P, C, &h), "homogeneity computed (regime %d)", regime);
+			diag("regime %d: chi2 %.1f df %u p %.3g tvd %.3f", regime, h.chi2, h.df, h.p, h.tvd);
+			if (regime == 0)
+				ok(!h.unstable && h.p > T32_HOMOG_P, "one distribution in every part: stable");
+			else if (regime == 1)
+				ok(h.unstable && h.tvd > 0.2, "a switch between regimes halfway: unstable");
+			else
+				ok(!h.unstable && h.p < T32_HOMOG_P && h.tvd < T32_HOMOG_TVD,
+				   "a tiny shift that a million samples show: significant, not unstable");
+		}
+		memset(m, 0, sizeof(m));
+		m[1] = 100;
+		is_int(-1, t32_homogeneity(m, P, C, &h), "one part with samples: nothing to compare");
+	}
 	return done_testing();
 }

@@ -122,6 +122,27 @@ void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_s
 	}
 }
 
+void t32_attrib_parts(const struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
+		      size_t n, size_t parts, uint64_t *counts)
+{
+	uint64_t over_lo = a->loop_off < a->body_end ? a->loop_off : a->body_end;
+	size_t w = a->ninsn + 1;
+
+	memset(counts, 0, parts * w * sizeof(*counts));
+	for (size_t i = 0; i < n && parts; i++) {
+		uint64_t off = s[i].ip - code_base, *row = counts + i * parts / n * w;
+		long k;
+
+		if (s[i].ip < code_base || off >= a->image_end)
+			continue;
+		k = t32_attrib_find(a, off);
+		if (k >= 0)
+			row[k]++;
+		else if (off >= over_lo && off < a->loop_end)
+			row[a->ninsn]++;
+	}
+}
+
 /* Do instructions i and j have the same encoding? */
 static int same_insn(const struct t32_attr_insn *x, const struct t32_attr_insn *y)
 {
@@ -485,6 +506,10 @@ int t32_sample_block(const struct t32_spec *s, const struct t32_sample_request *
 		goto out;
 	}
 	t32_attrib_add(&out->at, job->code_base, buf, job->n < cap ? job->n : cap);
+	out->parts = calloc(T32_SAMPLE_PARTS * (out->at.ninsn + 1), sizeof(uint64_t));
+	if (out->parts)
+		t32_attrib_parts(&out->at, job->code_base, buf, job->n < cap ? job->n : cap,
+				 T32_SAMPLE_PARTS, out->parts);
 	snprintf(out->event, sizeof(out->event), "%s", job->event);
 	snprintf(out->unit, sizeof(out->unit), "%s", job->unit);
 	out->period = job->period;
@@ -506,5 +531,7 @@ out:
 
 void t32_sample_result_free(struct t32_sample_result *r)
 {
+	free(r->parts);
+	r->parts = NULL;
 	t32_attrib_free(&r->at);
 }

@@ -49,6 +49,13 @@ int t32_attrib_init(struct t32_attrib *a, const struct t32_blob *blob, char *err
 /* Count n samples taken while the image was loaded at code_base. */
 void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
 		    size_t n);
+/*
+ * The n samples split in time order into `parts` consecutive parts of (nearly)
+ * equal size, counted per body instruction: counts[part * (ninsn + 1) + i], with
+ * column ninsn the loop's overhead (samples elsewhere are not counted).
+ */
+void t32_attrib_parts(const struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
+		      size_t n, size_t parts, uint64_t *counts);
 /* Index of the body instruction containing image offset off, or -1. */
 long t32_attrib_find(const struct t32_attrib *a, uint64_t off);
 /*
@@ -106,8 +113,12 @@ struct t32_sample_result {
 	uint64_t iterations;	/* loop iterations run while sampled */
 	double ns_alone;	/* ns per iteration with the sampler paused (median of chunks) */
 	double ns_sampled;	/* ns per iteration while sampled (median of chunks) */
+	uint64_t *parts;	/* the samples in T32_SAMPLE_PARTS parts of the run, as
+				   t32_attrib_parts counts them (NULL when none were taken) */
 	char err[512];		/* why, when the call returned 1 or 3 without a fault */
 };
+/* Parts a run's samples are split into, in time order, to test that it was stable. */
+#define T32_SAMPLE_PARTS 4
 
 /*
  * Generate s in the LOOP shape, assemble it, run it in a forked pinned child

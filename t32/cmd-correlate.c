@@ -49,7 +49,7 @@
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
 	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
-	"[--unit-loop] [--from DIR] "
+	"[--unit-loop] [--from DIR] [--allow-unstable] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
@@ -81,6 +81,8 @@ static const char correlate_help[] =
 	"  --from DIR          fit what an earlier `-o DIR` measured (its sample.tsv and\n"
 	"                      sweep.tsv, and the --kmax it used) instead of measuring: model\n"
 	"                      variants fitted to the same data\n"
+	"  --allow-unstable    fit samples whose parts differ (t32 sample's flag unstable);\n"
+	"                      by default such a distribution is refused (exit 7)\n"
 	"  --unit-loop         model the samples as the unit alone running as a loop; by\n"
 	"                      default the model runs the loop as the sampler ran it (every\n"
 	"                      copy of the unit, then the loop's counter and branch)\n"
@@ -106,6 +108,7 @@ struct corr_args {
 	size_t ninit;
 	int no_measure;		/* --no-measure: the shipped table alone */
 	int unit_loop;		/* --unit-loop: model the samples as the unit alone looping */
+	int allow_unstable;	/* --allow-unstable: fit samples whose parts differ */
 	const char *from;	/* --from DIR: the sample.tsv and sweep.tsv of an earlier -o DIR */
 	const char *cache_dir;	/* --cache DIR, or NULL for the default */
 	enum t32_format format;
@@ -457,6 +460,32 @@ read:
 }
 
 /* Run the sampler as a child, keep its TSV in run->sample_tsv, fold the counts.  Exit code. */
+/*
+ * What the sample table says of its stability: a distribution whose parts
+ * differed is refused unless asked for (exit 7); one that moved since the last
+ * run of the block is fitted with a warning.  0 to go on, or the exit code.
+ */
+static int corr_stability(const char *text, const struct corr_args *a, const char *where)
+{
+	const char *u = text ? strstr(text, "\n# stability: unstable") : NULL;
+	const char *m = text ? strstr(text, "\n# since_last: moved") : NULL;
+
+	if (u && !a->allow_unstable) {
+		u += 2;
+		t32_error("the samples did not stay put '%s' (%.*s; flag unstable): a model fitted to "
+			  "them fits noise; sample again, or --allow-unstable to fit them anyway", where,
+			  (int)strcspn(u, "\n"), u);
+		return T32_EXIT_UNTRUSTED;
+	}
+	if (m) {
+		m += 2;
+		t32_warn("the samples moved since the last run of the block '%s' (%.*s): this "
+			 "machine switches between ways interrupts land, and the fit is of one of them",
+			 where, (int)strcspn(m, "\n"), m);
+	}
+	return 0;
+}
+
 static int corr_sample(const char *self, const struct corr_args *a, struct corr_run *run)
 {
 	char nsamp[32], nsec[32], err[512] = "";
@@ -484,7 +513,13 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 			free(text);
 			return T32_EXIT_ERROR;
 		}
-		free(text);
+		{
+			int rc = corr_stability(text, a, run->sample_tsv);
+
+			free(text);
+			if (rc)
+				return rc;
+		}
 		run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
 		return 0;
 	}
@@ -533,6 +568,14 @@ static int corr_sample(const char *self, const struct corr_args *a, struct corr_
 		return rc;
 	}
 	run->sample_untrusted = o.status == T32_EXIT_UNTRUSTED;
+	{
+		int rc = corr_stability(o.text, a, "t32 sample");
+
+		if (rc) {
+			t32_child_output_free(&o);
+			return rc;
+		}
+	}
 	if (t32_write_file(run->sample_tsv, o.text ? o.text : "", o.text ? strlen(o.text) : 0) ||
 	    corr_read_samples(o.text, run->n, run->counts, run->backend, sizeof(run->backend),
 				  err, sizeof(err))) {
@@ -994,6 +1037,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 			a->no_measure = 1;
 		} else if (strcmp(argv[i], "--unit-loop") == 0) {
 			a->unit_loop = 1;
+		} else if (strcmp(argv[i], "--allow-unstable") == 0) {
+			a->allow_unstable = 1;
 		} else if ((v = t32_optval(argc, argv, &i, "--from"))) {
 			a->from = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {

@@ -25,6 +25,8 @@
  */
 #include <float.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "t32/attrib.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/latcache.h"
 #include "t32/sample.h"
 
 static const char sample_usage[] =
@@ -125,10 +128,154 @@ static void body_text(const struct t32_spec *s, char *buf, size_t len)
 		memmove(buf, p + 1, strlen(p + 1) + 1);
 }
 
+
+/* Whether the run's samples stayed put, and whether they moved since the last run. */
+struct sample_check {
+	struct t32_homog within;	/* the run's parts against each other */
+	int have_within;
+	struct t32_homog since;		/* this run against the last of the same block here */
+	double minutes;			/* since that run; < 0 when there is none */
+};
+
+/*
+ * The run's parts (t32_sample_result.parts) over the positions as printed:
+ * folded onto the unit when folded, with the loop's overhead as one more.
+ */
+static void check_within(const struct t32_sample_result *r, size_t ninsn, size_t unit,
+			 struct sample_check *ck)
+{
+	size_t w = unit + 1;
+	uint64_t *m;
+
+	if (!r->parts || !unit || !(m = calloc(T32_SAMPLE_PARTS * w, sizeof(uint64_t))))
+		return;
+	for (size_t p = 0; p < T32_SAMPLE_PARTS; p++) {
+		const uint64_t *row = r->parts + p * (ninsn + 1);
+
+		for (size_t i = 0; i < ninsn; i++)
+			m[p * w + i % unit] += row[i];
+		m[p * w + unit] += row[ninsn];
+	}
+	ck->have_within = t32_homogeneity(m, T32_SAMPLE_PARTS, w, &ck->within) == 0;
+	free(m);
+}
+
+#define HISTORY_LINES 500		/* runs the history keeps, newest last */
+#define HISTORY_HOURS 24		/* an older run is not compared */
+
+/*
+ * The last run of the same block (the same CPU, body, fold, unroll, backend and
+ * period) from the history in the cache directory, compared with this one; then
+ * this one written in its place.  A machine that switches between ways of
+ * landing interrupts minutes apart shows it here, where one run cannot.
+ */
+static void check_since(const struct t32_attrib *at, const struct t32_sample_result *r,
+			const struct sample_args *a, const struct t32_spec *s,
+			struct sample_check *ck)
+{
+	char dir[4096], path[4200], key[8192], desc[4096], *text = NULL, *out = NULL;
+	struct t32_cpu c;
+	size_t len = 0, cap = 0;
+	FILE *f, *o;
+	time_t now = time(NULL);
+	char *lines[HISTORY_LINES + 1];
+	size_t nl = 0;
+
+	ck->minutes = -1;
+	t32_latcache_dir(NULL, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/samples.tsv", dir);
+	t32_cpu_identify(&c);
+	body_text(s, desc, sizeof(desc));
+	snprintf(key, sizeof(key), "%s %u %u %u %s|%s|fold %d|unroll %llu|%s|%llu %s", c.vendor,
+		 c.family, c.model, c.stepping, c.microcode, desc, a->fold,
+		 (unsigned long long)a->unroll, r->backend->name, (unsigned long long)r->period,
+		 r->unit);
+	for (char *p = key; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	if ((f = fopen(path, "r"))) {
+		ssize_t got;
+
+		while (nl < HISTORY_LINES && (got = getline(&text, &cap, f)) > 0) {
+			char *tab = strchr(text, '\t');
+
+			if (text[got - 1] == '\n')
+				text[got - 1] = 0;
+			if (text[0] == '#' || !tab)
+				continue;
+			/* KEY \t TIME \t COUNTS: the same block's last run is compared */
+			if ((size_t)(tab - text) == strlen(key) && !strncmp(text, key, strlen(key))) {
+				char *t2 = strchr(tab + 1, '\t');
+				long long then = strtoll(tab + 1, NULL, 10);
+				uint64_t m[2 * 4097] = { 0 };
+				size_t k = 0, w = at->ninsn + 1;
+
+				for (char *p = t2 ? t2 + 1 : NULL; p && *p && k < w && w <= 4096; k++) {
+					m[k] = strtoull(p, &p, 10);
+					if (*p == ',')
+						p++;
+				}
+				for (size_t i = 0; i < at->ninsn && w <= 4096; i++)
+					m[w + i] = at->insn[i].samples;
+				m[w + at->ninsn] = at->overhead;
+				if (k == w && then <= now && now - then < HISTORY_HOURS * 3600 &&
+				    t32_homogeneity(m, 2, w, &ck->since) == 0)
+					ck->minutes = (double)(now - then) / 60;
+				continue;	/* replaced by this run below */
+			}
+			if (!(lines[nl] = strdup(text)))
+				break;
+			nl++;
+		}
+		fclose(f);
+	}
+	free(text);
+	/* the history again, this run last; the oldest runs go when it is full */
+	if ((o = open_memstream(&out, &len))) {
+		fprintf(o, "# t32 sample history: the last run of each block on this machine\n");
+		for (size_t i = nl >= HISTORY_LINES ? 1 : 0; i < nl; i++)
+			fprintf(o, "%s\n", lines[i]);
+		fprintf(o, "%s\t%lld\t", key, (long long)now);
+		for (size_t i = 0; i < at->ninsn; i++)
+			fprintf(o, "%llu,", (unsigned long long)at->insn[i].samples);
+		fprintf(o, "%llu\n", (unsigned long long)at->overhead);
+		/* the history is a convenience: one that cannot be kept costs nothing */
+		if (!fclose(o)) {
+			char *slash = strrchr(dir, '/');
+
+			if (slash && slash != dir) {
+				*slash = 0;
+				mkdir(dir, 0777);
+				*slash = '/';
+			}
+			mkdir(dir, 0777);
+			(void)t32_write_file(path, out, len);
+		}
+	}
+	free(out);
+	for (size_t i = 0; i < nl; i++)
+		free(lines[i]);
+}
+
+/* The stability lines, for a person. */
+static void print_check(const struct sample_check *ck)
+{
+	if (ck->have_within)
+		printf("stable     %s: the run's %u parts %s (chi-square p = %.2g; largest part-to-rest "
+		       "TVD %.3f)\n", ck->within.unstable ? "NO" : "yes", ck->within.parts,
+		       ck->within.unstable ? "differ" : "agree", ck->within.p, ck->within.tvd);
+	if (ck->minutes >= 0)
+		printf("since      %s the run of %.0f minutes ago (TVD %.3f, p = %.2g)%s\n",
+		       ck->since.unstable ? "MOVED from" : "the same as", ck->minutes, ck->since.tvd,
+		       ck->since.p,
+		       ck->since.unstable ? ": this machine switches between ways interrupts land; "
+					    "sample again and compare before fitting" : "");
+}
+
 /* Print the result for a person. */
 static void print_table(const struct t32_attrib *at, const struct t32_sample_result *r,
 			const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-			size_t unit)
+			size_t unit, const struct sample_check *ck)
 {
 	const struct t32_sample_backend *b = r->backend;
 	char desc[4096];
@@ -163,6 +310,7 @@ static void print_table(const struct t32_attrib *at, const struct t32_sample_res
 		       unit == 1 ? "" : "s");
 	else if (a->fold)
 		printf("folded     nothing: the body does not repeat\n");
+	print_check(ck);
 	printf("\n  %-8s %-34s %8s %7s  %s\n", "offset", "instruction", "samples", "share",
 	       "95% interval");
 	for (size_t i = 0; i < at->ninsn; i++)
@@ -196,7 +344,7 @@ static void print_table(const struct t32_attrib *at, const struct t32_sample_res
 /* Print the result for a program: provenance and totals as '#' lines, one row a position. */
 static void print_tsv(const struct t32_attrib *at, const struct t32_sample_result *r,
 		      const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-		      size_t unit, int argc, char **argv)
+		      size_t unit, const struct sample_check *ck, int argc, char **argv)
 {
 	char desc[4096];
 
@@ -220,6 +368,13 @@ static void print_tsv(const struct t32_attrib *at, const struct t32_sample_resul
 	       "# outside_samples: %llu\n", (unsigned long long)at->body,
 	       (unsigned long long)at->overhead, (unsigned long long)at->image,
 	       (unsigned long long)at->outside);
+	if (ck->have_within)
+		printf("# stability: %s (parts %u, chi2 %.3f, df %u, p %.3g, tvd %.4f)\n",
+		       ck->within.unstable ? "unstable" : "stable", ck->within.parts, ck->within.chi2,
+		       ck->within.df, ck->within.p, ck->within.tvd);
+	if (ck->minutes >= 0)
+		printf("# since_last: %s (%.1f minutes ago, p %.3g, tvd %.4f)\n",
+		       ck->since.unstable ? "moved" : "same", ck->minutes, ck->since.p, ck->since.tvd);
 	printf("position\toffset_bytes\tinsn\tsamples\tshare\tshare_lo\tshare_hi\t"
 	       "tag_to_ret_cycles\tcomp_to_ret_cycles\n");
 	for (size_t i = 0; i < at->ninsn; i++) {
@@ -242,7 +397,7 @@ static void print_tsv(const struct t32_attrib *at, const struct t32_sample_resul
 /* Print the result for a program that reads JSON: the TSV's fields in one object. */
 static void print_json(const struct t32_attrib *at, const struct t32_sample_result *r,
 		       const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-		       size_t unit)
+		       size_t unit, const struct sample_check *ck)
 {
 	char desc[4096];
 
@@ -289,7 +444,21 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 			       (double)x->comp_to_ret / (double)x->cycles_n);
 		putchar('}');
 	}
-	printf("]}\n");
+	printf("], \"stability\": ");
+	if (ck->have_within)
+		printf("{\"stable\": %s, \"parts\": %u, \"chi2\": %.3f, \"df\": %u, \"p\": %.3g, "
+		       "\"tvd\": %.4f}", ck->within.unstable ? "false" : "true", ck->within.parts,
+		       ck->within.chi2, ck->within.df, ck->within.p, ck->within.tvd);
+	else
+		printf("null");
+	printf(", \"since_last\": ");
+	if (ck->minutes >= 0)
+		printf("{\"moved\": %s, \"minutes\": %.1f, \"p\": %.3g, \"tvd\": %.4f}",
+		       ck->since.unstable ? "true" : "false", ck->minutes, ck->since.p,
+		       ck->since.tvd);
+	else
+		printf("null");
+	printf("}\n");
 }
 
 /* --help text. */
@@ -312,9 +481,14 @@ static void print_help(void)
 	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
 	       "  --format F       table (default), tsv or json\n"
 	       "  --raw-nasm       let instructions hold any NASM text (%%include, incbin...)\n\n"
+	       "The run's samples are split in time into %d parts and tested for\n"
+	       "homogeneity; the last run of the same block here (within a day, kept in the\n"
+	       "cache directory) is compared too, and a move is warned of.\n\n"
 	       "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
-	       "in the body to trust the shares.\n",
-	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS);
+	       "in the body to trust the shares, or when the parts of the run differ\n"
+	       "(flag unstable).\n",
+	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS,
+	       T32_SAMPLE_PARTS);
 }
 
 /* Parse the command line into a, s, o; returns -1 to go on, else an exit code. */
@@ -438,6 +612,7 @@ int cmd_sample(int argc, char **argv)
 	struct t32_sample_result r;
 	struct t32_fault f;
 	struct t32_attrib folded;
+	struct sample_check ck = { .minutes = -1 };
 	size_t unit;
 	char why[1024], err[512];
 	int rc, loop_barrier = 0;
@@ -493,6 +668,11 @@ int cmd_sample(int argc, char **argv)
 	}
 
 	unit = t32_attrib_unit(&r.at);
+	{
+		size_t ninsn = r.at.ninsn;
+
+		check_within(&r, ninsn, a.fold && unit < ninsn ? unit : ninsn, &ck);
+	}
 	if (a.fold && unit < r.at.ninsn) {
 		if (t32_attrib_fold(&r.at, unit, &folded)) {
 			t32_error("cannot fold the body '%s'", "out of memory");
@@ -502,12 +682,14 @@ int cmd_sample(int argc, char **argv)
 		t32_attrib_free(&r.at);
 		r.at = folded;
 	}
+	if (r.at.body >= MIN_BODY_SAMPLES && !interrupted)
+		check_since(&r.at, &r, &a, &s, &ck);
 	if (o.format == T32_FMT_TSV)
-		print_tsv(&r.at, &r, &a, &s, loop_barrier, unit, argc, argv);
+		print_tsv(&r.at, &r, &a, &s, loop_barrier, unit, &ck, argc, argv);
 	else if (o.format == T32_FMT_JSON)
-		print_json(&r.at, &r, &a, &s, loop_barrier, unit);
+		print_json(&r.at, &r, &a, &s, loop_barrier, unit, &ck);
 	else
-		print_table(&r.at, &r, &a, &s, loop_barrier, unit);
+		print_table(&r.at, &r, &a, &s, loop_barrier, unit, &ck);
 	rc = t32_close_stdout();
 	if (!rc && interrupted) {
 		rc = T32_EXIT_INTERRUPTED;
@@ -516,6 +698,16 @@ int cmd_sample(int argc, char **argv)
 			  "raise --seconds or lower --period)", (unsigned long long)r.at.body,
 			  MIN_BODY_SAMPLES);
 		rc = T32_EXIT_UNTRUSTED;
+	} else if (!rc && ck.have_within && ck.within.unstable) {
+		t32_error("the samples moved during the run '%llu samples' (its %u parts differ: "
+			  "chi-square p = %.2g, largest part-to-rest TVD %.3f; flag unstable): the "
+			  "machine changed how interrupts land; sample again before fitting",
+			  (unsigned long long)r.samples, ck.within.parts, ck.within.p, ck.within.tvd);
+		rc = T32_EXIT_UNTRUSTED;
+	} else if (!rc && ck.minutes >= 0 && ck.since.unstable) {
+		t32_warn("the samples moved since the run of %.0f minutes ago (TVD %.3f, p = %.2g): "
+			 "this machine switches between ways interrupts land", ck.minutes,
+			 ck.since.tvd, ck.since.p);
 	}
 out:
 	t32_sample_result_free(&r);
