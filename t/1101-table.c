@@ -292,7 +292,7 @@ static void test_bad(void)
 		{ "x | nop | fast\n", "bad line 1 in 'mem.tbl' (expected key=value, not 'fast')" },
 		{ "x | nop | lat=1 |\n", "bad line 1 in 'mem.tbl' (empty field 4)" },
 		{ "x | nop\nx | nop\n", "bad line 2 in 'mem.tbl' (form 'x' already defined on line 1)" },
-		{ "x | div rcx | init=rsp=0\n", "bad line 1 in 'mem.tbl' (unknown register 'rsp' (rax..r15, not rsp))" },
+		{ "x | div rcx | init=rsp=0\n", "bad line 1 in 'mem.tbl' (unknown register 'rsp' (rax..r15 but rsp, xmm/ymm/zmm0-31, k0-7))" },
 		{ "x | div rcx | init=rdx\n", "bad line 1 in 'mem.tbl' (bad register set-up 'rdx' (REG=VALUE))" },
 		{ "x | div rcx | init=rdx=zero\n", "bad line 1 in 'mem.tbl' (bad value for rdx 'zero')" },
 		{ "x | add rax, 1 | tp=add {q}, 1\n", "bad line 1 in 'mem.tbl' (unknown placeholder '{q}' (one of {r} {e} {w} {b} {x} {y} {z} {k} {m}))" },

@@ -5,10 +5,10 @@
 plan 4
 
 run time --format=tsv --unit ticks l m 20000 1000 'imul rax, rax'
-is 0 "$rc" "imul block measured"
+measured "imul block measured"
 imul=$(col per_insn "$TMP/out")
 run time --format=tsv --unit ticks l m 20000 1000 nop
-is 0 "$rc" "nop block measured"
+measured "nop block measured"
 nop=$(col per_insn "$TMP/out")
 diag "per instruction: imul $imul ticks, nop $nop ticks"
 awk -v a="$imul" -v b="$nop" 'BEGIN {exit !(a > b)}'

@@ -69,7 +69,7 @@ run sweep --merge -o "$TMP/o.tsv" "$TMP/p1.tsv" "$TMP/p2.tsv"
 like "$TMP/err" "^t32: '.*p2.tsv' is a piece of another sweep \\(precision=2 there, 1 here\\)" "another precision is another sweep"
 "$T32" sweep $S --init rbx=5 --n 1..4 --shard 2/2 -o "$TMP/p3.tsv" l m nop 2>/dev/null
 run sweep --merge -o "$TMP/o.tsv" "$TMP/p1.tsv" "$TMP/p3.tsv"
-like "$TMP/err" "another sweep \\(init=rbx=5 there, - here\\)" "another --init is another sweep"
+like "$TMP/err" "another sweep \\(init=rbx=0x5 there, - here\\)" "another --init is another sweep"
 "$T32" sweep $S --n 1..4 --shard 2/3 -o "$TMP/p4.tsv" l m nop 2>/dev/null
 run sweep --merge -o "$TMP/o.tsv" "$TMP/p1.tsv" "$TMP/p4.tsv"
 like "$TMP/err" "another sweep \\(shards=3 there, 2 here\\)" "another shard count is another sweep"
@@ -119,13 +119,13 @@ grep -q 't32-' "$TMP/ls"; is 1 "$?" "and leaves no temporary file"
 # a full disk and a read-only one: the old file stays, the reason is the system's
 if [ "$(id -u)" != 0 ]; then
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do skip "mounting a small tmpfs needs root"; done
-elif ! mkdir "$TMP/full" || ! mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>"$TMP/mount.err"; then
+elif ! mkdir "$TMP/full" || ! mount -t tmpfs -o size=1m tmpfs "$TMP/full" 2>"$TMP/mount.err"; then
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do skip "cannot mount a tmpfs here: $(cat "$TMP/mount.err")"; done
 else
 	trap 'umount "$TMP/full" 2>/dev/null; rm -rf "$TMP"' EXIT
 	F=$TMP/full
 	cp "$TMP/tm.tsv" "$F/m.tsv" && cp "$TMP/tm.tsv" "$F/s.tsv"
-	dd if=/dev/zero of="$F/filler" bs=4k count=64 2>/dev/null
+	dd if=/dev/zero of="$F/filler" bs=4k count=256 2>/dev/null
 	run sweep --merge -o "$F/m.tsv" "$TMP/t1.tsv" "$TMP/t2.tsv"
 	is 1 "$rc" "merge on a full disk fails"
 	like "$TMP/err" "^t32: cannot write '.*m.tsv' \\(No space left on device\\)" "with the system's reason"
@@ -138,7 +138,7 @@ else
 	is "filler m.tsv s.tsv" "$(echo $(cat "$TMP/ls"))" "no temporary file is left"
 	# room for the header and a few rows: the disk fills mid-sweep
 	rm -f "$F/filler" "$F/m.tsv" "$F/s.tsv"
-	dd if=/dev/zero of="$F/filler" bs=4k count=15 2>/dev/null
+	dd if=/dev/zero of="$F/filler" bs=4k count=255 2>/dev/null
 	run sweep $S --n 1..200 -o "$F/mid.tsv" l m nop
 	is 1 "$rc" "a disk filling mid-sweep stops the sweep"
 	like "$TMP/err" "^t32: cannot write '.*mid.tsv' \\(No space left on device\\), [0-9]+ rows written: resume with --resume" "with the system's reason, not ENOTTY"

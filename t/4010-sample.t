@@ -79,7 +79,7 @@ like "$TMP/err" "^t32: too few samples in the body" "and says why"
 # the JSON form carries the same: one object, the folded unit of eight adds
 run sample --format=json --fold --samples 100 --seconds 2 "$B/indep-add.blk"
 is 0 "$rc" "indep-add sampled, json"
-like "$TMP/out" '^\{"provenance": \{"tool": "t32", [^}]*\}, "block": "10 .*"unit_insns": 8, .*"insns": \[\{"position": 0, .*\]\}$' "one JSON object, its provenance first, 8 positions"
+like "$TMP/out" '^\{"provenance": \{"tool": "t32", [^}]*\}, "block": "10 .*"unit_insns": 8, .*"insns": \[\{"position": 0, .*\], "stability": .*\}$' "one JSON object, its provenance first, 8 positions"
 
 # the precise backend either works or is unavailable (exit 3) with its reason
 run sample --backend precise --samples 100 --seconds 1 "$B/load-nop10.blk"

@@ -5,6 +5,8 @@ T32=${T32:-$(cd "$(dirname "$0")/.." && pwd)/build/t32}
 T32_SRC=${T32_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/t32-test.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
+# caches (latencies, the sample history) stay in the test's own directory
+export T32_CACHE_DIR="${T32_CACHE_DIR:-$TMP/cache}"
 _tap_n=0
 _tap_failed=0
 
