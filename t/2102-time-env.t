@@ -1,13 +1,20 @@
 #!/bin/sh
 # t32 time in its units and formats, exit 7 for untrustworthy results, and t32 env.
 . "$(dirname "$0")/lib-tap.sh"
-plan 16
+plan 17
 
 run time --format=tsv l m auto 1000 'add eax, 1'
 is 0 "$rc" "time auto exits 0"
 is cycles "$(col unit "$TMP/out")" "cycles are the default unit"
 like "$TMP/out" '^# calibration: [0-9.]+ \+- [0-9.]+ core cycles per tick' "provenance carries the calibration"
 like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the TSC frequency and step"
+# --base: four adds more than a chain of 100, so the pipeline's fill cancels;
+# each costs a cycle, within three of the tool's half-widths
+run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
+v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
+{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "$(col n "$TMP/out")" = 4 ] &&
+	awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'
+ok $? "--base 100 with 104 adds: n = 4, one cycle each ($v [$lo, $hi], exit $rc)"
 run time --format=tsv --unit ticks l m 5000 100 'add eax, 1'
 is ticks "$(col unit "$TMP/out")" "--unit ticks"
 run time --format=tsv --unit ns l m 5000 100 'add eax, 1'
