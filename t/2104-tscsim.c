@@ -16,9 +16,12 @@
 #include "t/tap.h"
 #include "t32/tscsim.h"
 
-/* One measurement of blocks b on machine mc. */
+/*
+ * One measurement of blocks b on machine mc to a precision per instruction, or
+ * (precision 0) block_precision on the whole block.
+ */
 static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
-		   double precision, struct t32_measurement *m, uint64_t *q)
+		   double precision, double block_precision, struct t32_measurement *m, uint64_t *q)
 {
 	struct t32_sim *s = t32_sim_new(mc, b);
 	struct t32_measure_opts mo;
@@ -31,6 +34,7 @@ static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks
 	*q = src.q;
 	t32_measure_opts_init(&mo);
 	mo.precision = precision;
+	mo.block_precision = block_precision;
 	mo.max_runs = 400000;
 	mo.budget = 30;
 	rc = t32_measure_source(&src, b->base_insns > 0 ? b->n - (uint64_t)b->base_insns : b->n,
@@ -83,7 +87,7 @@ int main(void)
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.0, .tsc_hz = 2.6e9, .seed = 7 };
 		struct t32_sim_blocks b = { 26 * 4, 26, 11, 10, 1000, 4 };
 
-		is_int(0, measure(&mc, &b, 0.5, &m, &q), "one level: measured");
+		is_int(0, measure(&mc, &b, 0.5, 0, &m, &q), "one level: measured");
 		is_int(26, q, "one level: the machine's step");
 		ok(fabs(m.value - 26) <= m.halfwidth + 0.05 && m.halfwidth < 1,
 		   "one level: 26 cycles read as %.3f +- %.3f", m.value, m.halfwidth);
@@ -95,7 +99,7 @@ int main(void)
 					      .jitter = 0.3, .placement = 0.2 };
 		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4 };
 
-		is_int(0, measure(&mc, &b, 0.1, &m, &q), "one add more: measured");
+		is_int(0, measure(&mc, &b, 0.1, 0, &m, &q), "one add more: measured");
 		ok(m.untrusted[0] || fabs(m.value - 1) <= 0.1 + m.halfwidth,
 		   "one add more: %.3f +- %.3f (%s)", m.value, m.halfwidth,
 		   m.untrusted[0] ? m.untrusted : "trusted");
@@ -112,7 +116,7 @@ int main(void)
 					      .cal_slow = 0.2 };
 		struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
 
-		is_int(0, measure(&mc, &b, 0.02, &m, &q), "disturbed calibration: measured");
+		is_int(0, measure(&mc, &b, 0.02, 0, &m, &q), "disturbed calibration: measured");
 		ok(strstr(m.untrusted, "fastest runs") != NULL,
 		   "disturbed calibration: %.3f +- %.3f not trusted (%s)", m.value, m.halfwidth,
 		   m.untrusted[0] ? m.untrusted : "trusted");
@@ -124,7 +128,8 @@ int main(void)
 	 * a floor) it holds the truth about 95% of the time.  Fewer than a binomial
 	 * count at p = 0.95 makes likely with probability 1e-4 is an interval too
 	 * narrow (one 25% too narrow holds it about 87% of the time).  A run that
-	 * stopped because its interval reached the precision asked holds that
+	 * stopped because its interval reached the precision asked (0.02 per
+	 * instruction, or 2 cycles on the block of 100 instructions) holds that
 	 * precision (the pooled estimate's own interval, a floor added after the
 	 * stop, may widen a few of them a little); and the study's (min - min) / n
 	 * beside the estimate is the blocks' minima.
@@ -141,7 +146,8 @@ int main(void)
 						      .seed = 21040 + i };
 			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
 
-			if (measure(&mc, &b, 0.02, &m, &q))
+			/* every other run to --block-precision 2: the same target on 100 */
+			if (measure(&mc, &b, i % 2 ? 0 : 0.02, i % 2 ? 2 : 0, &m, &q))
 				bail("cannot measure a simulated 3-cycle chain");
 			covered += fabs(m.value - 3) <= m.halfwidth;
 			stopped += m.stopped_precise;
@@ -209,7 +215,7 @@ int main(void)
 						      .seed = 31 + k };
 			struct t32_sim_blocks b = { 60, costs[k], 100, 0, 1000, 4 };
 
-			if (measure(&mc, &b, 0.02, &m, &q))
+			if (measure(&mc, &b, 0.02, 0, &m, &q))
 				bail("cannot measure a negative cost");
 			negative[k] = strstr(m.untrusted, "negative") != NULL;
 			diag("cost %.3f read %.4f +- %.4f (%s)", costs[k], m.value, m.halfwidth,

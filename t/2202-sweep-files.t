@@ -3,7 +3,7 @@
 # sweep refused, escaped fields, outputs that never replace their inputs, a lock
 # against a second writer, a full or read-only disk that loses nothing.
 . "$(dirname "$0")/lib-tap.sh"
-plan 57
+plan 58
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
@@ -68,6 +68,10 @@ is 4 "$(rows "$TMP/tm.tsv")" "into the whole sweep"
 run fit --format=tsv "$TMP/tm.tsv"
 is 0 "$rc" "t32 fit reads t32's own TSV back"
 like "$TMP/out" "^l m n 'add eax,\\\\t1'	raw	4	0	" "one group, its name escaped again in fit's TSV"
+# a backslash in it: escaped too, and read back as itself, not as a tab
+run sweep $S --n 1..2 -o "$TMP/bs.tsv" l m "mov eax, '\\t'"
+run fit --format=tsv "$TMP/bs.tsv"
+like "$TMP/out" '^l m n .mov eax, .\\\\t..	raw	2	' "a backslash in the text is written and read back as itself"
 
 # pieces of different sweeps: anything that decides a row's value is in the sweep line
 "$T32" sweep $S --n 1..4 --shard 1/2 -o "$TMP/p1.tsv" l m nop 2>/dev/null

@@ -2,8 +2,9 @@
  * 5010-model-kinds - instructions the retirement model treats apart: an lfence
  * waits for every earlier instruction to complete and holds every later one
  * until it has; a serialising instruction (cpuid) executes at retirement and
- * nothing allocates until it has retired; a zero idiom takes no unit; and a
- * class's retire delay holds its instructions past their completion.
+ * nothing allocates until it has retired; a zero idiom takes no unit; a load
+ * with a scaled index takes its own latency; and a class's retire delay holds
+ * its instructions past their completion.
  */
 #include <stdlib.h>
 
@@ -22,6 +23,12 @@ static const unsigned char FENCE_LOAD_ADD[] = {	/* lfence; mov rax, [rbx]; add r
 };
 static const unsigned char ADDS_CPUID[] = {	/* add rcx, 1; add rdx, 1; cpuid */
 	0x48, 0x83, 0xc1, 0x01, 0x48, 0x83, 0xc2, 0x01, 0x0f, 0xa2,
+};
+static const unsigned char CHASE_INDEX1[] = {	/* mov rax, [rax + rcx] */
+	0x48, 0x8b, 0x04, 0x08,
+};
+static const unsigned char CHASE_INDEX2[] = {	/* mov rax, [rax + rcx*2] */
+	0x48, 0x8b, 0x04, 0x48,
 };
 static const unsigned char ZEROS[] = {		/* 4 x xor eax, eax */
 	0x31, 0xc0, 0x31, 0xc0, 0x31, 0xc0, 0x31, 0xc0,
@@ -51,7 +58,7 @@ int main(void)
 	size_t n;
 	int held = 1;
 
-	plan(9);
+	plan(11);
 	/* 4 wide, loads of 5 cycles, every other class 1 cycle, unlimited units */
 	kit_uarch(&u, "kinds", 4, 224, 5);
 	is_double(0.25, cpi(&u, LOAD, sizeof(LOAD), 1), 1e-9,
@@ -82,6 +89,14 @@ int main(void)
 	u.zero_idioms = 0;
 	is_double(4.0, cpi(&u, ZEROS, sizeof(ZEROS), 4), 1e-9,
 		  "not recognised: each takes the ALU and waits for the one before");
+
+	/* a chain of loads through an index: scaled by 2, load_latency_scaled */
+	kit_uarch(&u, "kinds", 4, 224, 5);
+	u.load_latency_scaled = 7;
+	is_double(5.0, cpi(&u, CHASE_INDEX1, sizeof(CHASE_INDEX1), 1), 1e-9,
+		  "mov rax, [rax + rcx]: the load latency, 5 cycles");
+	is_double(7.0, cpi(&u, CHASE_INDEX2, sizeof(CHASE_INDEX2), 1), 1e-9,
+		  "mov rax, [rax + rcx*2]: the scaled-index latency, 7 cycles");
 
 	/* a load's retire delay: it retires that long after its value is there */
 	kit_uarch(&u, "kinds", 4, 224, 5);
