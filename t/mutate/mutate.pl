@@ -46,31 +46,31 @@ my @mutants;
 			push @mutants, $m;
 			next;
 		}
-		$line =~ /^([a-z]+):\s?(.*?)\s*$/ && $keys{$1}
-			or usage_error("$list line $.: not a key line '$line'");
-		$m or usage_error("$list line $.: '$1' before the first [name]");
-		defined $m->{$1} and usage_error("$list line $.: '$1' twice in [$m->{name}]");
+		$line =~ /^([a-z]+):\s*(.*?)\s*$/ && $keys{$1}
+			or usage_error("not a line of a mutant '$line' ($list line $.)");
+		$m or usage_error("a key before the first [name] '$1' ($list line $.)");
+		defined $m->{$1} and usage_error("a key given twice '$1' ($list line $., [$m->{name}])");
 		$m->{$1} = $2;
 	}
 	close $fh;
 	my %seen;
 	for my $m (@mutants) {
-		$seen{$m->{name}}++ and usage_error("$list: mutant [$m->{name}] twice");
+		$seen{$m->{name}}++ and usage_error("a mutant named twice '$m->{name}' ($list)");
 		for my $k (qw(file find replace tests why)) {
 			defined $m->{$k} && length $m->{$k}
-				or usage_error("$list line $m->{line}: [$m->{name}] has no '$k'");
+				or usage_error("a mutant without '$k' '$m->{name}' ($list line $m->{line})");
 		}
 		$m->{find} ne $m->{replace}
-			or usage_error("$list line $m->{line}: [$m->{name}] replaces its text by itself");
+			or usage_error("a mutant that changes nothing '$m->{name}' ($list line $m->{line})");
 		$m->{tests} = [ split ' ', $m->{tests} ];
 		for my $t (@{ $m->{tests} }) {
 			$t =~ m{^t/[0-9]{4}-[A-Za-z0-9_-]+\.(c|t)$}
-				or usage_error("[$m->{name}]: '$t' is not a test file (t/NNNN-name.c or .t)");
-			-f "$src/$t" or usage_error("[$m->{name}]: no test file '$t'");
+				or usage_error("not a test file '$t' (t/NNNN-name.c or .t, in [$m->{name}])");
+			-f "$src/$t" or usage_error("no test file '$t' (in [$m->{name}])");
 		}
 	}
 	@mutants = grep { $_->{name} =~ /$only/ } @mutants if length $only;
-	@mutants or usage_error("no mutant in '$list'" . (length $only ? " matches '$only'" : ''));
+	@mutants or usage_error("no mutant '" . (length $only ? $only : '') . "' (in $list)");
 }
 
 sub usage_error { print STDERR "t32: $_[0]\n"; exit 2; }
@@ -242,10 +242,10 @@ for my $r (@rows) {
 }
 my $judged = @rows - ($count{equivalent} // 0);
 my $killed = $count{killed} // 0;
-printf "\n%d mutants: %d killed, %d survived, %d equivalent, %d stale, %d unbuilt; " .
-	"killed %d of %d that can be (%.1f%%); %.0f s\n",
-	scalar(@rows), $killed, $count{survived} // 0, $count{equivalent} // 0, $count{STALE} // 0,
-	$count{UNBUILT} // 0, $killed, $judged, $judged ? 100 * $killed / $judged : 0, time - $t0;
+printf "\nkilled %d of %d (%.1f%%; %d written off as equivalent of %d mutants): " .
+	"%d survived, %d stale, %d unbuilt; %.0f s\n",
+	$killed, $judged, $judged ? 100 * $killed / $judged : 0, $count{equivalent} // 0,
+	scalar(@rows), $count{survived} // 0, $count{STALE} // 0, $count{UNBUILT} // 0, time - $t0;
 for my $r (grep { $_->{status} eq 'killed' && defined $_->{m}{equivalent} } @rows) {
 	print "note: [$r->{m}{name}] is written off as equivalent but was killed: " .
 		"correct its entry\n";
