@@ -70,7 +70,10 @@ diag "busiest measured position: $top"
 is 1 "$top" "the samples pile up on the nop after the load (the load holds retirement)"
 ptop=$(sort -t "$(printf '\t')" -k4,4gr "$TMP/shares" | head -1 | cut -f1)
 diag "the fitted model's busiest position: $ptop"
-is 1 "$ptop" "the fitted model's busiest position is the nop after the load too"
+# no position predicted busier than the nop after the load (a tie at the top is
+# no other position's)
+awk -F'\t' '$4 > max {max = $4} $1 == 1 {one = $4} END {exit !(one >= max - 1e-9)}' "$TMP/shares"
+ok $? "the fitted model predicts no position busier than the nop after the load"
 [ "$ptop" = 1 ] || sed 's/^/# /' "$TMP/shares"
 awk -F'\t' 'NR == 1 {exit !($3 > -2 && $3 < 2)}' "$TMP/curve"
 ok $? "zero copies cost about nothing"
