@@ -7,6 +7,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (the binary, data, plots, t32(1), bash completion)
 #   make check-sanitize  the tests again, built with ASan+UBSan into build/sanitize
 #   make fuzz       each libFuzzer harness in fuzz/ for FUZZ_SECONDS (needs clang)
+#   make mutate     the suite's strength: the mutants of t/mutate/mutants, each against its tests
 #
 # CFLAGS and LDFLAGS are yours; the flags t32 needs live in T32_CFLAGS / T32_LIBS.
 
@@ -39,7 +40,7 @@ DEB_PKGS = nasm libgsl-dev gnuplot-nox libcapstone-dev pkg-config perl gcc make
 DEB_TEST_PKGS = parallel slurm-wlm munge rt-tests
 
 .PHONY: all check check-sanitize tests bench report install uninstall clean deps test-deps fuzz fuzz-deps \
-	fuzz-build FORCE
+	fuzz-build mutate FORCE
 
 # t32/t32 links to the default build only: another build dir (B=build/sanitize) leaves it
 all: $(B)/t32 $(B)/t32.1 $(if $(filter build,$(B)),t32/t32)
@@ -156,6 +157,14 @@ fuzz-deps:
 
 bench: all
 	$(B)/t32 bench
+
+# Each mutant of t/mutate/mutants (a small bug in code users depend on) applied
+# alone to a copy of the tree in build/mutate/src, built there, and run against
+# the tests that must catch it; a killed/survived table at the end.  Not part of
+# check: it takes minutes.  MUTATE_ONLY=REGEX runs the mutants so named.
+mutate:
+	@$(MAKE) --no-print-directory deps
+	perl t/mutate/mutate.pl $(if $(MUTATE_ONLY),--only '$(MUTATE_ONLY)')
 
 # The quick start's main job: the coursework study, written to report/.
 PROFILE ?= quick

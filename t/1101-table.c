@@ -134,7 +134,7 @@ static int assemble_table(const struct t32_table *t)
 
 static const char good[] =
 	"# a table for the test\n"
-	"# source: somebody's tables, page 7\n"
+	"# Source: somebody's tables, page 7\n"
 	"#   and the page after\n"
 	"# applies to: a test CPU\n"
 	"\n"
@@ -155,7 +155,7 @@ static void test_good(void)
 
 	ok(t32_table_parse(good, "mem.tbl", &t, err, sizeof(err)) == 0, "good table parses %s", err);
 	is_int(6, (long long)t.n, "six forms; blank and comment lines skipped");
-	is_int(1, (long long)t.nsource, "one source line");
+	is_int(1, (long long)t.nsource, "one source line (its key in any case)");
 	is_string("somebody's tables, page 7 and the page after", t.nsource ? t.source[0] : "",
 		  "source text, continuation joined");
 	is_int(1, (long long)t.napplies, "one applies-to line");

@@ -70,7 +70,19 @@ int main(void)
 	     add.halfwidth, add.ratio, (unsigned long long)add.runs, add.seconds);
 	ok(add.ratio > 0.2 && add.ratio < 10, "calibration: 0.2 to 10 core cycles per tick");
 	ok(add.ratio_hw < 0.05 * add.ratio, "calibration: known within 5%%");
-	is_double(1.0, add.value, 0.1, "a dependent add chain costs 1 cycle per add");
+	/*
+	 * A dependent add costs one cycle on every x86-64 core.  The tool's own
+	 * interval bounds the noise; what it cannot see is a constant the empty
+	 * block does not cancel: a chain takes a few cycles beyond its length to
+	 * fill the pipeline.  That fill is a small part of what the barriers
+	 * themselves cost, so a quarter of the empty block over n is allowed and
+	 * no more: a result that forgot to subtract the empty block is a whole
+	 * empty block over n off.
+	 */
+	diag("empty block %.1f cycles: allowed %.4f beyond the interval", add.empty_value,
+	     0.25 * add.empty_value / 1000);
+	ok(add.empty_value > 0 && fabs(add.value - 1) <= add.halfwidth + 0.25 * add.empty_value / 1000,
+	   "a dependent add chain costs 1 cycle per add (%.4f +- %.4f)", add.value, add.halfwidth);
 	ok(add.stopped_precise && add.halfwidth <= 0.02,
 	   "the engine stopped because the interval reached the target");
 

@@ -1,17 +1,35 @@
 #!/bin/sh
 # t32 time in its units and formats, exit 7 for untrustworthy results, and t32 env.
 . "$(dirname "$0")/lib-tap.sh"
-plan 16
+plan 19
 
 run time --format=tsv l m auto 1000 'add eax, 1'
 is 0 "$rc" "time auto exits 0"
 is cycles "$(col unit "$TMP/out")" "cycles are the default unit"
 like "$TMP/out" '^# calibration: [0-9.]+ \+- [0-9.]+ core cycles per tick' "provenance carries the calibration"
 like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the TSC frequency and step"
+# --base: four adds more than a chain of 100, so the pipeline's fill cancels;
+# each costs a cycle, within three of the tool's half-widths
+run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
+v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
+{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "$(col n "$TMP/out")" = 4 ] &&
+	awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'
+ok $? "--base 100 with 104 adds: n = 4, one cycle each ($v [$lo, $hi], exit $rc)"
+# per_insn against the blocks' estimates in ticks: the same in ticks, over the
+# TSC's GHz in ns (to the rounding of the printed figures)
+per_tick() {
+	awk -v v="$(col per_insn "$TMP/out")" -v b="$(col block_est_ticks "$TMP/out")" \
+		-v e="$(col empty_est_ticks "$TMP/out")" -v n="$(col n "$TMP/out")" -v ghz="$1" \
+		'BEGIN { w = (b - e) / n / ghz; d = v - w; exit !(d < 0.0002 + 0.001 * w && -d < 0.0002 + 0.001 * w) }'
+}
 run time --format=tsv --unit ticks l m 5000 100 'add eax, 1'
 is ticks "$(col unit "$TMP/out")" "--unit ticks"
+per_tick 1
+ok $? "ticks: per_insn is (block - empty) / n in ticks"
 run time --format=tsv --unit ns l m 5000 100 'add eax, 1'
 is ns "$(col unit "$TMP/out")" "--unit ns"
+per_tick "$(sed -n 's/^# tsc: \([0-9.]*\) GHz.*/\1/p' "$TMP/out")"
+ok $? "ns: per_insn is that over the TSC's GHz"
 run time --unit furlongs l m 10 nop
 is 2 "$rc" "an unknown unit is a usage error"
 run time --format=json l m 3000 100 nop

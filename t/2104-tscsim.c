@@ -1,21 +1,27 @@
 /*
  * 2104-tscsim - the real measuring loop (t32_measure_source) on simulated
  * machines: the TSC's step found from raw readings for steps of 1 to 64 ticks, a
- * block whose readings sit on one level, and a fast grid of steps, ratios and
- * noise whose intervals must hold the truth and whose trusted results are never a
- * whole step off.  make bench runs the thorough grid.
+ * block whose readings sit on one level, the coverage of the 95% interval over
+ * many runs, a drifting clock flagged, and a fast grid of steps, ratios and
+ * noise whose intervals must hold the truth and whose trusted results are never
+ * a whole step off.  make bench runs the thorough grid.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "analysis/stats.h"
 #include "t/tap.h"
 #include "t32/tscsim.h"
 
-/* One measurement of blocks b on machine mc. */
+/*
+ * One measurement of blocks b on machine mc to a precision per instruction, or
+ * (precision 0) block_precision on the whole block.
+ */
 static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
-		   double precision, struct t32_measurement *m, uint64_t *q)
+		   double precision, double block_precision, struct t32_measurement *m, uint64_t *q)
 {
 	struct t32_sim *s = t32_sim_new(mc, b);
 	struct t32_measure_opts mo;
@@ -28,6 +34,7 @@ static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks
 	*q = src.q;
 	t32_measure_opts_init(&mo);
 	mo.precision = precision;
+	mo.block_precision = block_precision;
 	mo.max_runs = 400000;
 	mo.budget = 30;
 	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, m);
@@ -41,7 +48,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(13);
+	plan(21);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -79,7 +86,7 @@ int main(void)
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.0, .tsc_hz = 2.6e9, .seed = 7 };
 		struct t32_sim_blocks b = { 26 * 4, 26, 11, 10, 1000, 4, 0 };
 
-		is_int(0, measure(&mc, &b, 0.5, &m, &q), "one level: measured");
+		is_int(0, measure(&mc, &b, 0.5, 0, &m, &q), "one level: measured");
 		is_int(26, q, "one level: the machine's step");
 		ok(fabs(m.value - 26) <= m.halfwidth + 0.05 && m.halfwidth < 1,
 		   "one level: 26 cycles read as %.3f +- %.3f", m.value, m.halfwidth);
@@ -91,7 +98,7 @@ int main(void)
 					      .jitter = 0.3, .placement = 0.2 };
 		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
 
-		is_int(0, measure(&mc, &b, 0.1, &m, &q), "one add more: measured");
+		is_int(0, measure(&mc, &b, 0.1, 0, &m, &q), "one add more: measured");
 		ok(m.untrusted[0] || fabs(m.value - 1) <= 0.1 + m.halfwidth,
 		   "one add more: %.3f +- %.3f (%s)", m.value, m.halfwidth,
 		   m.untrusted[0] ? m.untrusted : "trusted");
@@ -108,10 +115,113 @@ int main(void)
 					      .cal_slow = 0.2 };
 		struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
 
-		is_int(0, measure(&mc, &b, 0.02, &m, &q), "disturbed calibration: measured");
+		is_int(0, measure(&mc, &b, 0.02, 0, &m, &q), "disturbed calibration: measured");
 		ok(strstr(m.untrusted, "fastest runs") != NULL,
 		   "disturbed calibration: %.3f +- %.3f not trusted (%s)", m.value, m.halfwidth,
 		   m.untrusted[0] ? m.untrusted : "trusted");
+	}
+
+	/*
+	 * The interval is a 95% interval: over many simulated machines (steps of 21
+	 * to 64 ticks, where the estimate's own spread sets the interval rather than
+	 * a floor) it holds the truth about 95% of the time.  Fewer than a binomial
+	 * count at p = 0.95 makes likely with probability 1e-4 is an interval too
+	 * narrow (one 25% too narrow holds it about 87% of the time).  A run that
+	 * stopped because its interval reached the precision asked (0.02 per
+	 * instruction, or 2 cycles on the block of 100 instructions) holds that
+	 * precision (the pooled estimate's own interval, a floor added after the
+	 * stop, may widen a few of them a little); and the study's (min - min) / n
+	 * beside the estimate is the blocks' minima.
+	 */
+	{
+		static const uint64_t qs[] = { 21, 26, 37, 64 };
+		static const double ratios[] = { 1.0, 1.42, 1.76 };
+		enum { RUNS = 600 };
+		unsigned covered = 0, least = 0, stopped = 0, within = 0, minmin = 0;
+
+		for (unsigned i = 0; i < RUNS; i++) {
+			struct t32_sim_machine mc = { .q = qs[i % 4], .ratio = ratios[i % 3],
+						      .tsc_hz = 2.5e9, .jitter = 0.5, .placement = 0.2,
+						      .seed = 21040 + i };
+			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+
+			/* every other run to --block-precision 2: the same target on 100 */
+			if (measure(&mc, &b, i % 2 ? 0 : 0.02, i % 2 ? 2 : 0, &m, &q))
+				bail("cannot measure a simulated 3-cycle chain");
+			covered += fabs(m.value - 3) <= m.halfwidth;
+			stopped += m.stopped_precise;
+			within += m.stopped_precise && m.halfwidth <= 0.02;
+			minmin += fabs(m.min_value - ((double)m.sblock.min - (double)m.sempty.min) / 100 *
+						       m.ratio) < 1e-9;
+		}
+		while (least < RUNS && gsl_cdf_binomial_P(least, 0.95, RUNS) <= 1e-4)
+			least++;
+		ok(covered >= least,
+		   "coverage: the 95%% interval holds the truth in %u of %u runs (at least %u)",
+		   covered, RUNS, least);
+		ok(stopped == RUNS && within >= 0.95 * stopped,
+		   "stopped at the precision asked in %u of %u runs, the interval within it in %u",
+		   stopped, RUNS, within);
+		is_int(RUNS, minmin, "(min - min) / n is the blocks' minima in every run");
+	}
+
+	/*
+	 * A core clock that drifts during the run: 0.5% is noise, a few percent is
+	 * flagged (each round carries its own calibration), over five times the
+	 * limit of 1% (7% between the first and last third here) the result is not
+	 * trusted.
+	 */
+	{
+		static const double drifts[] = { 0.005, 0.03, 0.12 };
+		int drifted[3] = { 0 }, trusted[3] = { 0 };
+
+		for (int k = 0; k < 3; k++) {
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 9,
+						      .drift = drifts[k], .drift_runs = 1e6 };
+			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+			struct t32_sim *s = t32_sim_new(&mc, &b);
+			struct t32_measure_opts mo;
+			struct t32_source src;
+
+			if (!s)
+				bail("out of memory");
+			t32_sim_source(s, &src);
+			t32_measure_opts_init(&mo);
+			mo.max_runs = 200000;
+			if (t32_measure_source(&src, 100, &mo, NULL, &m))
+				bail("cannot measure a drifting clock");
+			t32_sim_free(s);
+			drifted[k] = m.drifted;
+			trusted[k] = !m.untrusted[0];
+			diag("drift %.1f%%: ratio %.4f first, %.4f last third; %s", 100 * drifts[k],
+			     m.ratio_first, m.ratio_last, m.untrusted[0] ? m.untrusted : "trusted");
+		}
+		ok(!drifted[0] && trusted[0], "drift 0.5%%: not flagged");
+		ok(drifted[1] && trusted[1], "drift 3%%: flagged, still trusted");
+		ok(drifted[2] && !trusted[2], "drift 12%%: not trusted");
+	}
+
+	/*
+	 * A block cheaper than its empty twin (an impossible cost): below zero by
+	 * more than twice its interval it is not trusted; within it, it is.
+	 */
+	{
+		static const double costs[] = { -0.06, -0.005 };
+		int negative[2];
+
+		for (int k = 0; k < 2; k++) {
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+						      .seed = 31 + k };
+			struct t32_sim_blocks b = { 60, costs[k], 100, 0, 1000, 4 };
+
+			if (measure(&mc, &b, 0.02, 0, &m, &q))
+				bail("cannot measure a negative cost");
+			negative[k] = strstr(m.untrusted, "negative") != NULL;
+			diag("cost %.3f read %.4f +- %.4f (%s)", costs[k], m.value, m.halfwidth,
+			     m.untrusted[0] ? m.untrusted : "trusted");
+		}
+		ok(negative[0], "a cost of -0.06 +- 0.02 is not trusted: negative");
+		ok(!negative[1], "a cost of -0.005, zero within its interval, is");
 	}
 
 	/* The fast grid. */

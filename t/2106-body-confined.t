@@ -3,7 +3,7 @@
 # call is stopped and reported as such, and nothing it asked for happens; a body
 # that breaks the harness's own data is named, never measured.
 . "$(dirname "$0")/lib-tap.sh"
-plan 9
+plan 13
 
 # getuid: harmless, but not the block's business
 run l m 3 'mov eax, 102; syscall'
@@ -30,6 +30,18 @@ kill "$victim" 2>/dev/null
 run l m 5 'mov qword [rel left], 0'
 is 1 "$rc" "a body that changes the harness's data is an error"
 like "$TMP/err" "the body changed the harness's own data" "and says so"
+
+# a body that creates a file or directory (open, creat, openat, mkdir): refused,
+# and nothing is made
+for call in 'open:mov eax, 2; lea rdi, [rel .p]; mov esi, 0x41; mov edx, 0x1a4' \
+	'creat:mov eax, 85; lea rdi, [rel .p]; mov esi, 0x1a4' \
+	'openat:mov eax, 257; mov edi, -100; lea rsi, [rel .p]; mov edx, 0x41; mov r10d, 0x1a4' \
+	'mkdir:mov eax, 83; lea rdi, [rel .p]; mov esi, 0x1ed'; do
+	name=${call%%:*}
+	run l m 1 "jmp .s; .p: db \"$TMP/made-$name\", 0; .s: ${call#*:}; syscall"
+	[ "$rc" -eq 1 ] && grep -q SIGSYS "$TMP/err" && [ ! -e "$TMP/made-$name" ]
+	ok $? "$name from the body is refused and makes nothing (exit $rc)"
+done
 
 # the block itself still runs
 run l m 5 100 nop

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t32 sweep: rows, faults as rows, Ctrl-C and --resume, shards and merge, n lists.
 . "$(dirname "$0")/lib-tap.sh"
-plan 19
+plan 21
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
@@ -40,8 +40,12 @@ for k in 1 2 3; do "$T32" sweep $S --n 1..10 --shard $k/3 -o "$TMP/s$k.tsv" l m 
 run sweep --merge -o "$TMP/m.tsv" "$TMP/s1.tsv" "$TMP/s2.tsv" "$TMP/s3.tsv"
 is 0 "$rc" "merging three shards"
 is "$(keys "$TMP/full.tsv")" "$(keys "$TMP/m.tsv")" "merged rows = the whole sweep"
+grep -q '^# shard:' "$TMP/s2.tsv" && ! grep -q '^# shard:' "$TMP/m.tsv"
+ok $? "the merged file names no shard, as each piece did"
 run sweep --merge -o "$TMP/m2.tsv" "$TMP/s1.tsv" "$TMP/s3.tsv"
 like "$TMP/err" "^t32: the pieces lack 3 of 10 rows" "a missing shard is named"
+run sweep --merge -o "$TMP/m2.tsv" "$TMP/s2.tsv" "$TMP/s3.tsv"
+like "$TMP/err" "^t32: the pieces lack 4 of 10 rows" "the first shard missing too (row 0 with it)"
 run sweep --merge -o "$TMP/m2.tsv" "$TMP/s1.tsv" "$TMP/s1.tsv"
 like "$TMP/err" "^t32: row 0 appears twice" "a shard given twice is refused"
 

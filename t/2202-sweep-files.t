@@ -3,7 +3,7 @@
 # sweep refused, escaped fields, outputs that never replace their inputs, a lock
 # against a second writer, a full or read-only disk that loses nothing.
 . "$(dirname "$0")/lib-tap.sh"
-plan 55
+plan 58
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
@@ -20,6 +20,10 @@ like "$TMP/err" "^t32: bad row count in the sweep line of '.*neg.tsv'" "and name
 printf '# sweep: rows=99999999999999999999999 of=x\n0\tx\n' >"$TMP/big.tsv"
 run sweep --merge -o "$TMP/o.tsv" "$TMP/big.tsv"
 is 1 "$rc" "a row count past the limit is refused"
+printf '# sweep: rows=16777217 of=x\n' >"$TMP/big.tsv"
+run sweep --merge -o "$TMP/o.tsv" "$TMP/big.tsv"
+like "$TMP/err" "^t32: bad row count in the sweep line of '.*big.tsv' \(0 to 16777216\)" \
+	"one row past the limit of 2^24 is refused before anything is sized"
 printf '# sweep: rows=4 of=x\n1\ta\tb\n' >"$TMP/short.tsv"
 run sweep --merge -o "$TMP/o.tsv" "$TMP/short.tsv"
 like "$TMP/err" "^t32: bad row in '.*short.tsv' \\(line 2\\)" "a row with too few fields is refused"
@@ -35,6 +39,9 @@ run sweep $S --n 1,2 --resume -o "$TMP/long.tsv" l m nop
 like "$TMP/err" "^t32: line 1 of '.*long.tsv' is longer than" "resume: an endless line is refused"
 run fit /dev/zero
 like "$TMP/err" "^t32: a NUL byte in line 1 of '/dev/zero'" "fit: /dev/zero is not text"
+printf 'n\ttotal\n1\t5\0000\n2\t6\n' >"$TMP/nul.tsv"
+run fit "$TMP/nul.tsv"
+like "$TMP/err" "^t32: a NUL byte in line 2 of '.*nul.tsv'" "fit: a NUL in a short line, not cut off there"
 # an endless stream of rows (a FIFO fed by yes) stops at a bound, not at the end of memory
 mkfifo "$TMP/fifo"
 { printf 'form\tn\ttotal\n'; yes "$(printf 'a\t1\t2')"; } >"$TMP/fifo" 2>/dev/null &
@@ -61,6 +68,10 @@ is 4 "$(rows "$TMP/tm.tsv")" "into the whole sweep"
 run fit --format=tsv "$TMP/tm.tsv"
 is 0 "$rc" "t32 fit reads t32's own TSV back"
 like "$TMP/out" "^l m n 'add eax,\\\\t1'	raw	4	0	" "one group, its name escaped again in fit's TSV"
+# a backslash in it: escaped too, and read back as itself, not as a tab
+run sweep $S --n 1..2 -o "$TMP/bs.tsv" l m "mov eax, '\\t'"
+run fit --format=tsv "$TMP/bs.tsv"
+like "$TMP/out" '^l m n .mov eax, .\\\\t..	raw	2	' "a backslash in the text is written and read back as itself"
 
 # pieces of different sweeps: anything that decides a row's value is in the sweep line
 "$T32" sweep $S --n 1..4 --shard 1/2 -o "$TMP/p1.tsv" l m nop 2>/dev/null

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -18,11 +19,11 @@
 #define STEPS 50	/* durations tried across one step */
 
 /* The kinds of noise added on top of the phase. */
-enum noise { CLEAN, OUTLIERS, SMALL, WIDE };
+enum noise { CLEAN, OUTLIERS, SMALL, WIDE, SPREAD, HEAVY, SPARSE };
 
 /*
  * Deltas of a block of true duration d ticks read with a TSC of step q from a
- * uniformly random phase, plus offset c and noise e >= 0.
+ * uniformly random phase, plus offset c and noise e (>= 0 except for SPREAD).
  */
 static void simulate(gsl_rng *r, uint64_t *out, size_t n, double d, uint64_t q, uint64_t c,
 		     enum noise kind)
@@ -42,6 +43,17 @@ static void simulate(gsl_rng *r, uint64_t *out, size_t n, double d, uint64_t q, 
 		case WIDE:	/* noise comparable to the step */
 			e = gsl_rng_uniform(r) * 2.5 * q;
 			break;
+		case SPREAD:	/* a duration that itself varies, evenly about d, over 3 q */
+			e = (gsl_rng_uniform(r) - 0.5) * 3 * q;
+			break;
+		case HEAVY:	/* a fifth of the runs hit far above */
+			if (gsl_rng_uniform(r) < 0.2)
+				e = q * (3 + 50 * gsl_rng_uniform(r));
+			break;
+		case SPARSE:	/* nearly every run hit, over a wide range: 3% left whole */
+			if (gsl_rng_uniform(r) < 0.97)
+				e = q * (3 + 200 * gsl_rng_uniform(r));
+			break;
 		}
 		uint64_t a = (uint64_t)(t0 / q), b = (uint64_t)((t0 + d + e) / q);
 		out[i] = (b - a) * q + c;
@@ -59,7 +71,7 @@ int main(void)
 	if (!r || !x)
 		bail("out of memory");
 	gsl_rng_set(r, 3003);
-	plan(37);
+	plan(41);
 
 	/* Clean: across a whole step the estimate is within 5% of q, the minimum is not. */
 	worst = worst_min = 0;
@@ -121,6 +133,48 @@ int main(void)
 		flagged += (e.flags & T32_EST_LEVELS) != 0;
 	}
 	is_int(10, flagged, "noise comparable to q: levels flag");
+
+	/*
+	 * A duration that varies by more than a step (a wobbling clock): the mean of
+	 * the bulk's levels, and a 95% interval that holds the truth about 95% of
+	 * the time.  Fewer than a binomial count at p = 0.95 makes likely with
+	 * probability 1e-4 is an interval too narrow.
+	 */
+	{
+		enum { REPS = 400, PER = 2000 };
+		int least = 0;
+
+		gsl_rng_set(r, 30030);
+		covered = flagged = 0;
+		for (int rep = 0; rep < REPS; rep++) {
+			double d = BASE + Q * (rep % 10 + 0.5) / 10;
+
+			simulate(r, x, PER, d, Q, C, SPREAD);
+			t32_estimate(x, PER, Q, &e);
+			covered += e.lo <= d + C && d + C <= e.hi;
+			flagged += (e.flags & T32_EST_LEVELS) != 0;
+		}
+		while (least < REPS && gsl_cdf_binomial_P((unsigned)least, 0.95, REPS) <= 1e-4)
+			least++;
+		is_int(REPS, flagged, "a varying duration: levels flag");
+		ok(covered >= least, "a varying duration: the 95%% interval holds the truth %d times "
+		   "of %d (at least %d)", covered, REPS, least);
+	}
+
+	/*
+	 * Outliers that are no longer rare: the bottom two levels holding under 90%
+	 * of the readings is flagged `levels`; a bulk of under 5% of them, however
+	 * many readings that is, `few`.
+	 */
+	simulate(r, x, N, BASE + 9, Q, C, HEAVY);
+	t32_estimate(x, N, Q, &e);
+	ok((e.flags & T32_EST_LEVELS) && !(e.flags & T32_EST_FEW),
+	   "a fifth of the runs hit: levels, not few (%u)", e.flags);
+	simulate(r, x, N, BASE + 9, Q, C, SPARSE);
+	t32_estimate(x, N, Q, &e);
+	ok((e.flags & T32_EST_FEW) && e.window >= 300,
+	   "3%% of the runs whole: few, though %llu readings are in the bulk",
+	   (unsigned long long)e.window);
 
 	/* Few samples. */
 	simulate(r, x, 20, BASE + 9, Q, C, CLEAN);

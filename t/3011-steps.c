@@ -21,7 +21,7 @@ int main(void)
 	if (!r)
 		bail("out of memory");
 	gsl_rng_set(r, 3011);
-	plan(32);
+	plan(37);
 
 	/* The minimum of n = 1..100 under a TSC of step 21 at 37 n per step: exact data. */
 	for (int i = 0; i < 100; i++) {
@@ -40,6 +40,23 @@ int main(void)
 	   s.plateaus[1].x1 == 68, "middle plateau: level 126 from 32 to 68");
 	is_double(37, s.period, 1e-12, "two steps: the period is their distance");
 	is_int(0, s.periodic, "two steps are not yet a rhythm");
+	t32_steps_free(&s);
+
+	/*
+	 * The same staircase with a point caught part-way up each jump, as a block
+	 * that straddles a TSC step reads: n = 31 a quarter of the way up joins the
+	 * plateau below (the step stays at 32), n = 68 most of the way up joins the
+	 * plateau above (the step comes one n early, at 68).
+	 */
+	y[30] = 110;
+	y[67] = 143;
+	ok(t32_steps_find(x, y, 100, NULL, &s) == 0 && s.nsteps == 2, "part-way points: two steps");
+	ok(s.nsteps == 2 && s.steps[0].x == 32 && s.steps[0].x_before == 31,
+	   "a point a quarter of the way up stays on the plateau below: step at 32 (%g)",
+	   s.nsteps ? s.steps[0].x : 0);
+	ok(s.nsteps == 2 && s.steps[1].x == 68 && s.steps[1].x_before == 67,
+	   "a point most of the way up joins the plateau above: step at 68 (%g)",
+	   s.nsteps == 2 ? s.steps[1].x : 0);
 	t32_steps_free(&s);
 
 	/* A long noisy staircase: period 25, height 3, noise sd 0.2. */
@@ -109,6 +126,26 @@ int main(void)
 	ok(s.nsteps == 0 && s.nplateaus == 1 && s.plateaus[0].points == 100, "noise alone: no step");
 	is_double(0, s.period, 0, "no steps: no period");
 	t32_steps_free(&s);
+
+	/*
+	 * Jumps of 0.4 in noise of sd 0.1 (under three sds of a difference): noise at
+	 * the default k of 5, steps when k is 2.
+	 */
+	gsl_rng_set(r, 3011);
+	for (int i = 0; i < 200; i++) {
+		x[i] = i;
+		y[i] = 50 + 0.4 * floor(i / 40.0) + gsl_ran_gaussian(r, 0.1);
+	}
+	t32_steps_find(x, y, 200, NULL, &s);
+	is_int(0, s.nsteps, "jumps under three noise sds: no steps at the default k");
+	t32_steps_free(&s);
+	{
+		struct t32_steps_opts k2 = { .k = 2 };
+
+		t32_steps_find(x, y, 200, &k2, &s);
+		ok(s.nsteps > 0, "but steps with k = 2 (%zu)", s.nsteps);
+		t32_steps_free(&s);
+	}
 
 	/* Irregular steps: no rhythm. */
 	for (int i = 0; i < 100; i++) {

@@ -79,7 +79,7 @@ int main(void)
 	char buf[256];
 	unsigned flags;
 
-	plan(65);
+	plan(68);
 
 	/* the conversion from two anchors */
 	{
@@ -163,6 +163,10 @@ int main(void)
 	e.gap_start = e.wake + 1;
 	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
 	is_int(T32_WAKE_TSC_BACK, p.flags, "a handler outside its gap: readings out of order");
+	e.gap_start = e.wake - 1000;
+	e.gap_end = e.wake - 1;
+	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
+	is_int(T32_WAKE_TSC_BACK, p.flags, "a handler after its gap closed: out of order too");
 	e = sleep_event(2600);
 	e.gap_start = e.wake - 5;
 	e.gap_end = e.wake + 5;
@@ -235,6 +239,29 @@ int main(void)
 		is_double(3, s.mean, 1e-12, "mean");
 		is_double(3, s.q[0].value, 0, "p50");
 		ok(t32_wake_stats(x, 0, 0.95, &s) == -1 && s.n == 0, "no values: no statistics");
+	}
+	/* each percentile is the one its name says: p99.9 of 1..100000 is 99900 */
+	{
+		enum { N = 100000 };
+		double *x = malloc(N * sizeof(double));
+		struct t32_wake_stats s;
+		int right = 0;
+
+		if (!x)
+			bail("out of memory");
+		for (int i = 0; i < N; i++)
+			x[i] = (double)((i * 7919L) % N + 1);	/* 1..N, shuffled */
+		ok(t32_wake_stats(x, N, 0.95, &s) == 0, "statistics of 1..%d", N);
+		for (int i = 0; i < T32_WAKE_NQ; i++) {
+			double pct = strtod(t32_wake_pnames[i] + 1, NULL);
+
+			if (s.q[i].value == ceil(pct / 100 * N - 1e-9))
+				right++;
+			else
+				diag("%s of 1..%d reads %g", t32_wake_pnames[i], N, s.q[i].value);
+		}
+		is_int(T32_WAKE_NQ, right, "every percentile is the one its name says");
+		free(x);
 	}
 
 	/* a raw file read back, and what its paragraph says */

@@ -143,7 +143,7 @@ int main(void)
 	uint64_t items[2];
 	char err[128];
 
-	plan(26 + 15);
+	plan(27 + 15);
 
 	build(&b, items, 3);
 	if (!ok(!t32_attrib_init(&a, &b, err, sizeof(err)), "three units disassemble"))
@@ -190,6 +190,14 @@ int main(void)
 	build(&b, items, 1);
 	t32_attrib_init(&a, &b, err, sizeof(err));
 	is_int(11, (long long)t32_attrib_unit(&a), "one copy: the whole body");
+	t32_attrib_free(&a);
+
+	/* Two copies whose second starts with another instruction (nop dword [rax]): no repeat. */
+	build(&b, items, 2);
+	memcpy(image + BODY + UNIT, "\x0f\x1f\x00", 3);
+	ok(!t32_attrib_init(&a, &b, err, sizeof(err)) && t32_attrib_unit(&a) == 22,
+	   "copies that differ in one instruction: the unit is the whole body (%zu)",
+	   t32_attrib_unit(&a));
 	t32_attrib_free(&a);
 
 	block_files();

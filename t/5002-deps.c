@@ -66,6 +66,8 @@ static const struct want wants[] = {
 	{ "cpuid", { 0x0f, 0xa2 }, 2, T32_CLASS_SERIAL, "rax rcx", "", "rax rbx rcx rdx", 0, 0 },
 	{ "push rax (stack engine: no rsp)", { 0x50 }, 1, T32_CLASS_STORE, "rax", "", "", S, 0 },
 	{ "pop rbx", { 0x5b }, 1, T32_CLASS_LOAD, "", "", "rbx", L, 0 },
+	{ "xor ax, ax (merges into rax)", { 0x66, 0x31, 0xc0 }, 3, T32_CLASS_ALU, "rax", "", "rax cf oszap", 0, Z },
+	{ "mov ax, bx (merges into rax)", { 0x66, 0x89, 0xd8 }, 3, T32_CLASS_ALU, "rax rbx", "", "rax", 0, M },
 };
 
 /* Does the resource set equal the space-separated names? */

@@ -86,7 +86,7 @@ int main(void)
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
 
-	plan(35);
+	plan(36);
 	if (t32_deps_decode(CODE, sizeof(CODE), &in, &n, err, sizeof(err)) || n != 11)
 		bail("cannot decode the test block: %s", err);
 	test_uarch(&u);
@@ -177,6 +177,15 @@ int main(void)
 		   "other counts: rejected (p = %g), TVD 0.4", g.p);
 		rc = t32_gof_test(same, q, 3, 0, &g);
 		ok(rc == 0 && g.p == 0, "samples where the model expects none: p 0");
+		{
+			double p4[] = { 0.6, 0.38, 0.01, 0.01 };
+			uint64_t k4[] = { 60, 38, 1, 1 };
+
+			rc = t32_gof_test(k4, p4, 4, 0, &g);
+			ok(rc == 0 && g.bins == 3 && g.df == 2,
+			   "two bins expecting one sample each are pooled: 3 bins, 2 df (%u, %u)",
+			   g.bins, g.df);
+		}
 	}
 
 	/* curve comparison */

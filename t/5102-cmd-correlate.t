@@ -2,18 +2,19 @@
 # 5102-cmd-correlate - `t32 correlate` on load-nop10 with a short run: the shape of
 # its tsv, table and -o outputs, and the exit codes of bad usage and of a
 # sampling backend this machine lacks.  What holds on any out-of-order x86-64
-# CPU: after a pointer-chasing load retirement waits, so the busiest sampled
-# position is the load or the nop after it, and the fitted model agrees.
-# Skips when there is no sample or correlate subcommand or no sampling backend.
+# CPU: after a pointer-chasing load retirement waits, and the interrupt taken
+# meanwhile is taken as the load retires, so the busiest sampled position is the
+# nop after the load, and the fitted model (skid 1) agrees.  Skips when there is
+# no sampling backend.
 
 . "$(dirname "$0")/lib-tap.sh"
 
 command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 [ -n "$T32_DATADIR" ] || { T32_DATADIR=$T32_SRC/data; export T32_DATADIR; }
 run correlate --help
-[ "$rc" -eq 0 ] || skip_all "this t32 has no correlate subcommand"
+help=$rc
 run sample --help
-[ "$rc" -eq 0 ] || skip_all "this t32 has no sample subcommand"
+help="$help $rc"
 
 B="$T32_SRC/data/blocks/load-nop10.blk"
 T32_CACHE_DIR="$TMP/cache"
@@ -22,8 +23,9 @@ SHORT="--samples 300 --seconds 1 --kmax 6"
 run correlate --format=tsv $SHORT "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
 
-plan 36
+plan 37
 
+is "0 0" "$help" "correlate --help and sample --help exit 0"
 is 0 "$rc" "correlate exits 0"
 cp "$TMP/out" "$TMP/tsv"
 like "$TMP/tsv" '^# retire_width: ([0-9]+|undetermined \([0-9]+\.\.[0-9]+\))$' \
@@ -65,13 +67,14 @@ awk -F'\t' '{m += $3; p += $4} END {exit !(m > 0.999 && m < 1.001 && p > 0.999 &
 ok $? "measured and predicted shares each sum to 1"
 top=$(sort -t "$(printf '\t')" -k3,3gr "$TMP/shares" | head -1 | cut -f1)
 diag "busiest measured position: $top"
-case "$top" in 0|1) ok 0 "the samples pile up on the load or the nop after it" ;;
-	*) ok 1 "the samples pile up on the load or the nop after it" ;; esac
+is 1 "$top" "the samples pile up on the nop after the load (the load holds retirement)"
 ptop=$(sort -t "$(printf '\t')" -k4,4gr "$TMP/shares" | head -1 | cut -f1)
 diag "the fitted model's busiest position: $ptop"
-case "$ptop" in 0|1) ok 0 "the fitted model's busiest position is the load or the nop after it too" ;;
-	*) ok 1 "the fitted model's busiest position is the load or the nop after it too"
-	   sed 's/^/# /' "$TMP/shares" ;; esac
+# no position predicted busier than the nop after the load (a tie at the top is
+# no other position's)
+awk -F'\t' '$4 > max {max = $4} $1 == 1 {one = $4} END {exit !(one >= max - 1e-9)}' "$TMP/shares"
+ok $? "the fitted model predicts no position busier than the nop after the load"
+[ "$ptop" = 1 ] || sed 's/^/# /' "$TMP/shares"
 awk -F'\t' 'NR == 1 {exit !($3 > -2 && $3 < 2)}' "$TMP/curve"
 ok $? "zero copies cost about nothing"
 

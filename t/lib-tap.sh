@@ -37,6 +37,9 @@ like() {
 
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # skip $*"; }
 
+# bail REASON: a set-up step failed; nothing after it can be judged
+bail() { echo "Bail out! $*"; exit 1; }
+
 # run ARGS...: run t32 with stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run() {
 	"$T32" "$@" >"$TMP/out" 2>"$TMP/err"
