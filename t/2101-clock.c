@@ -83,8 +83,12 @@ int main(void)
 	     0.25 * add.empty_value / 1000);
 	ok(add.empty_value > 0 && fabs(add.value - 1) <= add.halfwidth + 0.25 * add.empty_value / 1000,
 	   "a dependent add chain costs 1 cycle per add (%.4f +- %.4f)", add.value, add.halfwidth);
-	ok(add.stopped_precise && add.halfwidth <= 0.02,
-	   "the engine stopped because the interval reached the target");
+	/* on a machine busy beside every measuring process, no clean process is left to stop on */
+	if (add.taint && add.untrusted[0])
+		skip("other work ran beside every measuring process");
+	else
+		ok(add.stopped_precise && add.halfwidth <= 0.02,
+		   "the engine stopped because the interval reached the target");
 
 	if (measure("imul rax, rax", 1000, 0.05, 5, &imul))
 		bail("cannot measure an imul chain");

@@ -4,7 +4,7 @@
 plan 19
 
 run time --format=tsv l m auto 1000 'add eax, 1'
-is 0 "$rc" "time auto exits 0"
+measured "time auto exits 0"
 is cycles "$(col unit "$TMP/out")" "cycles are the default unit"
 like "$TMP/out" '^# calibration: [0-9.]+ \+- [0-9.]+ core cycles per tick' "provenance carries the calibration"
 like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the TSC frequency and step"
@@ -12,15 +12,22 @@ like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the
 # each costs a cycle, within three of the tool's half-widths
 run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
 v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
-{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "$(col n "$TMP/out")" = 4 ] &&
+{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "$(col n "$TMP/out")" = 104 ] && [ "$(col twin_n "$TMP/out")" = 100 ] &&
 	awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'
-ok $? "--base 100 with 104 adds: n = 4, one cycle each ($v [$lo, $hi], exit $rc)"
-# per_insn against the blocks' estimates in ticks: the same in ticks, over the
-# TSC's GHz in ns (to the rounding of the printed figures)
+ok $? "--base 100 with 104 adds: the four between them one cycle each ($v [$lo, $hi], exit $rc)"
+# per_insn against the blocks' estimates in ticks: (block - twin) over the
+# instructions between them, whole_per_insn (block - empty) / n, and the fixed
+# cost what whole has beyond per_insn over n instructions; the same over the
+# TSC's GHz in ns (to the rounding of the printed figures, and of the mean of
+# the processes against the pooled estimates)
 per_tick() {
-	awk -v v="$(col per_insn "$TMP/out")" -v b="$(col block_est_ticks "$TMP/out")" \
+	awk -v v="$(col per_insn "$TMP/out")" -v wv="$(col whole_per_insn "$TMP/out")" \
+		-v f="$(col fixed "$TMP/out")" -v b="$(col block_est_ticks "$TMP/out")" \
+		-v t="$(col twin_est_ticks "$TMP/out")" -v tn="$(col twin_n "$TMP/out")" \
 		-v e="$(col empty_est_ticks "$TMP/out")" -v n="$(col n "$TMP/out")" -v ghz="$1" \
-		'BEGIN { w = (b - e) / n / ghz; d = v - w; exit !(d < 0.0002 + 0.001 * w && -d < 0.0002 + 0.001 * w) }'
+		'function near(a, x) { return a - x < 0.0005 + 0.002 * x && x - a < 0.0005 + 0.002 * x }
+		 BEGIN { exit !(near(wv, (b - e) / n / ghz) && near(v, (b - t) / (n - tn) / ghz) &&
+			 near(f / n, wv - v)) }'
 }
 run time --format=tsv --unit ticks l m 5000 100 'add eax, 1'
 is ticks "$(col unit "$TMP/out")" "--unit ticks"
@@ -36,7 +43,11 @@ run time --format=json l m 3000 100 nop
 like "$TMP/out" '^\{"provenance": \{"tool": "t32", .*\}, "spec": "l m 100 .nop.", "n": 100, "unit": "cycles"' "json output, provenance first"
 run time --precision 0.000000001 --budget 0.2 l m 100000000 100 'add eax, 1'
 is 7 "$rc" "an interval that never narrows exits 7"
-like "$TMP/err" "^t32: result not trustworthy 'l m 100 'add eax, 1'' \(the interval never narrowed" "and says why"
+if busy; then
+	skip "other work ran beside the measurement, which is the reason given"
+else
+	like "$TMP/err" "^t32: result not trustworthy 'l m 100 'add eax, 1'' \(the interval never narrowed" "and says why"
+fi
 run time --raw "$TMP/raw.tsv" l m 500 10 nop
 like "$TMP/raw.tsv" '^0	block	[0-9]+$' "--raw keeps every delta"
 

@@ -48,7 +48,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(21);
+	plan(24);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -128,7 +128,8 @@ int main(void)
 	 * count at p = 0.95 makes likely with probability 1e-4 is an interval too
 	 * narrow (one 25% too narrow holds it about 87% of the time).  A run that
 	 * stopped because its interval reached the precision asked (0.02 per
-	 * instruction, or 2 cycles on the block of 100 instructions) holds that
+	 * instruction, or 2 cycles on the block of 100 instructions; nearly all do
+	 * within 400,000 runs, the slope against a twin of 50 being the noisier) holds that
 	 * precision (the pooled estimate's own interval, a floor added after the
 	 * stop, may widen a few of them a little); and the study's (min - min) / n
 	 * beside the estimate is the blocks' minima.
@@ -143,7 +144,8 @@ int main(void)
 			struct t32_sim_machine mc = { .q = qs[i % 4], .ratio = ratios[i % 3],
 						      .tsc_hz = 2.5e9, .jitter = 0.5, .placement = 0.2,
 						      .seed = 21040 + i };
-			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+			/* against its twin of 50, each with 8 cycles of fill and drain */
+			struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
 
 			/* every other run to --block-precision 2: the same target on 100 */
 			if (measure(&mc, &b, i % 2 ? 0 : 0.02, i % 2 ? 2 : 0, &m, &q))
@@ -159,7 +161,7 @@ int main(void)
 		ok(covered >= least,
 		   "coverage: the 95%% interval holds the truth in %u of %u runs (at least %u)",
 		   covered, RUNS, least);
-		ok(stopped == RUNS && within >= 0.95 * stopped,
+		ok(stopped >= 0.95 * RUNS && within >= 0.95 * stopped,
 		   "stopped at the precision asked in %u of %u runs, the interval within it in %u",
 		   stopped, RUNS, within);
 		is_int(RUNS, minmin, "(min - min) / n is the blocks' minima in every run");
@@ -178,7 +180,7 @@ int main(void)
 		for (int k = 0; k < 3; k++) {
 			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 9,
 						      .drift = drifts[k], .drift_runs = 1e6 };
-			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4 };
+			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4, 0 };
 			struct t32_sim *s = t32_sim_new(&mc, &b);
 			struct t32_measure_opts mo;
 			struct t32_source src;
@@ -188,7 +190,7 @@ int main(void)
 			t32_sim_source(s, &src);
 			t32_measure_opts_init(&mo);
 			mo.max_runs = 200000;
-			if (t32_measure_source(&src, 100, &mo, NULL, &m))
+			if (t32_measure_source(&src, 100, 0, &mo, NULL, &m))
 				bail("cannot measure a drifting clock");
 			t32_sim_free(s);
 			drifted[k] = m.drifted;
@@ -212,7 +214,7 @@ int main(void)
 		for (int k = 0; k < 2; k++) {
 			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
 						      .seed = 31 + k };
-			struct t32_sim_blocks b = { 60, costs[k], 100, 0, 1000, 4 };
+			struct t32_sim_blocks b = { 60, costs[k], 100, 0, 1000, 4, 0 };
 
 			if (measure(&mc, &b, 0.02, 0, &m, &q))
 				bail("cannot measure a negative cost");
@@ -222,6 +224,67 @@ int main(void)
 		}
 		ok(negative[0], "a cost of -0.06 +- 0.02 is not trusted: negative");
 		ok(!negative[1], "a cost of -0.005, zero within its interval, is");
+	}
+
+	/*
+	 * Placement that moves each measuring process's block and twin by 3 cycles
+	 * (sd) apart: only the processes' spread shows it, weighed as the value
+	 * weighs them (a target of 0.006 takes ten processes or more, the later
+	 * ones longer), over enough of them.  The interval still holds the truth in
+	 * 95% of runs: at least the count a binomial at p = 0.95 reaches with
+	 * probability 0.99 (the seeds are fixed, so the figure is the same every
+	 * run; weighing the processes alike read 141 of 160 here), and no run that
+	 * trusts its result is off by more than twice its interval.
+	 */
+	{
+		enum { RUNS = 160 };
+		unsigned covered = 0, least = 0, trusted = 0, wrong = 0;
+
+		for (unsigned i = 0; i < RUNS; i++) {
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+						      .placement = 3, .seed = 77000 + i };
+			struct t32_sim_blocks b = { 60, 1, 1000, 500, 1000, 4, 8 };
+
+			if (measure(&mc, &b, 0.006, 0, &m, &q))
+				bail("cannot measure a simulated chain");
+			covered += fabs(m.value - 1) <= m.halfwidth;
+			trusted += !m.untrusted[0];
+			wrong += !m.untrusted[0] && fabs(m.value - 1) > 2 * m.halfwidth;
+		}
+		while (least < RUNS && gsl_cdf_binomial_P(least, 0.95, RUNS) <= 1e-2)
+			least++;
+		ok(covered >= least && wrong == 0,
+		   "placement of 3 cycles: the interval holds the truth in %u of %u runs (at least "
+		   "%u), %u trusted, %u of them off by more than twice their interval", covered, RUNS, least, trusted,
+		   wrong);
+	}
+
+	/*
+	 * Other work beside half the measuring processes, slowing them by 5%: those
+	 * are set aside, and the result from the others is trusted and right.  Beside
+	 * every process, nothing can be set aside: not trusted, flagged busy.
+	 */
+	{
+		static const double share[] = { 0.5, 1.0 };
+
+		for (int k = 0; k < 2; k++) {
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+						      .seed = 4242 + k, .taint_p = share[k],
+						      .taint_slow = 0.05 };
+			struct t32_sim_blocks b = { 60, 3, 200, 100, 1000, 4, 8 };
+
+			if (measure(&mc, &b, 0.02, 0, &m, &q))
+				bail("cannot measure beside other work");
+			diag("other work beside %.0f%% of processes: %.4f +- %.4f, %u counted, %u set aside (%s)",
+			     100 * share[k], m.value, m.halfwidth, m.segments, m.set_aside,
+			     m.untrusted[0] ? m.untrusted : "trusted");
+			if (k == 0)
+				ok(!m.untrusted[0] && m.set_aside > 0 && fabs(m.value - 3) <= m.halfwidth,
+				   "beside half the processes: those set aside, the rest right and trusted");
+			else
+				ok(m.untrusted[0] && (m.flags & T32_EST_BUSY),
+				   "beside every process: not trusted, flagged busy");
+		}
 	}
 
 	/* The fast grid. */

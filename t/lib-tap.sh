@@ -66,11 +66,17 @@ done_testing() {
 	exit $?
 }
 
+# busy: the last run's result was untrusted because other work ran beside every
+# measuring process (a busy machine; nothing else about the result can be judged)
+busy() {
+	[ "$rc" = 7 ] && grep -q 'other work ran' "$TMP/err"
+}
+
 # measured NAME: the last run measured and trusted its result (exit 0); where other
 # work ran beside every measuring process (exit 7 saying so, on a busy machine),
 # a skip with that reason instead, since no value can be judged then
 measured() {
-	if [ "$rc" = 7 ] && grep -q 'other work ran' "$TMP/err"; then
+	if busy; then
 		skip "$1: other work ran beside the measurement"
 	else
 		is 0 "$rc" "$1"

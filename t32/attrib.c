@@ -87,12 +87,22 @@ long t32_attrib_find(const struct t32_attrib *a, uint64_t off)
 	return (long)(lo - 1);
 }
 
-void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
-		    size_t n)
+/* Where image offset off lies: a body instruction's index, or one of these. */
+enum { AT_OVERHEAD = -1, AT_IMAGE = -2 };
+static long classify(const struct t32_attrib *a, uint64_t off)
 {
 	/* The loop overhead: from the loop's top (or the body's end) to its end, less the body. */
 	uint64_t over_lo = a->loop_off < a->body_end ? a->loop_off : a->body_end;
+	long k = t32_attrib_find(a, off);
 
+	if (k >= 0)
+		return k;
+	return off >= over_lo && off < a->loop_end ? AT_OVERHEAD : AT_IMAGE;
+}
+
+void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
+		    size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = s[i].ip - code_base;
 		long k;
@@ -102,12 +112,13 @@ void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_s
 			a->outside++;
 			continue;
 		}
-		k = t32_attrib_find(a, off);
-		if (k < 0) {
-			if (off >= over_lo && off < a->loop_end)
-				a->overhead++;
-			else
-				a->image++;
+		k = classify(a, off);
+		if (k == AT_OVERHEAD) {
+			a->overhead++;
+			continue;
+		}
+		if (k == AT_IMAGE) {
+			a->image++;
 			continue;
 		}
 		a->body++;
@@ -125,7 +136,6 @@ void t32_attrib_add(struct t32_attrib *a, uint64_t code_base, const struct t32_s
 void t32_attrib_parts(const struct t32_attrib *a, uint64_t code_base, const struct t32_sample *s,
 		      size_t n, size_t parts, uint64_t *counts)
 {
-	uint64_t over_lo = a->loop_off < a->body_end ? a->loop_off : a->body_end;
 	size_t w = a->ninsn + 1;
 
 	memset(counts, 0, parts * w * sizeof(*counts));
@@ -135,10 +145,10 @@ void t32_attrib_parts(const struct t32_attrib *a, uint64_t code_base, const stru
 
 		if (s[i].ip < code_base || off >= a->image_end)
 			continue;
-		k = t32_attrib_find(a, off);
+		k = classify(a, off);
 		if (k >= 0)
 			row[k]++;
-		else if (off >= over_lo && off < a->loop_end)
+		else if (k == AT_OVERHEAD)
 			row[a->ninsn]++;
 	}
 }

@@ -746,20 +746,23 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		snprintf(m->untrusted, len,
 			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
 			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
-	else if (m->taint)
+	else if (m->taint) {
+		char cpu[256] = "", beside[256] = "";
+
+		if (m->taint & T32_TAINT_SHARED)
+			snprintf(cpu, sizeof(cpu), "on the measuring CPU%s%s%s", m->who[0] ? " ('" : "",
+				 m->who, m->who[0] ? "')" : "");
+		if (m->taint & T32_TAINT_BUSY)
+			snprintf(beside, sizeof(beside), "%son a CPU that may share its core%s%s%s",
+				 cpu[0] ? " and " : "", m->who_beside[0] ? " ('" : "", m->who_beside,
+				 m->who_beside[0] ? "')" : "");
 		snprintf(m->untrusted, len,
-			 "other work ran %s%s%s%s%s%s%s in every measuring process (%u), so no readings "
-			 "could be set aside: measure on a quiet machine%s",
-			 m->taint & T32_TAINT_SHARED ? "on the measuring CPU ('" : "",
-			 m->taint & T32_TAINT_SHARED ? m->who : "",
-			 m->taint & T32_TAINT_SHARED ? "')" : "",
-			 m->taint == (T32_TAINT_SHARED | T32_TAINT_BUSY) ? " and " : "",
-			 m->taint & T32_TAINT_BUSY ? "on a CPU that may share its core ('" : "",
-			 m->taint & T32_TAINT_BUSY ? m->who_beside : "",
-			 m->taint & T32_TAINT_BUSY ? "')" : "", m->segments,
+			 "other work ran %s%s in every measuring process (%u), so no readings could be "
+			 "set aside: measure on a quiet machine%s", cpu, beside, m->segments,
 			 m->taint & T32_TAINT_SHARED ? ""
 						     : ", or with --ignore-busy where the other CPUs "
 						       "share no core with it");
+	}
 	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
 		snprintf(m->untrusted, len,
 			 "too few of the block's readings in its bulk (%llu of %llu)",
