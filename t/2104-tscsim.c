@@ -48,7 +48,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(24);
+	plan(25);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -284,6 +284,30 @@ int main(void)
 			else
 				ok(m.untrusted[0] && (m.flags & T32_EST_BUSY),
 				   "beside every process: not trusted, flagged busy");
+		}
+		/* --ignore-busy: work beside the measuring CPU counts as none */
+		{
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+						      .seed = 4244, .taint_p = 1 };
+			struct t32_sim_blocks b = { 60, 3, 200, 100, 1000, 4, 8 };
+			struct t32_sim *s = t32_sim_new(&mc, &b);
+			struct t32_measure_opts mo;
+			struct t32_source src;
+
+			if (!s)
+				bail("out of memory");
+			t32_sim_source(s, &src);
+			t32_measure_opts_init(&mo);
+			mo.precision = 0.02;
+			mo.max_runs = 400000;
+			mo.budget = 30;
+			mo.ignore_busy = 1;
+			if (t32_measure_source(&src, b.n, b.twin_insns, &mo, NULL, &m))
+				bail("cannot measure beside other work");
+			t32_sim_free(s);
+			ok(!m.untrusted[0] && !m.set_aside && !(m.flags & T32_EST_BUSY),
+			   "--ignore-busy: busy CPUs beside it set nothing aside (%s)",
+			   m.untrusted[0] ? m.untrusted : "trusted");
 		}
 	}
 

@@ -510,15 +510,18 @@ static double spread_hw(const struct loop *l, const double *x)
 
 /*
  * Close the open segment: look at what ran beside it, and whether its readings
- * count (a second look adds to the first).  ignore: other work does not matter
- * here (--ignore-busy).
+ * count (a second look adds to the first).  ignore: other work on CPUs that may
+ * share the measuring CPU's core does not matter here (--ignore-busy); other work
+ * on the measuring CPU itself always does.
  */
 static void segment_close(const struct t32_source *src, struct loop *l, int ignore)
 {
 	struct segment *g = &l->seg[l->nseg - 1];
 
 	g->taint |= src->look ? src->look(src->ctx) : 0;
-	g->counts = !g->taint || ignore;
+	if (ignore)
+		g->taint &= ~(unsigned)T32_TAINT_BUSY;
+	g->counts = !g->taint;
 }
 
 /* Open a segment at round `first`; 0, or -1 when there are too many. */
