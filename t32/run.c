@@ -18,15 +18,13 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "t32/confine.h"
 #include "t32/helper.h"
 #include "t32/util.h"
 
@@ -474,8 +472,13 @@ struct shared {
 };
 
 static struct shared *child_shared;
+static pid_t child_pid, child_tid;	/* the child's own ids, for its death by its signal */
 
-/* Record where the child died, then die of the same signal. */
+/*
+ * Record where the child died, then die of the same signal: SA_RESETHAND made
+ * its action the default again, and a signal to itself is all the confined
+ * child may send.
+ */
 static void fault_handler(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -489,8 +492,8 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
 		child_shared->code = sig == SIGSYS ? si->si_syscall : si->si_code;
 		child_shared->signo = sig;
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	syscall(SYS_tgkill, child_pid, child_tid, sig);
+	_exit(128 + sig);
 }
 
 static const int fault_signals[] = { SIGSEGV, SIGILL, SIGFPE, SIGBUS, SIGTRAP, SIGALRM, SIGSYS };
@@ -504,6 +507,10 @@ static int child_setup(int cpu, struct shared *sh)
 	cpu_set_t set;
 
 	child_shared = sh;
+	child_pid = getpid();
+	child_tid = (pid_t)syscall(SYS_gettid);
+	/* named apart from t32 itself (ps, top): the process that runs bodies */
+	prctl(PR_SET_NAME, "t32-body");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -512,7 +519,7 @@ static int child_setup(int cpu, struct shared *sh)
 	sigaltstack(&ss, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fault_handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++)
 		sigaction(fault_signals[i], &sa, NULL);
@@ -714,53 +721,13 @@ struct t32_runner {
 
 typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
 
-/*
- * After its set-up the measuring child needs only its pipes, and what a fault
- * takes to be recorded and end it (a signal to itself): everything else a body
- * might call (a write to a file, an exec, a mmap, a signal to another process)
- * raises SIGSYS, recorded as the system call it was.
- */
-static int child_seccomp(void)
-{
-	static const int allowed[] = {
-		SYS_read, SYS_write, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
-		SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_getpid, SYS_gettid,
-	};
-	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
-	struct sock_filter f[4 + 2 * N + 5];
-	struct sock_fprog prog = { 0, f };
-	unsigned k = 0;
-
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, nr));
-	for (unsigned i = 0; i < N; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
-						      0, 1);
-		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	}
-	/* tgkill to this process only: raise() after a fault */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 3);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, args[0]));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)getpid(), 0, 1);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
-	prog.len = (unsigned short)k;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 /* The child's loop: load the images, then answer requests until the pipe closes. */
 static void runner_child(struct t32_runner *r, int in, int out)
 {
 	void *arena = t32_arena_new();
 	void *base[8];
 	struct request q;
+	struct t32_confine c;
 
 	/* Ctrl-C reaches the whole process group: the parent decides when to stop */
 	signal(SIGINT, SIG_IGN);
@@ -775,7 +742,12 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
 	}
 	r->sh->nbases = r->nblobs;
-	if (child_seccomp())
+	t32_confine_init(&c);
+	t32_confine_fd(&c, in, T32_CONFINE_READ);
+	t32_confine_fd(&c, out, T32_CONFINE_WRITE);
+	for (size_t i = 0; i < r->nblobs; i++)
+		t32_confine_code(&c, base[i], r->blobs[i]->hdr.data);
+	if (t32_confine(&c))
 		_exit(125);
 	for (;;) {
 		ssize_t got = read(in, &q, sizeof(q));
@@ -885,6 +857,9 @@ static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
 	classify(r->blobs, r->nblobs, r->sh, status, timed_out, r->opts.timeout, f);
 	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 124)
 		snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", r->opts.cpu);
+	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 125)
+		snprintf(f->msg, sizeof(f->msg), "cannot confine the measuring process "
+			 "(seccomp, or closing its descriptors, failed)");
 	return -1;
 }
 
@@ -961,8 +936,28 @@ void t32_runner_stop(struct t32_runner *r)
 
 /* ---- one call in a child ---- */
 
-int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
-		 const struct t32_run_opts *o, struct t32_fault *f)
+/*
+ * Wait until the child closes its end of fd (it exits or dies) or timeout
+ * seconds pass; what it writes there is read and dropped.  1 closed, 0 time-out.
+ */
+static int wait_closed(int fd, double timeout)
+{
+	double end = t32_now() + timeout;
+
+	while (wait_readable(fd, end - t32_now())) {
+		char buf[256];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			return 1;
+	}
+	return 0;
+}
+
+int t32_isolated(const struct t32_blob *blob,
+		 int (*prepare)(void *code, void *arg, struct t32_confine *c),
+		 int (*fn)(void *code, void *arg), void *arg, const struct t32_run_opts *o,
+		 struct t32_fault *f)
 {
 	struct shared *sh;
 	int up[2], status, cpu = o->cpu < 0 ? t32_default_cpu() : o->cpu;
@@ -983,32 +978,46 @@ int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), 
 	}
 	if (pid == 0) {
 		void *code = NULL;
+		struct t32_confine c;
+		int rc;
 
 		close(up[0]);
 		if (child_setup(cpu, sh))
 			_exit(124);
+		t32_confine_init(&c);
+		/* held, never written: its closing tells the parent the child is done */
+		t32_confine_fd(&c, up[1], T32_CONFINE_HOLD);
 		if (blob) {
 			code = load_image(blob);
 			if (!code)
 				_exit(121);
 			sh->bases[0] = (uint64_t)(uintptr_t)code;
 			sh->nbases = 1;
+			t32_confine_code(&c, code, blob->hdr.data);
 		}
+		if (prepare && (rc = prepare(code, arg, &c)))
+			_exit(rc & 0xff);
+		if (t32_confine(&c))
+			_exit(125);
 		_exit(fn(code, arg) & 0xff);
 	}
 	close(up[1]);
 	{
-		int done = wait_readable(up[0], o->timeout);
+		int done = wait_closed(up[0], o->timeout);
 
 		status = reap(pid, !done);
 		close(up[0]);
-		if (done && WIFEXITED(status) && WEXITSTATUS(status) != 124) {
+		if (done && WIFEXITED(status) && WEXITSTATUS(status) != 124 &&
+		    WEXITSTATUS(status) != 125) {
 			munmap(sh, 4096);
 			return WEXITSTATUS(status);
 		}
 		classify(blobs, blob ? 1 : 0, sh, status, !done, o->timeout, f);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 124)
 			snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", cpu);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
+			snprintf(f->msg, sizeof(f->msg), "cannot confine the measuring process "
+				 "(seccomp, or closing its descriptors, failed)");
 	}
 	munmap(sh, 4096);
 	return -1;

@@ -94,13 +94,19 @@ int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, u
 void t32_runner_stop(struct t32_runner *r);
 
 /*
- * Run fn(arg) once in a forked, pinned child under the same fault handling.  arg
- * should point into MAP_SHARED memory if the parent needs results.  Returns fn's
- * value (0..255) or -1 with f filled in.  The image of `blob` (if not NULL) is
- * loaded in the child first and its base passed as fn's `code`.
+ * Run fn(arg) once in a forked, pinned child under the same fault handling and
+ * the same confinement (t32_confine) as the measuring process.  arg should point
+ * into MAP_SHARED memory if the parent needs results.  The image of `blob` (if
+ * not NULL) is loaded in the child first and its base passed as `code`; then
+ * prepare (if not NULL) runs before the child is confined, adding to c what fn
+ * will need (a sampler's event or timer); a value other than 0 ends the child
+ * with it.  Returns the child's exit value (0..255) or -1 with f filled in.
  */
-int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
-		 const struct t32_run_opts *o, struct t32_fault *f);
+struct t32_confine;
+int t32_isolated(const struct t32_blob *blob,
+		 int (*prepare)(void *code, void *arg, struct t32_confine *c),
+		 int (*fn)(void *code, void *arg), void *arg, const struct t32_run_opts *o,
+		 struct t32_fault *f);
 
 /* The arena the registers point into: T32_ARENA_SIZE bytes whose qwords point to themselves. */
 #define T32_ARENA_SIZE (1u << 20)
