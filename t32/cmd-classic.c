@@ -117,6 +117,7 @@ int cmd_classic(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	while (count && !interrupted) {
 		uint64_t k = count < (1u << 16) ? count : (1u << 16);
 		double t0 = t32_now();

@@ -477,6 +477,7 @@ int cmd_sample(int argc, char **argv)
 
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 	}
 	rc = t32_sample_block(&s, &rq, &r, &f);
 	if (rc == 3) {

@@ -242,6 +242,7 @@ int cmd_time(int argc, char **argv)
 		o.run.cpu = t32_default_cpu();
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rc = t32_measure(&s, &o, &mo, &interrupted, &m);
 	if (!rc && m.rounds) {
 		print_result(&m, &s, &o, &mo, argc + 1, argv - 1);

@@ -173,6 +173,8 @@ int main(int argc, char **argv)
 {
 	t32_main_argc = argc;
 	t32_main_argv = argv;
+	/* killed by a stop signal a command does not handle: its temporary files go first */
+	t32_on_stop_signals(NULL);
 	if (argc < 2) {
 		help(stderr);
 		return T32_EXIT_USAGE;

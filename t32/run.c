@@ -732,6 +732,7 @@ static void runner_child(struct t32_runner *r, int in, int out)
 	/* Ctrl-C reaches the whole process group: the parent decides when to stop */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	if (!arena)
 		_exit(120);
