@@ -120,16 +120,31 @@ static int job_spec(const struct sweep *w, const struct job *j, unsigned k, stru
 	if (j->mode != MODE_THROUGHPUT)
 		return t32_spec_add_item(s, j->n, j->form->insn);
 	{
-		char unit[4096] = "", copy[512];
+		/* k copies, whole: a placeholder ({r}, 3 bytes) becomes at most 5 (zmm31) */
+		size_t one = 2 * strlen(j->form->tp) + 16, used = 0;
+		char *unit = malloc(k * (one + 2) + 1);
+		int rc;
 
-		for (unsigned c = 0; c < k; c++) {
-			if (t32_form_tp_expand(j->form, c, copy, sizeof(copy)))
-				return -1;
-			if (c)
-				strncat(unit, "; ", sizeof(unit) - strlen(unit) - 1);
-			strncat(unit, copy, sizeof(unit) - strlen(unit) - 1);
+		if (!unit) {
+			snprintf(err, errlen, "out of memory for '%u copies'", k);
+			return -1;
 		}
-		return t32_spec_add_item(s, j->n / k, unit);
+		for (unsigned c = 0; c < k; c++) {
+			if (c) {
+				memcpy(unit + used, "; ", 2);
+				used += 2;
+			}
+			if (t32_form_tp_expand(j->form, c, unit + used, one + 1)) {
+				snprintf(err, errlen, "cannot expand the throughput template '%.200s'",
+					 j->form->tp);
+				free(unit);
+				return -1;
+			}
+			used += strlen(unit + used);
+		}
+		rc = t32_spec_add_item(s, j->n / k, unit);
+		free(unit);
+		return rc;
 	}
 }
 
@@ -240,7 +255,7 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 {
 	struct t32_measurement best, m;
 	unsigned kmax = j->mode == MODE_THROUGHPUT ? w->max_k : 1, bestk = 0;
-	char err[256], reason[512] = "";
+	char err[256] = "", reason[512] = "";
 	const char *status = "ok";
 	int rc = 0;
 
