@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * Where register k points: the middle of the arena, a page and a cache line apart
@@ -141,6 +142,19 @@ static void emit_epilogue(struct emitter *e, const struct t32_spec *s)
 }
 
 /*
+ * Can `times N` stand before stmt?  Not before a label (`x:`, `x: nop`) nor
+ * `align`: nasm refuses both there, so such an item is a %rep block.
+ */
+static int times_takes(const char *stmt)
+{
+	size_t word = strcspn(stmt, " \t:");
+
+	if (stmt[word] == ':')
+		return 0;
+	return !(word == 5 && strncasecmp(stmt, "align", 5) == 0);
+}
+
+/*
  * The body: an item of one instruction becomes `times N insn` (nasm assembles it
  * faster than %rep), an item of several a %rep block, one statement a line.
  */
@@ -149,7 +163,7 @@ static void emit_body(struct emitter *e, const struct t32_spec *s, struct t32_ge
 	for (size_t i = 0; i < s->nitems; i++) {
 		const struct t32_item *it = &s->items[i];
 		char *copy = strdup(it->text), *save = NULL, *stmt;
-		int single = it->stmts == 1;
+		int single = it->stmts == 1 && times_takes(it->text + strspn(it->text, " \t;"));
 
 		if (record)
 			emit(e, "item_%zu:\n", i);
