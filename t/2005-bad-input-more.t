@@ -4,7 +4,7 @@
 # newlines or without end, empty tables.  Each case: the exit code, and a message
 # that names the problem.
 . "$(dirname "$0")/lib-tap.sh"
-plan 124
+plan 137
 
 export T32_DATADIR="$T32_SRC/data"
 cd "$TMP" || exit 1
@@ -154,4 +154,24 @@ expect 2 "^t32: unknown bench 'nosuch'" "bench: an unknown bench" -- bench nosuc
 expect 1 "^t32: instruction faulted 'int3' \(SIGTRAP" "int3" -- l m 10 int3
 expect 1 "^t32: instruction faulted 'int 3' \(SIGTRAP" "int 3" -- l m 10 'int 3'
 expect 1 "^t32: instruction faulted 'nop; int3' \(SIGTRAP: .*, at int3\)" "int3 after a nop" -- l m 10 'nop; int3'
+
+# a path is a block file, whatever its name: never instruction text for nasm
+expect 2 "^t32: /dev/null: no instructions in the block" "model /dev/null" -- model /dev/null
+expect 1 "^t32: cannot read block file '/nonexistent/b' \(No such file" "a path that is not there" -- sample /nonexistent/b
+# a fault outside the body is named for what it is, never 'block'
+expect 1 "^t32: the harness faulted after the body 'l m 1 'add qword \[rsp\+48\], 1'' \(SIGSEGV: .* in t32's own code" \
+	"a body that moves the harness's return address" -- l m 3 'add qword [rsp+48], 1'
+expect 1 "^t32: the body left the block 'l m 1 'mov rax, 0; jmp rax'' \(SIGSEGV: .* at 0x0, where there is no code" \
+	"a body that jumps out" -- l m 3 'mov rax, 0; jmp rax'
+# a long message keeps its reason: the subject is cut in the middle
+long=$(printf 'nop; %.0s' $(seq 600))
+expect 1 "^t32: instruction faulted 'nop; nop; .* \.\.\. .*nop; mov eax, 2; syscall' \(SIGSYS: a system call, which a block may not make, at syscall\)$" \
+	"a 3,000-byte body's system call" -- l m 3 "${long}mov eax, 2; syscall"
+run sweep --n 1 -o "$TMP/long.tsv" l m "${long}mov eax, 2; syscall"
+like "$TMP/long.tsv" "	fault		instruction faulted .*\(SIGSYS: a system call, which a block may not make, at syscall\)$" \
+	"and so does its sweep row's reason"
+# --lat-from reads a table's sweep: a spec's sweep names no table
+run sweep --n 1 -o "$TMP/spec.tsv" l m 'inc eax'
+expect 1 "^t32: not a sweep of a table '.*spec.tsv' \(--lat-from reads the latency rows of a table's sweep" \
+	"--lat-from on a spec's sweep" -- model --lat-from "$TMP/spec.tsv"
 done_testing

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gen/gen.h"
@@ -186,7 +187,16 @@ int t32_blockfile_find(const char *arg, const char *datadir, char *path, size_t 
 	size_t n = strlen(arg);
 	FILE *f;
 
-	if (n > 4 && !strcmp(arg + n - 4, ".blk")) {
+	struct stat st;
+
+	/*
+	 * FILE.blk; or a path (a file that is there, or a name that starts as only a
+	 * path does): no instruction holds '/' there, so /dev/null is an empty block
+	 * file, not instruction text
+	 */
+	if ((n > 4 && !strcmp(arg + n - 4, ".blk")) ||
+	    (strchr(arg, '/') && (stat(arg, &st) == 0 || arg[0] == '/' || !strncmp(arg, "./", 2) ||
+				  !strncmp(arg, "../", 3)))) {
 		snprintf(path, len, "%s", arg);
 		return 1;
 	}

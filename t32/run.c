@@ -7,6 +7,7 @@
 #include "t32/run.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -612,6 +613,20 @@ static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct 
 		}
 	if (b && f->rip_off >= 0 && f->signo == SIGTRAP)
 		f->rip_off = trap_insn(b, f->rip_off);
+	if (!b && sh->signo && !timed_out) {
+		/* the child is a fork of this process: its code lies where ours does */
+		Dl_info di;
+
+		if (dladdr((void *)(uintptr_t)sh->rip, &di) && di.dli_fname) {
+			const char *base = strrchr(di.dli_fname, '/');
+
+			f->outside = 1;
+			snprintf(f->where, sizeof(f->where), "%s%s%s", di.dli_sname ? di.dli_sname : "",
+				 di.dli_sname ? " in " : "", base ? base + 1 : di.dli_fname);
+		} else {
+			f->outside = 2;
+		}
+	}
 	if (b && f->rip_off >= 0) {
 		int priv = describe_insn(b, f->rip_off, f);
 
@@ -1052,10 +1067,12 @@ static const char *signal_words(int signo, int code)
 void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, char *buf,
 			size_t len)
 {
-	char subject[256], sig[128], at[220] = "";
+	char subject[256], sig[128], at[220] = "", cut[256];
 
+	/* a long item keeps both ends, so the reason after it is never cut away */
 	if (f->item >= 0 && s && (size_t)f->item < s->nitems)
-		snprintf(subject, sizeof(subject), "%s", s->items[f->item].text);
+		snprintf(subject, sizeof(subject), "%s",
+			 t32_shorten(s->items[f->item].text, 200, cut, sizeof(cut)));
 	else if (f->insn[0])
 		snprintf(subject, sizeof(subject), "%s", f->insn);
 	else
@@ -1089,14 +1106,26 @@ void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, cha
 				 subject);
 		break;
 	case T32_FAIL_SIGNAL:
-		if (f->item < 0 && f->rip_off >= 0 && s && s->nitems) {
+		if (f->item < 0 && (f->rip_off >= 0 || f->outside == 1) && s && s->nitems) {
 			/* the harness's own code faulted: the body broke what it relies on */
 			char body[160];
 
 			t32_spec_format(s, body, sizeof(body));
-			snprintf(buf, len, "the harness faulted after the body '%s' (%s in the "
-				 "harness's '%s': the body changed the harness's own data or stack)",
-				 body, sig, f->insn[0] ? f->insn : "?");
+			if (f->rip_off >= 0)
+				snprintf(buf, len, "the harness faulted after the body '%s' (%s in the "
+					 "harness's '%s': the body changed the harness's own data or "
+					 "stack)", body, sig, f->insn[0] ? f->insn : "?");
+			else
+				snprintf(buf, len, "the harness faulted after the body '%s' (%s in "
+					 "t32's own code (%s): the body changed the harness's own data, "
+					 "stack or CPU state)", body, sig, f->where);
+		} else if (f->item < 0 && f->outside == 2 && s && s->nitems) {
+			char body[160];
+
+			t32_spec_format(s, body, sizeof(body));
+			snprintf(buf, len, "the body left the block '%s' (%s at 0x%llx, where there "
+				 "is no code: a jump or a return out of the body, or a return "
+				 "address it changed)", body, sig, (unsigned long long)f->addr);
 		} else if (f->signo == SIGSEGV && f->code != SI_KERNEL)
 			snprintf(buf, len, "instruction faulted '%s' (%s at 0x%llx%s)", subject,
 				 sig, (unsigned long long)f->addr, at);

@@ -39,6 +39,9 @@ struct t32_fault {
 	int64_t rip_off;	/* offset of the faulting instruction in the image, -1 unknown */
 	long item;		/* body item it belongs to, -1 outside the body */
 	char insn[192];		/* disassembly of the faulting instruction (capstone) */
+	int outside;		/* the signal came outside the loaded code: 1 in t32's own
+				 * code (named in where), 2 where there is no code */
+	char where[64];
 	char msg[512];
 };
 

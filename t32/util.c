@@ -35,18 +35,47 @@ void t32_fputs_visible(const char *s, FILE *f)
 			putc(*p, f);
 }
 
-/* An error message: kept whole in t32_last_error, shown with its control bytes escaped. */
+const char *t32_shorten(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= max || max < 16 || len < max + 1)
+		return s;
+	/* the start and the end both say something: what it is, and the reason */
+	tail = (max - 5) * 2 / 5;
+	head = max - 5 - tail;
+	snprintf(buf, len, "%.*s ... %s", (int)head, s, s + n - tail);
+	return buf;
+}
+
+/*
+ * An error message, shown with its control bytes escaped.  A long one keeps
+ * its start and its end (where the reason is), in t32_last_error too.
+ */
 void t32_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL, shown[4096];
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(t32_last_error, sizeof(t32_last_error), fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		msg = NULL;
+		snprintf(t32_last_error, sizeof(t32_last_error), "%s", fmt);
+	} else {
+		const char *kept = t32_shorten(msg, sizeof(t32_last_error) - 1, shown, sizeof(shown));
+
+		snprintf(t32_last_error, sizeof(t32_last_error), "%.*s",
+			 (int)sizeof(t32_last_error) - 1, kept);
+	}
 	fflush(stdout);
 	fputs("t32: ", stderr);
-	t32_fputs_visible(t32_last_error, stderr);
+	t32_fputs_visible(msg ? t32_shorten(msg, sizeof(shown) - 1, shown, sizeof(shown)) :
+				t32_last_error, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 int t32_warn_quiet;

@@ -19,7 +19,16 @@ enum {
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };
 
-/* `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error. */
+/*
+ * s, or when it is longer than max bytes its start, " ... " and its end (max
+ * bytes in all) in buf (len > max): a long subject cut in a message keeps both
+ * ends.
+ */
+const char *t32_shorten(const char *s, size_t max, char *buf, size_t len);
+/*
+ * `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error,
+ * a long one as its start and its end (t32_shorten).
+ */
 void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char t32_last_error[512];
 /* `t32: warning: <what>` on stderr: the result stands, with a caveat. */
