@@ -314,6 +314,7 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 
 	memset(g, 0, sizeof(*g));
 	g->nitems = s->nitems;
+	g->insns = t32_spec_insns(s) * (o->shape == T32_GEN_LOOP && o->unroll ? o->unroll : 1);
 	g->item_line = calloc(s->nitems + 1, sizeof(unsigned));
 	g->item_lines = calloc(s->nitems + 1, sizeof(unsigned));
 	e.f = open_memstream(&g->text, &g->len);

@@ -112,12 +112,17 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 		t32_helper_set_limit(t);
 		return 0;
 	}
-	case 0x102:
-		if (t32_spec_parse_init(s, arg, err, sizeof(err))) {
+	case 0x102: {
+		size_t before = s->ninit;
+
+		/* --init for a register an earlier --init set: which value was meant? */
+		if (t32_spec_parse_init(s, arg, err, sizeof(err)) ||
+		    t32_spec_init_twice(s, before, err, sizeof(err))) {
 			t32_error("%s", err);
 			return -1;
 		}
 		return 0;
+	}
 	case 0x103:
 		o->dither = 0;
 		return 0;

@@ -28,6 +28,8 @@ enum t32_helper_end {
 /* The time limit of helper programs, seconds (--timeout sets it; default 10). */
 void t32_helper_set_limit(double seconds);
 double t32_helper_limit(void);
+/* Was the limit given (--timeout), rather than the default? */
+int t32_helper_limit_given(void);
 
 /*
  * Run argv with stdout and stderr into out->text.  keep[0..nkeep) are descriptors
@@ -38,5 +40,11 @@ double t32_helper_limit(void);
  */
 int t32_run_helper(char *const argv[], const int *keep, size_t nkeep,
 		   struct t32_child_output *out);
+/*
+ * The same with `seconds` as its time limit and the files it writes capped at
+ * fsize bytes (a larger write ends it by SIGXFSZ); 0 for either: the default.
+ */
+int t32_run_helper_bounded(char *const argv[], const int *keep, size_t nkeep,
+			   struct t32_child_output *out, double seconds, unsigned long long fsize);
 
 #endif

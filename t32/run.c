@@ -109,9 +109,10 @@ static int temp_fd(const char *text, struct t32_fault *f)
  * was interrupted.
  */
 static int run_tool(char *const argv[], const int *keep, size_t nkeep,
-		    struct t32_child_output *res, struct t32_fault *f)
+		    struct t32_child_output *res, double seconds, unsigned long long fsize,
+		    struct t32_fault *f)
 {
-	int end = t32_run_helper(argv, keep, nkeep, res);
+	int end = t32_run_helper_bounded(argv, keep, nkeep, res, seconds, fsize);
 
 	switch (end) {
 	case T32_HELPER_CANNOT:
@@ -120,8 +121,8 @@ static int run_tool(char *const argv[], const int *keep, size_t nkeep,
 		return -1;
 	case T32_HELPER_TIMEOUT:
 		f->kind = T32_FAIL_ASSEMBLE;
-		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %g s and was killed; "
-			 "--timeout S allows longer", argv[0], t32_helper_limit());
+		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %.3g s and was killed; "
+			 "--timeout S allows longer", argv[0], seconds > 0 ? seconds : t32_helper_limit());
 		return -1;
 	case T32_HELPER_INTERRUPTED:
 		f->kind = T32_FAIL_INTERRUPTED;
@@ -202,6 +203,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	char *argv[8];
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
+	double seconds = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(f, 0, sizeof(*f));
@@ -219,9 +221,20 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	argv[5] = binpath;
 	argv[6] = asmpath;
 	argv[7] = NULL;
-	if (run_tool(argv, fds, 2, &res, f)) {
+	/* a long body is given time in proportion, unless --timeout said how long */
+	if (g && !t32_helper_limit_given())
+		seconds = t32_helper_limit() * (1 + (double)g->insns / T32_NASM_INSNS);
+	if (run_tool(argv, fds, 2, &res, seconds, T32_IMAGE_MAX, f)) {
 		if (f->kind == T32_FAIL_ASSEMBLE && g && g->nitems == 1)
 			f->item = 0;
+		t32_child_output_free(&res);
+		goto out;
+	}
+	if (res.status == 128 + SIGXFSZ) {
+		f->kind = T32_FAIL_ASSEMBLE;
+		f->item = g && g->nitems == 1 ? 0 : -1;
+		snprintf(f->msg, sizeof(f->msg), "the block's code would be larger than %llu MiB",
+			 T32_IMAGE_MAX >> 20);
 		t32_child_output_free(&res);
 		goto out;
 	}
@@ -272,7 +285,7 @@ int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fa
 	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
 	snprintf(lstpath, sizeof(lstpath), "/dev/fd/%d", fds[1]);
 	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[2]);
-	if (run_tool(argv, fds, 3, &res, f)) {
+	if (run_tool(argv, fds, 3, &res, 0, 0, f)) {
 		t32_child_output_free(&res);
 		goto out;
 	}
@@ -347,7 +360,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 	for (int step = 0; step < 2; step++) {
 		char *const *argv = step ? ld : as;
 
-		if (run_tool(argv, fds, 2, &res, f)) {
+		if (run_tool(argv, fds, 2, &res, 0, 0, f)) {
 			if (f->kind == T32_FAIL_ASSEMBLE && !step && g && g->nitems == 1)
 				f->item = 0;
 			t32_child_output_free(&res);

@@ -50,6 +50,21 @@ struct t32_run_opts {
 	double timeout;		/* seconds a single request may take */
 };
 
+/*
+ * The block's code at most: nasm's output is capped there (`resb 1<<30` stops
+ * at once, never 1 GiB in $TMPDIR).  100,000,000 copies of a 2-byte instruction
+ * fit.
+ */
+#define T32_IMAGE_MAX (256ull << 20)
+/*
+ * nasm's time limit when --timeout was not given grows with the body: the
+ * default, and as long again for every T32_NASM_INSNS instructions.
+ */
+#define T32_NASM_INSNS 10000000.0
+/*
+ * Assemble src (the text g describes) into a loaded-ready blob.  0, or -1 with
+ * f filled in.
+ */
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);

@@ -423,9 +423,23 @@ int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, si
 	return 0;
 }
 
+int t32_spec_init_twice(const struct t32_spec *s, size_t from, char *err, size_t errlen)
+{
+	for (size_t i = from; i < s->ninit; i++)
+		for (size_t j = 0; j < i; j++)
+			if (s->init[j].reg == s->init[i].reg) {
+				snprintf(err, errlen, "register set twice '%s' (0x%llx, then 0x%llx)",
+					 t32_gprs[s->init[i].reg], (unsigned long long)s->init[j].value,
+					 (unsigned long long)s->init[i].value);
+				return -1;
+			}
+	return 0;
+}
+
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
+	size_t from = s->ninit;
 	int rc = 0;
 
 	if (!copy)
@@ -466,6 +480,16 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 		s->init[s->ninit].reg = reg;
 		s->init[s->ninit].value = v;
 		s->ninit++;
+		/* within one set-up a register given twice is a mistake: which value? */
+		for (size_t j = from; j + 1 < s->ninit && !rc; j++)
+			if (s->init[j].reg == reg) {
+				snprintf(err, errlen, "register set twice '%s' (0x%llx, then 0x%llx)",
+					 t32_gprs[reg], (unsigned long long)s->init[j].value,
+					 (unsigned long long)v);
+				rc = -1;
+			}
+		if (rc)
+			break;
 	}
 	free(copy);
 	return rc;

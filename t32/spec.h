@@ -57,7 +57,15 @@ int t32_spec_set_barrier(struct t32_spec *s, const char *letters, char *err, siz
 int t32_spec_set_store(struct t32_spec *s, const char *letter, char *err, size_t errlen);
 /* Parse `[N] INSN [[N] INSN]...`; returns 0, or -1 with a message in err. */
 int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, size_t errlen);
-/* Parse `REG=VALUE[,REG=VALUE]...` (VALUE decimal, or hex with 0x); appends to s->init. */
+/*
+ * A register set twice among s->init[from..ninit) and what came before it:
+ * 0, or -1 with "register set twice 'REG' (V1, then V2)" in err.
+ */
+int t32_spec_init_twice(const struct t32_spec *s, size_t from, char *err, size_t errlen);
+/*
+ * Parse `REG=VALUE[,REG=VALUE]...` (VALUE decimal, or hex with 0x); appends to
+ * s->init.  A register named twice in arg is an error.
+ */
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen);
 /*
  * Append `reps` copies of text.  -1 for out of memory, or with errno EINVAL for
