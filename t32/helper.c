@@ -18,17 +18,10 @@
 #include <unistd.h>
 
 static double limit = T32_HELPER_SECONDS;
-static int limit_given;
 
 void t32_helper_set_limit(double seconds)
 {
 	limit = seconds > 0 ? seconds : T32_HELPER_SECONDS;
-	limit_given = seconds > 0;
-}
-
-int t32_helper_limit_given(void)
-{
-	return limit_given;
 }
 
 double t32_helper_limit(void)

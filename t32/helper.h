@@ -28,8 +28,6 @@ enum t32_helper_end {
 /* The time limit of helper programs, seconds (--timeout sets it; default 10). */
 void t32_helper_set_limit(double seconds);
 double t32_helper_limit(void);
-/* Was the limit given (--timeout), rather than the default? */
-int t32_helper_limit_given(void);
 
 /*
  * Run argv with stdout and stderr into out->text.  keep[0..nkeep) are descriptors

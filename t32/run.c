@@ -221,8 +221,8 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	argv[5] = binpath;
 	argv[6] = asmpath;
 	argv[7] = NULL;
-	/* a long body is given time in proportion, unless --timeout said how long */
-	if (g && !t32_helper_limit_given())
+	/* a long body is given time in proportion: the limit for each T32_NASM_INSNS */
+	if (g)
 		seconds = t32_helper_limit() * (1 + (double)g->insns / T32_NASM_INSNS);
 	if (run_tool(argv, fds, 2, &res, seconds, T32_IMAGE_MAX, f)) {
 		if (f->kind == T32_FAIL_ASSEMBLE && g && g->nitems == 1)

@@ -57,8 +57,8 @@ struct t32_run_opts {
  */
 #define T32_IMAGE_MAX (256ull << 20)
 /*
- * nasm's time limit when --timeout was not given grows with the body: the
- * default, and as long again for every T32_NASM_INSNS instructions.
+ * nasm's time limit grows with the body: --timeout's S (default 10), and S
+ * again for every T32_NASM_INSNS instructions of the body.
  */
 #define T32_NASM_INSNS 10000000.0
 /*
