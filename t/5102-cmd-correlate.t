@@ -22,7 +22,7 @@ SHORT="--samples 300 --seconds 1 --kmax 6"
 run correlate --format=tsv $SHORT "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
 
-plan 36
+plan 40
 
 is 0 "$rc" "correlate exits 0"
 cp "$TMP/out" "$TMP/tsv"
@@ -133,5 +133,14 @@ is 2 "$rc" "an unknown parameter: exit 2"
 run correlate --backend precise $SHORT "$B"
 if [ "$rc" -eq 0 ]; then skip "this machine has precise sampling"
 else is 3 "$rc" "a backend this machine lacks: exit 3"; fi
+
+# --from a folder that holds no measurements: said at once, nothing timed first
+run correlate --from "$TMP/nothere" --cache "$TMP/fresh-cache" load-nop10
+is 1 "$rc" "--from a folder that is not there: exit 1"
+like "$TMP/err" "^t32: cannot read '.*nothere/sweep.tsv' \(No such file or directory; --from takes a folder" \
+	"naming the file it needs"
+ok "$([ -e "$TMP/fresh-cache" ] && echo 1 || echo 0)" "before any form was timed (no cache written)"
+run correlate --samples 10 load-nop10
+is 2 "$rc" "--samples below what shares need: a usage error"
 
 done_testing

@@ -368,8 +368,10 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 			}
 			break;
 		case 'n':
-			if (t32_parse_u64(optarg, 1, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (1 to 10000000)", optarg);
+			/* fewer than MIN_BODY_SAMPLES could never give shares to trust */
+			if (t32_parse_u64(optarg, MIN_BODY_SAMPLES, 10000000, &a->samples)) {
+				t32_error("bad sample count '%s' (%d to 10000000: fewer in the body "
+					  "give no shares to trust)", optarg, MIN_BODY_SAMPLES);
 				return T32_EXIT_USAGE;
 			}
 			break;
