@@ -357,10 +357,18 @@ int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text)
 		errno = EINVAL;
 		return -1;
 	}
-	items = realloc(s->items, (s->nitems + 1) * sizeof(*items));
-	if (!items)
-		return -1;
-	s->items = items;
+	/*
+	 * Room for 8, then doubled each time the count reaches a power of two
+	 * (items start NULL with nitems 0): a block of 100,000 lines is not
+	 * copied 100,000 times.
+	 */
+	if (s->nitems == 0 || (s->nitems >= 8 && (s->nitems & (s->nitems - 1)) == 0)) {
+		items = realloc(s->items, (s->nitems ? 2 * s->nitems : 8) * sizeof(*items));
+		if (!items)
+			return -1;
+		s->items = items;
+	}
+	items = s->items;
 	items[s->nitems].reps = reps;
 	items[s->nitems].text = strdup(text);
 	items[s->nitems].stmts = count_stmts(text);
