@@ -33,8 +33,8 @@ static const struct {
 	const char *name, *help;
 } shared_opts[] = {
 	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed)\n" },
-	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block, or on nasm assembling it, after S seconds\n"
-					       "                   (default 10)\n" },
+	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block after S seconds (default 10); nasm gets\n"
+					       "                   S and S more per ten million instructions\n" },
 	{ 0x102, T32_OPT_INIT, "--init", "  --init R=V,...   start register R with V instead of an arena pointer\n" },
 	{ 0x103, T32_OPT_DITHER, "--no-dither", "  --no-dither      do not randomise the TSC phase before each run\n" },
 	{ 0x104, T32_OPT_WARMUP, "--warmup", NULL },

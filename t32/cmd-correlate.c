@@ -70,7 +70,7 @@ static const char correlate_help[] =
 	"                      the latency table leaves open, and the retire delay of\n"
 	"                      the sampled loop's branch (unless --unit-loop)\n"
 	"  --kmax K            step curve up to K copies (default 16)\n"
-	"  --samples N         stop sampling after N samples (default 2000)\n"
+	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
 	"  --backend B         sampling backend (default: the best available)\n"
 	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"

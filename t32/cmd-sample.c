@@ -302,7 +302,7 @@ static void print_help(void)
 	       "                   precise\n"
 	       "  --clock C        task-clock (default) or cpu-clock\n"
 	       "  --period NS      ns of the clock between samples (default %d)\n"
-	       "  --samples N      stop after N samples (default %d)\n"
+	       "  --samples N      stop after N samples, at least 50 (default %d)\n"
 	       "  --seconds S      or after S seconds of sampling (default %.0f)\n"
 	       "  --barrier L      barrier letters around the body each iteration (default none)\n"
 	       "  --unroll K       body copies per loop iteration (default 1)\n"
