@@ -215,6 +215,7 @@ watch time time --budget 1 --precision 0.00001 l m auto 1000000 nop
 watch sweep sweep --n 1000000 --budget 1 --precision 0.00001 -o "$TMP/w.tsv" l m nop
 watch sample sample --seconds 1 "$TMP/plain.blk"
 watch correlate correlate --no-measure --kmax 2 --seconds 1 "$TMP/plain.blk"
-watch "model --measure" model --measure 'imul rax, rax; add rbx, rbx'
+watch "model --measure" model --measure --cache "$TMP/wcache" \
+	'imul rax, rax; add rbx, rbx; popcnt rcx, rcx; crc32 edx, edx; bswap rsi; rol rdi, 1'
 echo "1..$_tap_n"
 done_testing
