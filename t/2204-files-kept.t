@@ -12,44 +12,43 @@ D=$TMP/d
 mkdir -p "$D"
 cd "$D" || exit 1
 
+# stopped SIGNAL ARGS...: t32 ARGS in the background, SIGNAL after a second;
+# its exit status in $rc
+stopped() {
+	sig=$1
+	shift
+	"$T32" "$@" >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	sleep 1
+	kill "-$sig" "$pid"
+	wait "$pid" 2>/dev/null
+	rc=$?
+}
+# rows that run their whole budget: the signal comes in the middle
+SLOW='--budget 0.2 --precision 0.000001 --block-precision 0.000001'
+
 # ---- Ctrl-C on a sweep into an existing file ----
 run sweep --n 1..12 --budget 0.02 -o a.tsv l m nop
 is 0 "$rc" "a whole sweep written"
 cksum <a.tsv >"$TMP/sum"
-# rows that run their whole budget: the signal comes in the middle
-"$T32" sweep --n 1..12 --budget 0.2 --precision 0.000001 --block-precision 0.000001 \
-	-o a.tsv l m nop >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-sleep 1
-kill -INT "$pid"
-wait "$pid" 2>/dev/null
-is 130 "$?" "Ctrl-C: exit 130"
+stopped INT sweep --n 1..12 $SLOW -o a.tsv l m nop
+is 130 "$rc" "Ctrl-C: exit 130"
 is "$(cat "$TMP/sum")" "$(cksum <a.tsv)" "the existing file is left as it was"
 like "$TMP/err" "^t32: interrupted: [0-9]+ rows written to 'a.tsv.partial', 'a.tsv' is left as it was; finish them with --resume -o a.tsv.partial" \
 	"the new rows are named beside it"
 n=$(grep -c '^[0-9]' a.tsv.partial)
 ok "$([ "$n" -ge 1 ] && [ "$n" -lt 12 ] && echo 0 || echo 1)" "and hold what was measured ($n rows)"
-run sweep --n 1..12 --budget 0.2 --precision 0.000001 --block-precision 0.000001 --resume \
-	-o a.tsv.partial l m nop
+run sweep --n 1..12 $SLOW --resume -o a.tsv.partial l m nop
 is 0 "$rc" "they resume into a whole sweep"
 is 12 "$(grep -c '^[0-9]' a.tsv.partial)" "of every row"
 
 # ---- SIGHUP is SIGTERM ----
-"$T32" sweep --n 1..40 --budget 0.2 --precision 0.000001 --block-precision 0.000001 \
-	-o h.tsv l m nop >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-sleep 1
-kill -HUP "$pid"
-wait "$pid" 2>/dev/null
-is 130 "$?" "SIGHUP stops a sweep as Ctrl-C does (exit 130)"
+stopped HUP sweep --n 1..40 $SLOW -o h.tsv l m nop
+is 130 "$rc" "SIGHUP stops a sweep as Ctrl-C does (exit 130)"
 n=$(grep -c '^[0-9]' h.tsv)
 ok "$([ "$n" -ge 1 ] && echo 0 || echo 1)" "its rows are kept ($n)"
 # a command with no handler of its own: its temporary files go with it
-"$T32" table gen -o g.tbl >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-sleep 1
-kill -HUP "$pid"
-wait "$pid" 2>/dev/null
+stopped HUP table gen -o g.tbl
 ls -A >"$TMP/ls"
 if grep -q '^\.g\.tbl\.t32-' "$TMP/ls" || grep -q '^g\.tbl$' "$TMP/ls"; then
 	ok 1 "SIGHUP during table gen leaves nothing behind"

@@ -252,6 +252,31 @@ static void strays_beside(const char *path)
 	free(dirname);
 }
 
+/*
+ * Make the temporary file whose template (malloc'd, NULL when it could not be)
+ * is *tmp, locked while it is written: a file found unlocked was left by a
+ * killed run.  An fd, or -1 with errno and *tmp freed.
+ */
+static int tmp_make(char **tmp)
+{
+	int fd, e;
+
+	if (!*tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd >= 0) {
+		flock(fd, LOCK_EX | LOCK_NB);
+		return fd;
+	}
+	e = errno;
+	free(*tmp);
+	*tmp = NULL;
+	errno = e;
+	return -1;
+}
+
 int t32_tmp_beside(const char *path, char **tmp)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -262,22 +287,10 @@ int t32_tmp_beside(const char *path, char **tmp)
 	umask(mask);
 	strays_beside(path);
 	/* ".NAME.t32-XXXXXX" in path's directory, the name cut to fit NAME_MAX */
-	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0) {
+	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0)
 		*tmp = NULL;
-		errno = ENOMEM;
+	if ((fd = tmp_make(tmp)) < 0)
 		return -1;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-		return -1;
-	}
-	/* locked while it is written: a file found unlocked was left by a killed run */
-	flock(fd, LOCK_EX | LOCK_NB);
 	/* the file's mode as it was, or what a new file gets */
 	fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666 & ~mask);
 	out_note(*tmp, 1);
@@ -342,21 +355,10 @@ int t32_tmp_replacing(const char *path, char **tmp, int *in_place)
 	/* in place: the new content waits in $TMPDIR, then is copied over the old */
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if (asprintf(tmp, "%s/t32-%.200s.XXXXXX", dir, slash ? slash + 1 : path) < 0) {
+	if (asprintf(tmp, "%s/t32-%.200s.XXXXXX", dir, slash ? slash + 1 : path) < 0)
 		*tmp = NULL;
-		errno = ENOMEM;
+	if ((fd = tmp_make(tmp)) < 0)
 		return -1;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-		return -1;
-	}
-	flock(fd, LOCK_EX | LOCK_NB);
 	out_note(*tmp, 1);
 	*in_place = 1;
 	return fd;
