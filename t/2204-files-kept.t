@@ -6,7 +6,7 @@
 # files) is written in place; a symbolic link stays and the file it names is
 # written, created when missing.
 . "$(dirname "$0")/lib-tap.sh"
-plan 28
+plan 29
 
 D=$TMP/d
 mkdir -p "$D"
@@ -63,6 +63,10 @@ is 0 "$rc" "an output beside a killed run's temporary file is written"
 like "$TMP/err" "^t32: warning: '\.s\.asm\.t32-AbC123' was left by a t32 that was killed while writing 's\.asm'" \
 	"and the left file is named"
 is "half a file" "$(cat .s.asm.t32-AbC123)" "not removed: it may hold what was measured"
+printf 'rows' >.n.tsv.t32-XyZ789
+run sweep --n 1 --budget 0.02 -o n.tsv l m nop
+like "$TMP/err" "^t32: warning: '\.n\.tsv\.t32-XyZ789' was left by a t32 that was killed while writing 'n\.tsv'" \
+	"a sweep names one too, into a new file or an old one"
 # a temporary file another t32 is writing (it holds the lock) is not named
 flock .s.asm.t32-AbC123 sleep 3 &
 holder=$!

@@ -526,6 +526,7 @@ static int sink_open(struct sweep *w, struct sink *k)
 		return T32_EXIT_ERROR;
 	}
 	path = k->target;
+	t32_strays_beside(path);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		t32_error("cannot write '%s' (%s)", path, strerror(EISDIR));
 		return T32_EXIT_ERROR;

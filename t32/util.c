@@ -220,7 +220,7 @@ int t32_lock_path(const char *path, int flags)
  * t32 holds locked (every temporary file is locked while it is written).  They
  * are named, not removed: a sweep's holds the rows it measured.
  */
-static void strays_beside(const char *path)
+void t32_strays_beside(const char *path)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char *dirname = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) :
@@ -285,7 +285,7 @@ int t32_tmp_beside(const char *path, char **tmp)
 	struct stat st;
 
 	umask(mask);
-	strays_beside(path);
+	t32_strays_beside(path);
 	/* ".NAME.t32-XXXXXX" in path's directory, the name cut to fit NAME_MAX */
 	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0)
 		*tmp = NULL;
@@ -351,7 +351,7 @@ int t32_tmp_replacing(const char *path, char **tmp, int *in_place)
 	*in_place = 0;
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || !replace_in_place(path, &st))
 		return t32_tmp_beside(path, tmp);
-	strays_beside(path);
+	t32_strays_beside(path);
 	/* in place: the new content waits in $TMPDIR, then is copied over the old */
 	if (!dir || !*dir)
 		dir = "/tmp";

@@ -94,6 +94,11 @@ int t32_write_file(const char *path, const void *buf, size_t len);
  * t32_tmp_done(tmp, 1) keeps it; an fd, or -1 with errno.
  */
 int t32_tmp_beside(const char *path, char **tmp);
+/*
+ * Name (a warning each) the temporary files `.NAME.t32-XXXXXX` beside path that
+ * no live t32 holds locked: a killed run left them.  They are not removed.
+ */
+void t32_strays_beside(const char *path);
 /* Forget tmp (free it); unlink it too unless keep. */
 void t32_tmp_done(char *tmp, int keep);
 /*
