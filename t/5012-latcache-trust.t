@@ -26,6 +26,7 @@ fi
 
 # setrow CYCLES HALFWIDTH [HOW]: the imul row's cost, interval and way of timing
 setrow() {
+	[ -f "$f" ] || return 1
 	awk -F'\t' -v c="$1" -v h="$2" -v w="${3:-chain}" 'BEGIN {OFS = "\t"}
 		$1 == "imul r64, r64" {$3 = w; $4 = c; $5 = h} {print}' "$f" >"$f.new" && mv "$f.new" "$f"
 }
