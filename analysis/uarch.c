@@ -189,8 +189,9 @@ static int text_line_bad(const char *buf, size_t len, FILE *f, unsigned lineno, 
 int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, size_t errlen)
 {
 	char line[512], msg[300];
-	unsigned lineno = 0;
+	unsigned lineno = 0, name_line = 0;
 	unsigned char seen[sizeof(keys) / sizeof(keys[0])] = { 0 };
+	unsigned first[sizeof(keys) / sizeof(keys[0])] = { 0 };	/* line each key was given */
 
 	memset(u, 0, sizeof(*u));
 	while (fgets(line, sizeof(line), f)) {
@@ -214,9 +215,24 @@ int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, s
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
 			return -1;
 		}
+		/* a key given twice: which of the two values was meant? */
+		if (strcmp(trim(p), "name") == 0 && name_line) {
+			snprintf(err, errlen, "%s:%u: key given twice 'name' (first at line %u)", path,
+				 lineno, name_line);
+			return -1;
+		}
+		if (strcmp(trim(p), "name") == 0)
+			name_line = lineno;
 		for (size_t i = 0; keys[i].key; i++)
-			if (strcmp(keys[i].key, trim(p)) == 0)
+			if (strcmp(keys[i].key, trim(p)) == 0) {
+				if (first[i]) {
+					snprintf(err, errlen, "%s:%u: key given twice '%s' (first at line %u)",
+						 path, lineno, keys[i].key, first[i]);
+					return -1;
+				}
+				first[i] = lineno;
 				seen[i] = 1;
+			}
 	}
 	if (ferror(f)) {
 		snprintf(err, errlen, "cannot read '%s' (%s)", path, strerror(errno));
@@ -460,11 +476,49 @@ static int parse_latencies(struct t32_lat_entry *e, char *field, char *msg, size
 	return 0;
 }
 
+/* Entry order by form, then by line: a form given twice lies next to itself. */
+static const struct t32_lattab *by_form_tab;
+static const unsigned *by_form_line;
+
+static int by_form(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(by_form_tab->e[i].form, by_form_tab->e[j].form);
+
+	return c ? c : (by_form_line[i] > by_form_line[j]) - (by_form_line[i] < by_form_line[j]);
+}
+
+/* A form given twice (which latency was meant?): 0, or -1 with err naming both lines. */
+static int lattab_twice(const struct t32_lattab *t, const unsigned *lines, const char *path,
+			char *err, size_t errlen)
+{
+	size_t *ix = malloc((t->n ? t->n : 1) * sizeof(*ix));
+	int rc = 0;
+
+	if (!ix) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		ix[i] = i;
+	by_form_tab = t;
+	by_form_line = lines;
+	qsort(ix, t->n, sizeof(*ix), by_form);
+	for (size_t i = 1; i < t->n && !rc; i++)
+		if (strcmp(t->e[ix[i]].form, t->e[ix[i - 1]].form) == 0) {
+			snprintf(err, errlen, "%s:%u: form given twice '%s' (first at line %u)", path,
+				 lines[ix[i]], t->e[ix[i]].form, lines[ix[i - 1]]);
+			rc = -1;
+		}
+	free(ix);
+	return rc;
+}
+
 int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char line[512], msg[300];
-	unsigned lineno = 0;
+	unsigned lineno = 0, *lines = NULL;
 	size_t cap = 0;
 
 	t->e = NULL;
@@ -496,14 +550,19 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		if (t->n == cap) {
 			size_t want = cap ? 2 * cap : 64;
 			struct t32_lat_entry *ne = realloc(t->e, want * sizeof(*ne));
+			unsigned *nl = ne ? realloc(lines, want * sizeof(*nl)) : NULL;
 
-			if (!ne) {
+			if (ne)
+				t->e = ne;
+			if (nl)
+				lines = nl;
+			if (!ne || !nl) {
 				snprintf(err, errlen, "out of memory");
 				goto fail;
 			}
-			t->e = ne;
 			cap = want;
 		}
+		lines[t->n] = lineno;
 		e = &t->e[t->n];
 		memset(e, 0, sizeof(*e));
 		p = trim(p);
@@ -529,9 +588,13 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		snprintf(err, errlen, "cannot read '%s' (%s)", path, strerror(errno));
 		goto fail;
 	}
+	if (lattab_twice(t, lines, path, err, errlen))
+		goto fail;
+	free(lines);
 	fclose(f);
 	return 0;
 fail:
+	free(lines);
 	fclose(f);
 	t32_lattab_free(t);
 	return -1;

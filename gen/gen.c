@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * Where register k points: the middle of the arena, a page and a cache line apart
@@ -88,6 +89,17 @@ static void emit_macros(struct emitter *e, const struct t32_spec *s)
 	emit(e, "%%macro DELTA_X 0\n\tshl rdx, 32\n\tor rax, rdx\n\tmovq rcx, mm0\n"
 		"\tsub rax, rcx\n%%endmacro\n\n");
 
+	emit(e, "; after every run, what C code relies on: the direction flag clear, no x87\n"
+		"; exception pending, an empty x87 stack, the x87 control word and MXCSR as\n"
+		"; they were on entry (the empty block does the same, so the cost cancels)\n"
+		"%%macro RESTORE_STATE 0\n\tcld\n\tfnstsw ax\n\ttest al, 0xff\n\tjz %%%%exceptions_clear\n"
+		"\tfnclex\n%%%%exceptions_clear:\n\temms\n"
+		"\tfnstcw [rel fcw_now]\n\tmov ax, [rel fcw_now]\n\tcmp ax, [rel fcw_saved]\n"
+		"\tje %%%%fcw_same\n\tfldcw [rel fcw_saved]\n%%%%fcw_same:\n"
+		"\tstmxcsr [rel mxcsr_now]\n\tmov eax, [rel mxcsr_now]\n\txor eax, [rel mxcsr_saved]\n"
+		"\ttest eax, 0xffc0\t; its controls (bits 0-5 are sticky status flags)\n"
+		"\tjz %%%%mxcsr_same\n\tldmxcsr [rel mxcsr_saved]\n%%%%mxcsr_same:\n%%endmacro\n\n");
+
 	emit(e, "; registers from the start table (rsp excluded), then the vector and mask\n"
 		"; registers --init sets\n%%macro LOAD_REGS 0\n");
 	for (int r = 0; r < T32_NGPRS; r++)
@@ -114,6 +126,8 @@ static void emit_prologue(struct emitter *e, const struct t32_spec *s, const cha
 {
 	emit(e, "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n");
 	emit(e, "\tmov [rel saved_rsp], rsp\n");
+	emit(e, "\tstmxcsr [rel mxcsr_saved]\t; the caller's controls, put back after each run\n"
+		"\tfnstcw [rel fcw_saved]\n");
 	emit(e, "\t; start values: a pointer into the arena for each register, unless set\n");
 	for (int r = 0; r < T32_NGPRS; r++) {
 		int set = -1;
@@ -143,6 +157,19 @@ static void emit_epilogue(struct emitter *e, const struct t32_spec *s)
 }
 
 /*
+ * Can `times N` stand before stmt?  Not before a label (`x:`, `x: nop`) nor
+ * `align`: nasm refuses both there, so such an item is a %rep block.
+ */
+static int times_takes(const char *stmt)
+{
+	size_t word = strcspn(stmt, " \t:");
+
+	if (stmt[word] == ':')
+		return 0;
+	return !(word == 5 && strncasecmp(stmt, "align", 5) == 0);
+}
+
+/*
  * The body: an item of one instruction becomes `times N insn` (nasm assembles it
  * faster than %rep), an item of several a %rep block, one statement a line.
  */
@@ -151,7 +178,7 @@ static void emit_body(struct emitter *e, const struct t32_spec *s, struct t32_ge
 	for (size_t i = 0; i < s->nitems; i++) {
 		const struct t32_item *it = &s->items[i];
 		char *copy = strdup(it->text), *save = NULL, *stmt;
-		int single = it->stmts == 1;
+		int single = it->stmts == 1 && times_takes(it->text + strspn(it->text, " \t;"));
 
 		if (record)
 			emit(e, "item_%zu:\n", i);
@@ -216,6 +243,7 @@ static void emit_data(struct emitter *e, const struct t32_spec *s, int elf)
 		emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 		emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 		emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
+		emit(e, "mxcsr_saved:\tdd 0\nmxcsr_now:\tdd 0\nfcw_saved:\tdw 0\nfcw_now:\tdw 0\n");
 		emit_vinit(e, s);
 		emit(e, "\nsection .bss\n\talign 4096\narena:\tresq %u\n", T32_ARENA_QWORDS);
 		return;
@@ -224,6 +252,7 @@ static void emit_data(struct emitter *e, const struct t32_spec *s, int elf)
 	emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 	emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 	emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
+	emit(e, "mxcsr_saved:\tdd 0\nmxcsr_now:\tdd 0\nfcw_saved:\tdw 0\nfcw_now:\tdw 0\n");
 	emit_vinit(e, s);
 	emit(e, "\talign 4096, db 0\nimage_end:\n");
 }
@@ -266,7 +295,8 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 	emit_body(e, s, g, 1);
 	emit(e, "body_end:\n\tBARRIER\n\trdtsc\n\tDELTA_%c\n", store - 32);
 	emit(e, "\tmov rsp, [rel saved_rsp]\n\tmov rcx, [rel out_ptr]\n\tmov [rcx], rax\n"
-		"\tadd rcx, 8\n\tmov [rel out_ptr], rcx\n\tdec qword [rel left]\n\tjnz run_next\n");
+		"\tadd rcx, 8\n\tmov [rel out_ptr], rcx\n\tRESTORE_STATE\n"
+		"\tdec qword [rel left]\n\tjnz run_next\n");
 	emit(e, "run_done:\n");
 	emit_epilogue(e, s);
 }
@@ -297,7 +327,7 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 	if (o->loop_barrier)
 		emit(e, "\tBARRIER\n");
 	emit(e, "\tdec qword [rel left]\n\tjnz loop_top\nloop_end:\n");
-	emit(e, "run_done:\n");
+	emit(e, "\tRESTORE_STATE\nrun_done:\n");
 	emit_epilogue(e, s);
 	if (o->elf_iterations)
 		emit_start(e, o->elf_iterations);
@@ -310,6 +340,7 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 
 	memset(g, 0, sizeof(*g));
 	g->nitems = s->nitems;
+	g->insns = t32_spec_insns(s) * (o->shape == T32_GEN_LOOP && o->unroll ? o->unroll : 1);
 	g->item_line = calloc(s->nitems + 1, sizeof(unsigned));
 	g->item_lines = calloc(s->nitems + 1, sizeof(unsigned));
 	e.f = open_memstream(&g->text, &g->len);

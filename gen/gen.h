@@ -32,6 +32,7 @@ struct t32_gen {
 	char *text;		/* NUL-terminated NASM source */
 	size_t len;
 	size_t nitems;
+	uint64_t insns;		/* instructions of the body, all copies (nasm's work) */
 	unsigned *item_line;	/* first source line (1-based) of item i */
 	unsigned *item_lines;	/* lines item i occupies */
 };

@@ -3,7 +3,7 @@
 # and holds what it must.
 . "$(dirname "$0")/lib-tap.sh"
 command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
-plan 38
+plan 42
 
 for b in m x l n mx lm; do
 	run gen "$b" m 3 'inc eax'
@@ -47,4 +47,14 @@ like "$TMP/out" '^t32_loop:' "the loop shape defines t32_loop"
 run gen --init 'rdx=0,rcx=0x10' l m nop
 like "$TMP/out" 'mov rax, 0x10		; rcx \(--init\)' "--init sets a register's start value"
 like "$TMP/out" 'lea rax, \[rdx \+ 0x81040\]	; rbx' "other registers point into the arena, a page and a line apart"
+
+# a lone align or label cannot follow `times`: it is a %rep block, and runs
+run l m 3 'align 16'
+is 0 "$rc" "a lone align 16 runs"
+run l m 3 4 'align 64'
+is 0 "$rc" "repeated, too"
+run l m 3 'here: nop'
+is 0 "$rc" "a labelled instruction runs"
+run gen l m 'align 16'
+like "$TMP/out" '^%rep 1$' "as a %rep block"
 done_testing

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The classic form prints COUNT raw deltas, one a line; t32 time summarises.
 . "$(dirname "$0")/lib-tap.sh"
-plan 12
+plan 16
 
 run l m 1000 100 'inc eax'
 is 0 "$rc" "the classic form exits 0"
@@ -24,4 +24,14 @@ like "$TMP/out" '^spec	n	unit	per_insn	ci_lo	ci_hi	estimate	twin_n	whole_per_ins
 is "100 2000" "$(col n "$TMP/out") $(col runs "$TMP/out")" "the tsv row holds n and runs"
 run time l m 2000 100 'inc eax'
 like "$TMP/out" '^per insn' "the table shows the per-instruction cost"
+
+# a body that takes the first reading off the stack: deltas longer than the
+# whole run are printed as read, and the result is untrustworthy
+run l r 3 'pop rax'
+is 7 "$rc" "impossible deltas exit 7"
+is 3 "$(wc -l <"$TMP/out" | tr -d ' ')" "and are printed as read"
+like "$TMP/err" "^t32: impossible deltas 'l r 1 'pop rax'' \(3 runs read longer than the whole measurement" \
+	"naming the block and how many"
+run l r 3 'push rax; pop rax'
+is 0 "$rc" "a body that leaves the stack as it found it is fine"
 done_testing

@@ -4,7 +4,7 @@
 # newlines or without end, empty tables.  Each case: the exit code, and a message
 # that names the problem.
 . "$(dirname "$0")/lib-tap.sh"
-plan 123
+plan 150
 
 export T32_DATADIR="$T32_SRC/data"
 cd "$TMP" || exit 1
@@ -154,4 +154,45 @@ expect 2 "^t32: unknown bench 'nosuch'" "bench: an unknown bench" -- bench nosuc
 expect 1 "^t32: instruction faulted 'int3' \(SIGTRAP" "int3" -- l m 10 int3
 expect 1 "^t32: instruction faulted 'int 3' \(SIGTRAP" "int 3" -- l m 10 'int 3'
 expect 1 "^t32: instruction faulted 'nop; int3' \(SIGTRAP: .*, at int3\)" "int3 after a nop" -- l m 10 'nop; int3'
+
+# a path is a block file, whatever its name: never instruction text for nasm
+expect 2 "^t32: /dev/null: no instructions in the block" "model /dev/null" -- model /dev/null
+expect 1 "^t32: cannot read block file '/nonexistent/b' \(No such file" "a path that is not there" -- sample /nonexistent/b
+# a fault outside the body is named for what it is, never 'block'
+zero='mov qword [rsp], 0; mov qword [rsp+8], 0; mov qword [rsp+16], 0; mov qword [rsp+24], 0; mov qword [rsp+32], 0; mov qword [rsp+40], 0'
+expect 1 "^t32: the harness faulted after the body 'l m 1 'mov qword \[rsp\], 0; .*'' \(SIGSEGV: .* in t32's own code" \
+	"a body that zeroes the registers the harness saved" -- l m 3 "$zero"
+expect 1 "^t32: the body left the block 'l m 1 'mov rax, 0; jmp rax'' \(SIGSEGV: .* at 0x0, where there is no code" \
+	"a body that jumps out" -- l m 3 'mov rax, 0; jmp rax'
+# a long message keeps its reason: the subject is cut in the middle
+long=$(printf 'nop; %.0s' $(seq 600))
+expect 1 "^t32: instruction faulted 'nop; nop; .* \.\.\. .*nop; mov eax, 2; syscall' \(SIGSYS: a system call, which a block may not make, at syscall\)$" \
+	"a 3,000-byte body's system call" -- l m 3 "${long}mov eax, 2; syscall"
+run sweep --n 1 -o "$TMP/long.tsv" l m "${long}mov eax, 2; syscall"
+like "$TMP/long.tsv" "	fault		instruction faulted .*\(SIGSYS: a system call, which a block may not make, at syscall\)$" \
+	"and so does its sweep row's reason"
+# --lat-from reads a table's sweep: a spec's sweep names no table
+run sweep --n 1 -o "$TMP/spec.tsv" l m 'inc eax'
+expect 1 "^t32: not a sweep of a table '.*spec.tsv' \(--lat-from reads the latency rows of a table's sweep" \
+	"--lat-from on a spec's sweep" -- model --lat-from "$TMP/spec.tsv"
+
+# contradictory input is refused, naming both: which of the two was meant?
+cp "$T32_SRC/data/uarch/zen4.uarch" "$TMP/two.uarch"
+echo 'retire_width = 4' >>"$TMP/two.uarch"
+expect 1 "two.uarch:[0-9]+: key given twice 'retire_width' \(first at line [0-9]+\)" "a .uarch key twice" \
+	-- model --uarch "$TMP/two.uarch" nop
+{ cat "$T32_SRC/data/uarch/latency.lat"; echo 'imul r64, r64 | mul | 1'; } >"$TMP/two.lat"
+expect 1 "two.lat:[0-9]+: form given twice 'imul r64, r64' \(first at line [0-9]+\)" "a .lat form twice" \
+	-- model --lat "$TMP/two.lat" nop
+expect 2 "^t32: register set twice 'rax' \(0x1, then 0x2\)" "--init naming a register twice" \
+	-- gen --init rax=1,rax=2 l m nop
+expect 2 "^t32: register set twice 'rcx' \(0x7, then 0x0\)" "two --init for one register" \
+	-- --init rcx=7 --init rdx=0,rcx=0 l m 1 'div rcx'
+printf 'two | div rcx | init=rdx=0,rdx=1\n' >"$TMP/two.tbl"
+expect 2 "register set twice 'rdx'" "a table's init= naming a register twice" \
+	-- sweep --n 1 --mode latency -o "$TMP/two.tsv" "$TMP/two.tbl"
+awk -F'\t' 'BEGIN {OFS = "\t"} /^#/ || $1 == "row" {print; next} {$4 = -$4; print}' "$TMP/spec.tsv" >"$TMP/neg.tsv"
+expect 1 "^t32: not a count of copies '-1' in '.*neg.tsv' \(line [0-9]+, column n\)" "a negative n for fit" \
+	-- fit "$TMP/neg.tsv"
+expect 2 "^t32: unknown micro-architecture 'bogus'" "table gen --uarch bogus" -- table gen --uarch bogus --only add
 done_testing

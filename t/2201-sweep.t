@@ -56,4 +56,15 @@ like "$TMP/t.tsv" "^[01]	bad	latency	[12]	.*	fault		instruction faulted 'ud2'" "
 like "$TMP/t.tsv" "^[23]	good	latency	[12]	1	cycles	[0-9.]+	.*	(ok	|untrusted	.*other work ran)" "and the good form after it is measured"
 run sweep --n 1..1e5/log:6 -o "$TMP/x.tsv" l m nop --budget 0.02 --precision 1 --block-precision 1000
 like "$TMP/x.tsv" '^# sweep: .* n=1,10,100,1000,10000,100000$' "a log-spaced n list"
+
+# twelve copies of a long throughput template are built whole, however long
+# (30 statements, 12 copies: 4,700 bytes): the same instruction costs about the
+# same per instruction as in a short template
+long=$(printf 'mov {r}, 1; %.0s' $(seq 29))
+printf 'short | mov rax, 1 | tp=mov {r}, 1\nlong | mov rax, 1 | tp=%smov {r}, 1\n' "$long" >"$TMP/long.tbl"
+run sweep --n 2400 --mode throughput --k-list 12 --budget 0.3 --precision 0.02 -o "$TMP/long.tsv" "$TMP/long.tbl"
+is 0 "$rc" "a template of 30 statements, 12 copies, is swept"
+awk -F'\t' '$2 == "short" {s = $7} $2 == "long" {l = $7} END {r = l / s; print r; exit !(s > 0 && r > 0.5 && r < 2)}' \
+	"$TMP/long.tsv" >"$TMP/ratio"
+ok $? "its cost per instruction is the short template's ($(cat "$TMP/ratio") times), every copy whole"
 done_testing

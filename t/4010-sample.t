@@ -11,7 +11,7 @@ run sample --fold --samples 400 --seconds 4 --format=tsv "$B/load-nop10.blk"
 if [ "$rc" -eq 3 ]; then
 	skip_all "no sampling backend here: $(cat "$TMP/err")"
 fi
-plan 19
+plan 21
 
 is 0 "$rc" "load-nop10 sampled"
 cp "$TMP/out" "$TMP/load"
@@ -71,9 +71,13 @@ run sample --backend nosuch nop
 is 2 "$rc" "unknown backend is a usage error"
 run sample --period 12x nop
 is 2 "$rc" "bad period is a usage error"
-# too few samples to trust: measured, printed, exit 7 with the reason
+# fewer samples than shares can be trusted with: a usage error, before anything runs
 run sample --samples 5 nop
-is 7 "$rc" "5 samples: untrusted"
+is 2 "$rc" "--samples 5: refused"
+like "$TMP/err" "^t32: bad sample count '5' \(50 to 10000000" "and says the floor"
+# too few samples to trust: measured, printed, exit 7 with the reason
+run sample --seconds 0.01 nop
+is 7 "$rc" "10 ms of samples: untrusted"
 like "$TMP/err" "^t32: too few samples in the body" "and says why"
 
 # the JSON form carries the same: one object, the folded unit of eight adds

@@ -9,10 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gen/gen.h"
 #include "t32/attrib.h"
+#include "t32/confine.h"
+#include "t32/util.h"
 
 int t32_attrib_init(struct t32_attrib *a, const struct t32_blob *blob, char *err, size_t len)
 {
@@ -215,7 +218,16 @@ int t32_blockfile_find(const char *arg, const char *datadir, char *path, size_t 
 	size_t n = strlen(arg);
 	FILE *f;
 
-	if (n > 4 && !strcmp(arg + n - 4, ".blk")) {
+	struct stat st;
+
+	/*
+	 * FILE.blk; or a path (a file that is there, or a name that starts as only a
+	 * path does): no instruction holds '/' there, so /dev/null is an empty block
+	 * file, not instruction text
+	 */
+	if ((n > 4 && !strcmp(arg + n - 4, ".blk")) ||
+	    (strchr(arg, '/') && (stat(arg, &st) == 0 || arg[0] == '/' || !strncmp(arg, "./", 2) ||
+				  !strncmp(arg, "../", 3)))) {
 		snprintf(path, len, "%s", arg);
 		return 1;
 	}
@@ -346,9 +358,8 @@ struct sample_job {
 	char unit[16], event[64];
 	uint64_t sampled_iters;
 	double sampled_seconds;	/* wall seconds of the sampled chunks (paused ones excluded) */
-	double base_ns;		/* ns per iteration without sampling (median of chunks) */
-	double sampled_ns;	/* ns per iteration while sampling (median of chunks) */
 	char err[512];
+	size_t nchunks, nbase;	/* chunks run sampled, and paused */
 	double chunk_ns[MAX_CHUNKS];	/* scratch: ns per iteration of each sampled chunk */
 	double base_chunk_ns[MAX_CHUNKS];	/* ... of each chunk run with the sampler paused */
 };
@@ -399,64 +410,120 @@ static void on_sample_stop(int sig)
 	sample_stop = 1;
 }
 
+/* The sampling child's sampler and arena (started before it is confined). */
+static struct t32_sampler child_sampler;
+static void *child_arena;
+
 /*
- * In the child: size a chunk, then run chunks of the loop with the sampler on,
- * draining it between chunks, until enough samples or time; every BASE_EVERY-th
- * chunk runs with the sampler paused, so the times with and without sampling are
- * taken alike (a busy machine slows both).  Returns 0, 3 when the sampler would
- * not start, 1 on other errors (message in job->err).
+ * In the child, before it is confined: the arena, the sampler started and paused
+ * (the chunk sizing runs unsampled), and what its pausing needs let through.
+ * The backend's event and unit are reported here, before any body runs.
+ * Returns 0, 3 when the sampler would not start, 1 on other errors (message in
+ * job->err).
+ */
+static int sample_prepare(void *code, void *arg, struct t32_confine *c)
+{
+	struct sample_job *job = arg;
+	struct t32_sampler *s = &child_sampler;
+	struct sigaction sa = { .sa_handler = on_sample_stop };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	job->code_base = (uint64_t)(uintptr_t)code;
+	child_arena = t32_arena_new();
+	if (!child_arena) {
+		snprintf(job->err, sizeof(job->err), "cannot map the arena");
+		return 1;
+	}
+	if (t32_sampler_start(s, job->backend, &job->so, job->err, sizeof(job->err)))
+		return 3;
+	t32_sampler_pause(s, 1);
+	job->period = s->period;
+	snprintf(job->unit, sizeof(job->unit), "%.*s", (int)sizeof(job->unit) - 1, s->unit);
+	snprintf(job->event, sizeof(job->event), "%.*s", (int)sizeof(job->event) - 1, s->event);
+	c->perf_fd = s->fd;
+	c->timer = s->armed ? (int)(intptr_t)s->timer : -1;
+	return 0;
+}
+
+/*
+ * In the confined child: size a chunk, then run chunks of the loop with the
+ * sampler on, draining it between chunks, until enough samples or time; every
+ * BASE_EVERY-th chunk runs with the sampler paused, so the times with and
+ * without sampling are taken alike (a busy machine slows both).  The sampler is
+ * paused and drained at the end, not released: the process ends.  0.
  */
 static int sample_child(void *code, void *arg)
 {
 	struct sample_job *job = arg;
 	loop_fn fn = (loop_fn)(void (*)(void))((char *)code + job->entry);
-	void *arena = t32_arena_new();
-	struct t32_sampler s;
+	struct t32_sampler *s = &child_sampler;
 	double t0, wall = 0;
 	size_t nchunks = 0, nbase = 0, round = 0;
 	uint64_t iters = 1;
 
-	struct sigaction sa = { .sa_handler = on_sample_stop };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	job->code_base = (uint64_t)(uintptr_t)code;
-	if (!arena) {
-		snprintf(job->err, sizeof(job->err), "cannot map the arena");
-		return 1;
-	}
 	/* Chunk size: double until a chunk takes CHUNK_SECONDS. */
-	while (iters < (UINT64_C(1) << 40) && run_chunk(fn, iters, arena) * (double)iters <
+	while (iters < (UINT64_C(1) << 40) && run_chunk(fn, iters, child_arena) * (double)iters <
 	       CHUNK_SECONDS * 1e9)
 		iters *= 2;
 
-	if (t32_sampler_start(&s, job->backend, &job->so, job->err, sizeof(job->err)))
-		return 3;
+	t32_sampler_pause(s, 0);
 	t0 = now_ns();
-	while (s.n < job->max_samples && now_ns() - t0 < job->seconds * 1e9 &&
-	       nchunks < MAX_CHUNKS && !sample_stop) {
+	while (s->n < job->max_samples && now_ns() - t0 < job->seconds * 1e9 &&
+	       nchunks < MAX_CHUNKS && nbase < MAX_CHUNKS && !sample_stop) {
 		if (++round % BASE_EVERY == 0 || nbase < 2) {
-			t32_sampler_pause(&s, 1);
-			job->base_chunk_ns[nbase++] = run_chunk(fn, iters, arena);
-			t32_sampler_pause(&s, 0);
+			t32_sampler_pause(s, 1);
+			job->base_chunk_ns[nbase++] = run_chunk(fn, iters, child_arena);
+			t32_sampler_pause(s, 0);
 			continue;
 		}
-		job->chunk_ns[nchunks] = run_chunk(fn, iters, arena);
+		job->chunk_ns[nchunks] = run_chunk(fn, iters, child_arena);
 		wall += job->chunk_ns[nchunks++] * (double)iters;
-		t32_sampler_drain(&s);
+		t32_sampler_drain(s);
 	}
-	t32_sampler_stop(&s);
+	t32_sampler_pause(s, 1);
+	t32_sampler_drain(s);
 
-	job->n = s.n;
-	job->lost = s.lost;
-	job->dropped = s.dropped;
-	job->period = s.period;
-	snprintf(job->unit, sizeof(job->unit), "%s", s.unit);
-	snprintf(job->event, sizeof(job->event), "%s", s.event);
+	job->n = s->n;
+	job->lost = s->lost;
+	job->dropped = s->dropped;
 	job->sampled_iters = iters * nchunks;
 	job->sampled_seconds = wall * 1e-9;
-	job->sampled_ns = median(job->chunk_ns, nchunks);
-	job->base_ns = median(job->base_chunk_ns, nbase);
+	job->nchunks = nchunks;
+	job->nbase = nbase;
+	return 0;
+}
+
+/*
+ * What the sampling child left is checked before it is used: the body ran in
+ * that process and may have written over any of it.  A count out of range or a
+ * figure that is no number is refused; text is cut to its array and its
+ * control bytes replaced.  0, or -1 with the reason in err.
+ */
+static int sample_job_check(struct sample_job *job, size_t cap, char *err, size_t len)
+{
+	char *texts[] = { job->unit, job->event, job->err };
+	size_t sizes[] = { sizeof(job->unit), sizeof(job->event), sizeof(job->err) };
+
+	for (size_t i = 0; i < 3; i++) {
+		texts[i][sizes[i] - 1] = 0;
+		for (char *p = texts[i]; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+	}
+	if (job->n > cap || job->nchunks > MAX_CHUNKS || job->nbase > MAX_CHUNKS ||
+	    !(job->sampled_seconds >= 0 && job->sampled_seconds < 1e9)) {
+		snprintf(err, len, "the sampling process returned impossible figures (the body "
+			 "changed the harness's own data)");
+		return -1;
+	}
+	for (size_t i = 0; i < job->nchunks; i++)
+		if (!(job->chunk_ns[i] >= 0 && job->chunk_ns[i] < 1e18))
+			job->chunk_ns[i] = 0;
+	for (size_t i = 0; i < job->nbase; i++)
+		if (!(job->base_chunk_ns[i] >= 0 && job->base_chunk_ns[i] < 1e18))
+			job->base_chunk_ns[i] = 0;
 	return 0;
 }
 
@@ -505,9 +572,13 @@ int t32_sample_block(const struct t32_spec *s, const struct t32_sample_request *
 	job->max_samples = rq->max_samples;
 	job->seconds = rq->seconds;
 
-	rc = t32_isolated(&blob, sample_child, job, &rq->run, f);
+	rc = t32_isolated(&blob, sample_prepare, sample_child, job, &rq->run, f);
 	if (rc < 0) {
 		rc = 1;
+		goto out;
+	}
+	if (sample_job_check(job, cap, out->err, sizeof(out->err))) {
+		rc = T32_EXIT_UNTRUSTED;
 		goto out;
 	}
 	if (rc) {
@@ -515,11 +586,10 @@ int t32_sample_block(const struct t32_spec *s, const struct t32_sample_request *
 		rc = rc == 3 ? 3 : 1;
 		goto out;
 	}
-	t32_attrib_add(&out->at, job->code_base, buf, job->n < cap ? job->n : cap);
+	t32_attrib_add(&out->at, job->code_base, buf, job->n);
 	out->parts = calloc(T32_SAMPLE_PARTS * (out->at.ninsn + 1), sizeof(uint64_t));
 	if (out->parts)
-		t32_attrib_parts(&out->at, job->code_base, buf, job->n < cap ? job->n : cap,
-				 T32_SAMPLE_PARTS, out->parts);
+		t32_attrib_parts(&out->at, job->code_base, buf, job->n, T32_SAMPLE_PARTS, out->parts);
 	snprintf(out->event, sizeof(out->event), "%s", job->event);
 	snprintf(out->unit, sizeof(out->unit), "%s", job->unit);
 	out->period = job->period;
@@ -528,8 +598,8 @@ int t32_sample_block(const struct t32_spec *s, const struct t32_sample_request *
 	out->dropped = job->dropped;
 	out->seconds = job->sampled_seconds;
 	out->iterations = job->sampled_iters;
-	out->ns_alone = job->base_ns;
-	out->ns_sampled = job->sampled_ns;
+	out->ns_alone = median(job->base_chunk_ns, job->nbase);
+	out->ns_sampled = median(job->chunk_ns, job->nchunks);
 out:
 	if (job != MAP_FAILED)
 		munmap(job, sizeof(*job));

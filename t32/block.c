@@ -34,8 +34,8 @@ static const struct {
 	const char *name, *help;
 } shared_opts[] = {
 	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n" },
-	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block, or on nasm assembling it, after S seconds\n"
-					       "                   (default 10)\n" },
+	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block after S seconds (default 10); nasm gets\n"
+					       "                   S and S more per ten million instructions\n" },
 	{ 0x102, T32_OPT_INIT, "--init", "  --init R=V,...   start register R with V instead of an arena pointer\n" },
 	{ 0x103, T32_OPT_DITHER, "--no-dither", "  --no-dither      do not randomise the TSC phase before each run\n" },
 	{ 0x104, T32_OPT_WARMUP, "--warmup", NULL },
@@ -114,12 +114,17 @@ int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct 
 		t32_helper_set_limit(t);
 		return 0;
 	}
-	case 0x102:
-		if (t32_spec_parse_init(s, arg, err, sizeof(err))) {
+	case 0x102: {
+		size_t before = s->ninit;
+
+		/* --init for a register an earlier --init set: which value was meant? */
+		if (t32_spec_parse_init(s, arg, err, sizeof(err)) ||
+		    t32_spec_init_twice(s, before, err, sizeof(err))) {
 			t32_error("%s", err);
 			return -1;
 		}
 		return 0;
+	}
 	case 0x103:
 		o->dither = 0;
 		return 0;

@@ -9,6 +9,7 @@
 
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/measure.h"
 
 static const char classic_usage[] =
 	"t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...";
@@ -19,6 +20,41 @@ static void on_interrupt(int sig)
 {
 	(void)sig;
 	interrupted = 1;
+}
+
+/* Deltas that cannot be: how many, and the longest, in seconds. */
+struct impossible {
+	uint64_t n;
+	double worst;
+};
+
+/*
+ * Count the deltas of one request that read longer than the request took (a
+ * second of slack): a body that moved the first reading, or the stack it was
+ * kept on, makes them (`pop rax` with STORE r).  The TSC's rate is measured
+ * only when a delta is long enough to need it.
+ */
+static void impossible_count(const uint64_t *d, uint64_t n, double seconds,
+			     struct impossible *bad)
+{
+	uint64_t max = 0;
+	double hz;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (d[i] > max)
+			max = d[i];
+	/* no TSC ticks slower than 100 MHz: below this, nothing to check */
+	if ((double)max <= (seconds + 1) * 1e8)
+		return;
+	hz = t32_machine_tsc_hz();
+	if (!(hz > 0))
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		if ((double)d[i] / hz > seconds + 1) {
+			bad->n++;
+			if ((double)d[i] / hz > bad->worst)
+				bad->worst = (double)d[i] / hz;
+		}
 }
 
 void t32_classic_opts(struct t32_block_opts *o)
@@ -38,6 +74,7 @@ int cmd_classic(int argc, char **argv)
 	struct t32_spec s = { 0 };
 	struct t32_session ss;
 	uint64_t count, *buf;
+	struct impossible bad = { 0, 0 };
 	char err[512];
 	int opt, rc;
 	struct sigaction sa = { .sa_handler = on_interrupt };
@@ -80,12 +117,15 @@ int cmd_classic(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	while (count && !interrupted) {
 		uint64_t k = count < (1u << 16) ? count : (1u << 16);
+		double t0 = t32_now();
 
 		rc = t32_session_run(&ss, 0, k, buf);
 		if (rc)
 			break;
+		impossible_count(buf, k, t32_now() - t0, &bad);
 		for (uint64_t i = 0; i < k; i++)
 			printf("%llu\n", (unsigned long long)buf[i]);
 		if (ferror(stdout))
@@ -95,6 +135,15 @@ int cmd_classic(int argc, char **argv)
 	free(buf);
 	if (!rc && interrupted)
 		rc = T32_EXIT_INTERRUPTED;
+	if (!rc && bad.n) {
+		char desc[256];
+
+		t32_spec_format(&s, desc, sizeof(desc));
+		t32_error("impossible deltas '%s' (%llu run%s read longer than the whole "
+			  "measurement, up to %.3g s: the body broke the timing)", desc,
+			  (unsigned long long)bad.n, bad.n == 1 ? "" : "s", bad.worst);
+		rc = T32_EXIT_UNTRUSTED;
+	}
 out:
 	t32_session_close(&ss);
 	t32_spec_free(&s);

@@ -70,7 +70,7 @@ static const char correlate_help[] =
 	"                      the latency table leaves open, and the retire delay of\n"
 	"                      the sampled loop's branch (unless --unit-loop)\n"
 	"  --kmax K            step curve up to K copies (default 16)\n"
-	"  --samples N         stop sampling after N samples (default 2000)\n"
+	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
 	"  --backend B         sampling backend (default: the best available)\n"
 	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"
@@ -1013,8 +1013,10 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 				return T32_EXIT_USAGE;
 			}
 		} else if ((v = t32_optval(argc, argv, &i, "--samples"))) {
-			if (t32_parse_u64(v, 1, UINT32_MAX, &a->samples)) {
-				t32_error("bad sample count '%s'", v);
+			/* the sampler's own floor: fewer never give shares to trust */
+			if (t32_parse_u64(v, 50, 10000000, &a->samples)) {
+				t32_error("bad sample count '%s' (50 to 10000000: fewer in the body "
+					  "give no shares to trust)", v);
 				return T32_EXIT_USAGE;
 			}
 		} else if ((v = t32_optval(argc, argv, &i, "--seconds"))) {
@@ -1171,6 +1173,15 @@ int cmd_correlate(int argc, char **argv)
 	if (rc >= 0)
 		goto out_early;
 	rc = T32_EXIT_ERROR;
+	/* --from DIR's files before anything is measured: a mistyped DIR costs nothing */
+	for (int i = 0; a.from && i < 2; i++) {
+		snprintf(path, sizeof(path), "%.4000s/%s", a.from, i ? "sample.tsv" : "sweep.tsv");
+		if (access(path, R_OK)) {
+			t32_error("cannot read '%s' (%s; --from takes a folder an earlier -o wrote)",
+				  path, strerror(errno));
+			goto out_early;
+		}
+	}
 
 	/* the model's side: uarch, latency table, the unit decoded */
 	t32_block_uarch(a.uarch, &run->uarch);

@@ -169,7 +169,7 @@ void t32_env_gather(struct t32_env *v, const struct t32_block_opts *bo)
 	v->perf_hw = probe_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, v->perf_hw_err,
 				sizeof(v->perf_hw_err));
 	ro.timeout = 2;
-	v->rdpmc = t32_isolated(NULL, try_rdpmc, NULL, &ro, &fault) == 0;
+	v->rdpmc = t32_isolated(NULL, NULL, try_rdpmc, NULL, &ro, &fault) == 0;
 	v->ibs = stat("/sys/bus/event_source/devices/ibs_op", &st) == 0;
 	{
 		char err[64];

@@ -293,6 +293,13 @@ static int fit_read(const char *path, struct fit_cols *c, struct fit_input *in, 
 				  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, t.lineno);
 			goto out;
 		}
+		/* n counts copies of the body: a whole number, never below zero */
+		if ((strcmp(c->x, "n") == 0 && (x < 0 || x != floor(x))) ||
+		    (strcmp(c->y, "n") == 0 && (y < 0 || y != floor(y)))) {
+			t32_error("not a count of copies '%s' in '%s' (line %zu, column n)",
+				  strcmp(c->x, "n") == 0 ? f[xi] : f[yi], path, t.lineno);
+			goto out;
+		}
 		if (fit_push(g, x, y) < 0)
 			goto nomem;
 	}

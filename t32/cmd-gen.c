@@ -3,6 +3,7 @@
  * a header naming the spec, so the generated code can be read and reused.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,17 @@ static const char gen_usage[] =
 	"               [OPTIONS] BARRIER STORE [N] INSN...";
 
 /*
- * The program for perf, linked into a temporary file beside out and renamed into
- * place, so a failed link or a full disk leaves what was there.  An exit code.
+ * The program for perf, linked into a temporary file and put in place
+ * (t32_tmp_replacing: renamed, or copied over a file a rename would lose), so a
+ * failed link or a full disk leaves what was there.  A symbolic link stays: the
+ * file it names is written.  An exit code.
  */
 static int write_elf(const struct t32_gen *g, const char *out, const struct t32_spec *s)
 {
 	struct t32_fault f;
-	char *tmp = NULL;
+	char *tmp = NULL, *target;
 	struct stat st;
-	int fd;
+	int fd, in_place, rc = T32_EXIT_ERROR;
 
 	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
 		t32_error("cannot write a program to '%s' (%s)", out,
@@ -34,23 +37,33 @@ static int write_elf(const struct t32_gen *g, const char *out, const struct t32_
 								: "not a regular file");
 		return T32_EXIT_ERROR;
 	}
-	fd = t32_tmp_beside(out, &tmp);
+	if (!(target = t32_out_target(out))) {
+		t32_error("cannot write '%s' (%s)", out, strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	fd = t32_tmp_replacing(target, &tmp, &in_place);
 	if (fd < 0) {
 		t32_error("cannot write '%s' (%s)", out, strerror(errno));
+		free(target);
 		return T32_EXIT_ERROR;
 	}
 	close(fd);
 	if (t32_build_elf(g->text, g, tmp, &f)) {
 		t32_tmp_done(tmp, 0);
+		free(target);
 		return t32_report_fault(&f, s);
 	}
-	if (rename(tmp, out)) {
+	/* ld wrote a file of its own at tmp: opened again to be copied in place */
+	fd = in_place ? open(tmp, O_RDONLY | O_CLOEXEC) : -1;
+	if ((in_place && fd < 0) || t32_tmp_install(fd, tmp, target, in_place))
 		t32_error("cannot write '%s' (%s)", out, strerror(errno));
-		t32_tmp_done(tmp, 0);
-		return T32_EXIT_ERROR;
-	}
-	t32_tmp_done(tmp, 1);
-	return 0;
+	else
+		rc = 0;
+	if (fd >= 0)
+		close(fd);
+	t32_tmp_done(tmp, rc == 0 && !in_place);
+	free(target);
+	return rc;
 }
 
 int cmd_gen(int argc, char **argv)

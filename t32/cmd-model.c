@@ -203,6 +203,13 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 
 		line = t.line;
 
+		if (strncmp(line, "# sweep:", 8) == 0 && !of && !strstr(line, " forms=")) {
+			/* a sweep of a spec names no table: of= is its barrier, store and body */
+			t32_error("not a sweep of a table '%s' (--lat-from reads the latency rows of a "
+				  "table's sweep; this one sweeps a spec)", path);
+			rc = T32_EXIT_ERROR;
+			break;
+		}
 		if (strncmp(line, "# sweep:", 8) == 0 && !of) {
 			char *p = strstr(line, " of=");
 

@@ -471,7 +471,7 @@ static void print_help(void)
 	       "                   precise\n"
 	       "  --clock C        task-clock (default) or cpu-clock\n"
 	       "  --period NS      ns of the clock between samples (default %d)\n"
-	       "  --samples N      stop after N samples (default %d)\n"
+	       "  --samples N      stop after N samples, at least 50 (default %d)\n"
 	       "  --seconds S      or after S seconds of sampling (default %.0f)\n"
 	       "  --barrier L      barrier letters around the body each iteration (default none)\n"
 	       "  --unroll K       body copies per loop iteration (default 1)\n"
@@ -542,8 +542,10 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 			}
 			break;
 		case 'n':
-			if (t32_parse_u64(optarg, 1, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (1 to 10000000)", optarg);
+			/* fewer than MIN_BODY_SAMPLES could never give shares to trust */
+			if (t32_parse_u64(optarg, MIN_BODY_SAMPLES, 10000000, &a->samples)) {
+				t32_error("bad sample count '%s' (%d to 10000000: fewer in the body "
+					  "give no shares to trust)", optarg, MIN_BODY_SAMPLES);
 				return T32_EXIT_USAGE;
 			}
 			break;
@@ -652,6 +654,7 @@ int cmd_sample(int argc, char **argv)
 
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 	}
 	rc = t32_sample_block(&s, &rq, &r, &f);
 	if (rc == 3) {

@@ -1446,7 +1446,7 @@ int cmd_study(int argc, char **argv)
 	struct t32_block_opts bo;
 	struct t32_spec unused = { 0 };
 	struct t32_cpu cpu;
-	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term, old_hup;
 	size_t sections = 0, ran = 0;
 	double t0 = t32_now();
 	int opt, all, rc = 0, first;
@@ -1517,6 +1517,7 @@ int cmd_study(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 
 	/* the machine first: its clock converts every tick the recipes read */
 	t32_block_opts_init(&bo);
@@ -1563,6 +1564,7 @@ int cmd_study(int argc, char **argv)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	if (t32_warn_held)
 		t32_warn("%lu warnings while measuring, the last: %s (the rows carry the flags)",
 			 t32_warn_held, t32_warn_last);

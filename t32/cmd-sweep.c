@@ -64,6 +64,7 @@ struct sweep {
 	const char *out_path;
 	int resume;
 	int whole;			/* latency and throughput as block minus empty over n */
+	int allow_mixed;		/* --allow-mixed-cpus: merge or resume rows of another CPU */
 	char *signature;		/* the `# sweep:` line: what makes two files one sweep */
 	char shard_line[64];		/* `# shard: K/N` line, or "" */
 	unsigned char *done;		/* rows already in the output (resume) */
@@ -122,16 +123,31 @@ static int job_spec(const struct sweep *w, const struct job *j, unsigned k, stru
 	if (j->mode != MODE_THROUGHPUT)
 		return t32_spec_add_item(s, j->n, j->form->insn);
 	{
-		char unit[4096] = "", copy[512];
+		/* k copies, whole: a placeholder ({r}, 3 bytes) becomes at most 5 (zmm31) */
+		size_t one = 2 * strlen(j->form->tp) + 16, used = 0;
+		char *unit = malloc(k * (one + 2) + 1);
+		int rc;
 
-		for (unsigned c = 0; c < k; c++) {
-			if (t32_form_tp_expand(j->form, c, copy, sizeof(copy)))
-				return -1;
-			if (c)
-				strncat(unit, "; ", sizeof(unit) - strlen(unit) - 1);
-			strncat(unit, copy, sizeof(unit) - strlen(unit) - 1);
+		if (!unit) {
+			snprintf(err, errlen, "out of memory for '%u copies'", k);
+			return -1;
 		}
-		return t32_spec_add_item(s, j->n / k, unit);
+		for (unsigned c = 0; c < k; c++) {
+			if (c) {
+				memcpy(unit + used, "; ", 2);
+				used += 2;
+			}
+			if (t32_form_tp_expand(j->form, c, unit + used, one + 1)) {
+				snprintf(err, errlen, "cannot expand the throughput template '%.200s'",
+					 j->form->tp);
+				free(unit);
+				return -1;
+			}
+			used += strlen(unit + used);
+		}
+		rc = t32_spec_add_item(s, j->n / k, unit);
+		free(unit);
+		return rc;
 	}
 }
 
@@ -240,7 +256,7 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 {
 	struct t32_measurement best, m;
 	unsigned kmax = j->mode == MODE_THROUGHPUT ? w->max_k : 1, bestk = 0;
-	char err[256], reason[512] = "";
+	char err[256] = "", reason[512] = "";
 	const char *status = "ok";
 	int rc = 0;
 
@@ -443,7 +459,10 @@ static int make_signature(struct sweep *w, const char *what)
 /* Where the rows go: stdout, a file appended to, or a temporary file beside it. */
 struct sink {
 	int fd;			/* rows are appended here */
-	char *tmp;		/* renamed over the output when the sweep ends, or NULL */
+	char *target;		/* the file written: the output, or where its symbolic link leads */
+	char *tmp;		/* put in place of the output when the sweep ends, or NULL */
+	int in_place;		/* tmp is copied over the output, not renamed (t32_tmp_replacing) */
+	char *partial;		/* an interrupted sweep's rows, kept beside the old file */
 	int oldfd;		/* the file being replaced, locked meanwhile, or -1 */
 	int created;		/* the output did not exist before this run */
 	int started;		/* it holds a sweep's header: a sweep to resume */
@@ -460,7 +479,8 @@ static int load_resume(struct sweep *w, int fd, const char *path)
 	int dupfd = dup(fd);
 	FILE *f = dupfd < 0 ? NULL : fdopen(dupfd, "r");
 	off_t good = 0;
-	int rc;
+	char cpu[320];
+	int rc, mixed = 0;
 
 	if (!f) {
 		if (dupfd >= 0)
@@ -468,8 +488,13 @@ static int load_resume(struct sweep *w, int fd, const char *path)
 		t32_error("cannot read '%s' (%s)", path, strerror(errno));
 		return -1;
 	}
-	rc = t32_sweep_scan(f, path, w->signature, w->shard_line, w->nrows, w->done, &good);
+	t32_provenance_cpu_line(cpu, sizeof(cpu));
+	rc = t32_sweep_scan(f, path, w->signature, w->shard_line, cpu, w->allow_mixed, &mixed,
+			    w->nrows, w->done, &good);
 	fclose(f);
+	/* rows from this CPU follow: the file says so, and --merge sees it */
+	if (!rc && mixed && pwrite(fd, cpu, strlen(cpu), good) == (ssize_t)strlen(cpu))
+		good += (off_t)strlen(cpu);
 	if (!rc && ftruncate(fd, good)) {
 		t32_error("cannot write '%s' (%s)", path, strerror(errno));
 		rc = -1;
@@ -485,9 +510,11 @@ static int load_resume(struct sweep *w, int fd, const char *path)
  * Open where the rows go.  A new file is written where it is, so a kill leaves
  * its rows for --resume; --resume appends to the file it finds; an existing file
  * without --resume is never truncated: the new sweep goes to a temporary file
- * beside it, renamed over it when the sweep ends (done or interrupted) and
- * removed if it cannot be written.  Each file is locked (flock) so a second t32
- * writing it is refused.  0, or an exit code after a message.
+ * (t32_tmp_replacing) put in its place when the sweep is done, kept as
+ * FILE.partial when it is interrupted, and removed if it cannot be written.  A
+ * symbolic link stays: the file it names is written.  Each file is locked
+ * (flock) so a second t32 writing it is refused.  0, or an exit code after a
+ * message.
  */
 static int sink_open(struct sweep *w, struct sink *k)
 {
@@ -501,7 +528,13 @@ static int sink_open(struct sweep *w, struct sink *k)
 	if (!path || strcmp(path, "-") == 0)
 		return w->resume ? (t32_error("cannot resume '%s' (not a file)", "stdout"),
 				    T32_EXIT_USAGE) : 0;
-	k->path = path;
+	k->path = w->out_path;
+	if (!(k->target = t32_out_target(w->out_path))) {
+		t32_error("cannot write '%s' (%s)", w->out_path, strerror(errno));
+		return T32_EXIT_ERROR;
+	}
+	path = k->target;
+	t32_strays_beside(path);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		t32_error("cannot write '%s' (%s)", path, strerror(EISDIR));
 		return T32_EXIT_ERROR;
@@ -530,24 +563,24 @@ static int sink_open(struct sweep *w, struct sink *k)
 			if (fd < 0 && errno == ENOENT) {
 				w->resume = 0;	/* nothing there yet: start afresh */
 			} else if (fd < 0 && w->resume) {
-				t32_error("cannot write '%s' (%s)", path, strerror(errno));
+				t32_error("cannot write '%s' (%s)", k->path, strerror(errno));
 				return T32_EXIT_ERROR;
 			} else if (w->resume) {
 				k->fd = fd;
-				if (load_resume(w, fd, path))
+				if (load_resume(w, fd, k->path))
 					return T32_EXIT_ERROR;
 				if (fcntl(fd, F_SETFL, O_APPEND) < 0) {
-					t32_error("cannot write '%s' (%s)", path, strerror(errno));
+					t32_error("cannot write '%s' (%s)", k->path, strerror(errno));
 					return T32_EXIT_ERROR;
 				}
 				return 0;
 			} else {
-				/* there, and not to resume: replaced when the sweep ends */
+				/* there, and not to resume: replaced when the sweep is done */
 				k->oldfd = fd;	/* -1 when unreadable: then it is not locked */
-				fd = t32_tmp_beside(path, &k->tmp);
+				fd = t32_tmp_replacing(path, &k->tmp, &k->in_place);
 				if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
 					t32_error("cannot write '%s' (cannot create a file beside it: %s)",
-						  path, strerror(errno));
+						  k->path, strerror(errno));
 					return T32_EXIT_ERROR;
 				}
 				k->fd = fd;
@@ -558,38 +591,50 @@ static int sink_open(struct sweep *w, struct sink *k)
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
 		if (fd < 0 && errno == EEXIST)
 			continue;
+		if (fd < 0 && strcmp(path, k->path)) {
+			t32_error("cannot write '%s' (it links to '%s': %s)", k->path, path,
+				  strerror(errno));
+			return T32_EXIT_ERROR;
+		}
 		if (fd < 0) {
-			t32_error("cannot write '%s' (%s)", path, strerror(errno));
+			t32_error("cannot write '%s' (%s)", k->path, strerror(errno));
 			return T32_EXIT_ERROR;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			close(fd);
-			t32_error("another t32 is writing '%s' (the file is locked)", path);
+			t32_error("another t32 is writing '%s' (the file is locked)", k->path);
 			return T32_EXIT_ERROR;
 		}
 		k->fd = fd;
 		k->created = 1;
 		return 0;
 	}
-	t32_error("cannot write '%s' (%s)", path, "it keeps changing");
+	t32_error("cannot write '%s' (%s)", k->path, "another program keeps replacing it");
 	return T32_EXIT_ERROR;
 }
 
 /*
- * Close the output.  ok: the rows written stay (a temporary file is synced and
- * renamed into place); otherwise a temporary file is removed and the old file
- * left as it was, and a file this run created without a header is removed.
- * 0, or -1 after a message.
+ * Close the output.  done: the sweep is whole, a temporary file is put in place
+ * (renamed, or copied over the file); interrupted: the rows written stay, and a
+ * temporary file is kept beside the old file as FILE.partial (k->partial), the
+ * old file left as it was; otherwise a temporary file is removed and the old
+ * file left as it was, and a file this run created without a header is
+ * removed.  0, or -1 after a message.
  */
-static int sink_close(struct sink *k, int ok)
+static int sink_close(struct sink *k, int done, int interrupted)
 {
-	int rc = 0;
+	int rc = 0, ok = done || interrupted;
 
 	if (k->fd != 1) {
-		if (k->tmp && ok && fsync(k->fd) && errno != EINVAL) {
+		if (k->tmp && done && !k->in_place && fsync(k->fd) && errno != EINVAL) {
 			t32_error("cannot write '%s' (%s), the file is left as it was", k->path,
 				  strerror(errno));
-			ok = 0;
+			done = ok = 0;
+			rc = -1;
+		}
+		if (k->tmp && done && k->in_place && t32_tmp_install(k->fd, k->tmp, k->target, 1)) {
+			t32_error("cannot write '%s' in place (%s)", k->path, strerror(errno));
+			done = ok = 0;
 			rc = -1;
 		}
 		if (close(k->fd) && ok) {
@@ -598,15 +643,19 @@ static int sink_close(struct sink *k, int ok)
 		}
 	}
 	if (k->tmp) {
-		if (ok && rename(k->tmp, k->path)) {
+		if (done && !k->in_place && rename(k->tmp, k->target)) {
 			t32_error("cannot write '%s' (%s), the file is left as it was", k->path,
 				  strerror(errno));
-			ok = 0;
+			done = 0;
 			rc = -1;
 		}
-		t32_tmp_done(k->tmp, ok);
+		if (!done && interrupted &&
+		    t32_tmp_keep_partial(k->tmp, k->target, k->in_place, &k->partial))
+			t32_error("cannot keep the interrupted sweep beside '%s' (%s)", k->path,
+				  strerror(errno));
+		t32_tmp_done(k->tmp, (done && !k->in_place) || k->partial);
 	} else if (!ok && k->created && !k->started) {
-		unlink(k->path);
+		unlink(k->target);
 	}
 	if (k->oldfd >= 0)
 		close(k->oldfd);
@@ -615,6 +664,7 @@ static int sink_close(struct sink *k, int ok)
 	k->oldfd = -1;
 	return rc;
 }
+
 /* Parse `K/N` (1 <= K <= N). */
 static int parse_shard(const char *arg, unsigned *k, unsigned *n)
 {
@@ -721,7 +771,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			       "  --resume            skip rows FILE already holds; finish the rest\n"
 			       "  --shard K/N         measure only rows with row %% N == K - 1\n"
 			       "  --merge -o OUT F... join shards, checking they form one whole sweep\n"
-			       "  --allow-mixed-cpus  merge shards measured on different CPUs anyway\n"
+			       "  --allow-mixed-cpus  merge shards, or resume a file, measured on another CPU\n"
 			       "  --precision P       stop a row at +-P unit per instruction (default 0.01)\n"
 			       "  --block-precision P ... or at +-P unit on the whole block (default 0.5)\n"
 			       "  --budget S          seconds per measurement at most (default 1)\n"
@@ -761,7 +811,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			do_merge = 1;
 			continue;
 		case 'A':
-			allow_mixed = 1;
+			allow_mixed = w.allow_mixed = 1;
 			continue;
 		case 'p':
 		case 'P':
@@ -992,6 +1042,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	progress = isatty(2);
 	{
 		/* the rows this run measures, for the time left */
@@ -1048,16 +1099,21 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			fprintf(stderr, "t32 sweep: %zu rows written to %s in %.1f s\n", written,
 				w.out_path, t32_now() - start);
 	}
-	if (rc == T32_EXIT_INTERRUPTED)
-		t32_error("interrupted: %zu rows written%s%s", written,
-			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");
 out:
 	/* rows written stay, unless they went to a temporary file that could not be written */
-	if (sink_close(&sink, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
+	if (sink_close(&sink, rc == 0, rc == T32_EXIT_INTERRUPTED) && !rc)
 		rc = T32_EXIT_ERROR;
 	/* and so do the readings behind them */
 	if (record && rec && t32_rec_close(rec, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
 		rc = T32_EXIT_ERROR;
+	if (rc == T32_EXIT_INTERRUPTED && sink.partial)
+		t32_error("interrupted: %zu rows written to '%s', '%s' is left as it was; finish "
+			  "them with --resume -o %s", written, sink.partial, w.out_path, sink.partial);
+	else if (rc == T32_EXIT_INTERRUPTED)
+		t32_error("interrupted: %zu rows written%s%s", written,
+			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");
+	free(sink.partial);
+	free(sink.target);
 	free(w.signature);
 	t32_table_free(&w.table);
 	t32_spec_free(&w.spec);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/uarch.h"
 #include "t32/cmd.h"
 #include "t32/tablegen.h"
 #include "t32/util.h"
@@ -73,6 +74,16 @@ static int table_gen(int argc, char **argv)
 	}
 	if (optind != argc)
 		return t32_usage(table_usage);
+	if (o.uarch) {
+		/* lat= for a core t32 has no data for would be another core's, or none */
+		struct t32_uarch u;
+		char err[512];
+
+		if (t32_uarch_load(&u, o.uarch, t32_datadir(), err, sizeof(err))) {
+			t32_error("unknown micro-architecture '%s' (%s)", o.uarch, err);
+			return T32_EXIT_USAGE;
+		}
+	}
 	o.progress = !quiet && isatty(2);
 	if (excluded && !(o.excluded = t32_fopen_out(excluded)))
 		return T32_EXIT_ERROR;

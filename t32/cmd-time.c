@@ -364,6 +364,7 @@ static int time_main(int argc, char **argv, struct t32_rec *rec, const char *for
 	mo.rec = rec;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rc = t32_measure(&s, &o, &mo, &interrupted, &m);
 	if (!rc && m.rounds) {
 		print_result(&m, &s, &o, &mo, argc + 1, argv - 1);

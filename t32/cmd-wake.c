@@ -955,6 +955,7 @@ static int measure(struct wake *w, int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	w->rng = w->seed;
 	for (uint64_t i = 0; i < w->warmup && !interrupted; i++) {
 		struct t32_wake_event e = { .ldist_ns = next_ldist(w) };

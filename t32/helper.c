@@ -42,7 +42,7 @@ static void on_stop(int sig)
 
 /* In the forked child: leash, descriptors, exec.  Never returns. */
 static void child(char *const argv[], const int *keep, size_t nkeep, int out_fd, pid_t parent,
-		  const sigset_t *mask)
+		  const sigset_t *mask, unsigned long long fsize)
 {
 	int null;
 
@@ -52,10 +52,11 @@ static void child(char *const argv[], const int *keep, size_t nkeep, int out_fd,
 		_exit(127);
 	for (size_t i = 0; i < NSTOP; i++)
 		signal(stop_signals[i], SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);	/* a file past its cap ends it */
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* a body can ask nasm for a terabyte (times 1<<40 db 0): memory and files are capped */
 	setrlimit(RLIMIT_AS, &(struct rlimit){ T32_HELPER_MEMORY, T32_HELPER_MEMORY });
-	setrlimit(RLIMIT_FSIZE, &(struct rlimit){ T32_HELPER_MEMORY, T32_HELPER_MEMORY });
+	setrlimit(RLIMIT_FSIZE, &(struct rlimit){ fsize, fsize });
 	null = open("/dev/null", O_RDONLY);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
 		_exit(127);
@@ -97,11 +98,17 @@ static int wait_for(int fd, double seconds, const sigset_t *mask)
 int t32_run_helper(char *const argv[], const int *keep, size_t nkeep,
 		   struct t32_child_output *out)
 {
+	return t32_run_helper_bounded(argv, keep, nkeep, out, 0, 0);
+}
+
+int t32_run_helper_bounded(char *const argv[], const int *keep, size_t nkeep,
+			   struct t32_child_output *out, double seconds, unsigned long long fsize)
+{
 	struct sigaction old[NSTOP], sa;
 	sigset_t block, before;
 	int fds[2], status = 0, rc = T32_HELPER_EXITED, eof = 0;
 	size_t len = 0;
-	double deadline = t32_now() + limit;
+	double deadline = t32_now() + (seconds > 0 ? seconds : limit);
 	pid_t pid, parent = getpid();
 
 	memset(out, 0, sizeof(*out));
@@ -128,7 +135,7 @@ int t32_run_helper(char *const argv[], const int *keep, size_t nkeep,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		child(argv, keep, nkeep, fds[1], parent, &before);
+		child(argv, keep, nkeep, fds[1], parent, &before, fsize ? fsize : T32_HELPER_MEMORY);
 	close(fds[1]);
 	if (pid < 0) {
 		snprintf(out->error, sizeof(out->error), "%s", strerror(errno));

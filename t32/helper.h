@@ -38,5 +38,11 @@ double t32_helper_limit(void);
  */
 int t32_run_helper(char *const argv[], const int *keep, size_t nkeep,
 		   struct t32_child_output *out);
+/*
+ * The same with `seconds` as its time limit and the files it writes capped at
+ * fsize bytes (a larger write ends it by SIGXFSZ); 0 for either: the default.
+ */
+int t32_run_helper_bounded(char *const argv[], const int *keep, size_t nkeep,
+			   struct t32_child_output *out, double seconds, unsigned long long fsize);
 
 #endif

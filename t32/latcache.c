@@ -88,13 +88,40 @@ static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, s
 		 c.core_text[0] ? ", " : "", c.core_text, c.brand);
 }
 
-/* Read the cache file into rows (at most max); the count, 0 when there is none. */
-static size_t cache_read(const char *path, struct lat_row *rows, size_t max)
+/*
+ * Could t32 have measured and kept row?  Its way of timing is one t32 uses,
+ * its cost a finite number of cycles no solve would refuse, its interval one
+ * a measurement was accepted with, its text NASM of one line.  NULL, or what
+ * is wrong.
+ */
+static const char *row_wrong(const struct lat_row *r)
+{
+	int spaced = strcmp(r->how, "spaced") == 0;
+
+	if (!spaced && strcmp(r->how, "chain"))
+		return "not timed as a chain or spaced";
+	if (!isfinite(r->cycles) || r->cycles < 0 || r->cycles > 4 * T32_SOLVE_MAX)
+		return "its cycles are no cost a form can have";
+	if (!isfinite(r->halfwidth) || r->halfwidth < 0 ||
+	    r->halfwidth > LAT_ACCEPT_HW * (spaced ? 2 : 1))
+		return "its interval is none a measurement was kept with";
+	if (!r->form[0] || !r->text[0] || strpbrk(r->text, "\t\n\r"))
+		return "no form or text";
+	return NULL;
+}
+
+/*
+ * Read the cache file into rows (at most max); the count, 0 when there is
+ * none.  A row t32 could not have kept, or a form given twice, is left out
+ * with a warning: it is measured again and the file rewritten.
+ */
+static size_t cache_read(const char *path, struct lat_row *rows, size_t max, int *dropped)
 {
 	struct t32_tsv t;
 	size_t n = 0;
 	FILE *f = fopen(path, "r");
 
+	*dropped = 0;
 	if (!f)
 		return 0;
 	if (t32_tsv_from(&t, f, path)) {
@@ -103,27 +130,50 @@ static size_t cache_read(const char *path, struct lat_row *rows, size_t max)
 	}
 	while (n < max && t32_tsv_next(&t) == 1) {
 		struct lat_row *r = &rows[n];
-		char *end;
+		const char *wrong = NULL;
+		char *end, *end2;
 
 		if (t.line[0] == '#' || strncmp(t.line, "form\t", 5) == 0)
 			continue;
-		if (t32_tsv_split(&t) < 6)
+		memset(r, 0, sizeof(*r));
+		if (t32_tsv_split(&t) < 6) {
+			wrong = "fewer than 6 fields";
+		} else {
+			snprintf(r->form, sizeof(r->form), "%s", t.fields[0]);
+			snprintf(r->text, sizeof(r->text), "%s", t.fields[1]);
+			snprintf(r->how, sizeof(r->how), "%s", t.fields[2]);
+			snprintf(r->date, sizeof(r->date), "%s", t.fields[5]);
+			r->cycles = strtod(t.fields[3], &end);
+			r->halfwidth = strtod(t.fields[4], &end2);
+			if (*end || end == t.fields[3] || *end2 || end2 == t.fields[4])
+				wrong = "not numbers";
+			else
+				wrong = row_wrong(r);
+			for (size_t k = 0; !wrong && k < n; k++)
+				if (strcmp(rows[k].form, r->form) == 0)
+					wrong = "its form is given twice";
+		}
+		if (wrong) {
+			t32_warn("line %zu of the latency cache '%s' is no measurement t32 kept (%s): "
+				 "its form is timed again", t.lineno, path, wrong);
+			(*dropped)++;
 			continue;
-		snprintf(r->form, sizeof(r->form), "%s", t.fields[0]);
-		snprintf(r->text, sizeof(r->text), "%s", t.fields[1]);
-		snprintf(r->how, sizeof(r->how), "%s", t.fields[2]);
-		r->cycles = strtod(t.fields[3], &end);
-		if (*end || !isfinite(r->cycles) || r->cycles < 0)
-			continue;
-		r->halfwidth = strtod(t.fields[4], &end);
-		if (*end || !isfinite(r->halfwidth))
-			continue;
-		snprintf(r->date, sizeof(r->date), "%s", t.fields[5]);
+		}
 		n++;
 	}
 	t32_tsv_close(&t);
 	fclose(f);
 	return n;
+}
+
+/*
+ * A cost the form's class rules out: a chain of multiplies, divides or loads
+ * costs at least a cycle a copy (only moves and zeroing idioms are eliminated).
+ */
+static int cost_impossible(enum t32_class cls, const char *how, double cycles)
+{
+	return strcmp(how, "chain") == 0 && cycles < 1 &&
+	       (cls == T32_CLASS_MUL || cls == T32_CLASS_DIV || cls == T32_CLASS_LOAD);
 }
 
 /* Write rows to the cache file, whole, beside and then over the old one. */
@@ -250,7 +300,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 	char d[PATH_MAX], cpu_text[256];
 	size_t nrows, old, replaced = 0, kept;
 	double t0 = t32_now();
-	int rc = -1;
+	int rc = -1, dropped = 0;
 
 	memset(info, 0, sizeof(*info));
 	out->e = NULL;
@@ -268,7 +318,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		t32_cpu_identify(&c);
 		snprintf(cpu_text, sizeof(cpu_text), "%s", c.brand);
 	}
-	nrows = old = info->path[0] ? cache_read(info->path, rows, LAT_MAX_FORMS) : 0;
+	nrows = old = info->path[0] ? cache_read(info->path, rows, LAT_MAX_FORMS, &dropped) : 0;
 	t32_model_prepare(u, tab, in, n, mi);
 	out->e = calloc(n ? n : 1, sizeof(*out->e));
 	if (!out->e) {
@@ -280,6 +330,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		struct lat_row *r = NULL;
 		unsigned lat, quarters;
 		int seen = 0;
+		char text[200];
 
 		for (size_t k = 0; k < out->n; k++)
 			seen |= strcmp(out->e[k].form, in[i].form) == 0;
@@ -288,22 +339,28 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		for (size_t k = 0; k < nrows; k++)
 			if (strcmp(rows[k].form, in[i].form) == 0)
 				r = &rows[k];
-		if (r && strcmp(r->how, how) == 0) {
+		nasm_text(in[i].text, text, sizeof(text));
+		/*
+		 * A kept row is used only when it is this form timed this way, at a cost
+		 * its class allows and the model can reproduce; else it is timed again.
+		 */
+		if (r && strcmp(r->how, how) == 0 && strcmp(r->text, text) == 0 &&
+		    !cost_impossible(mi[i].cls, how, r->cycles) &&
+		    !t32_model_solve_latency(u, &mi[i], r->cycles, &lat, &quarters, NULL)) {
 			info->reused++;
 		} else if (r || nrows < LAT_MAX_FORMS) {
-			char text[200];
 			double cycles, hw;
 			int shared = 0;
 			time_t now = time(NULL);
 
-			nasm_text(in[i].text, text, sizeof(text));
 			/* a CPU shared with another task reads long: once more, then not kept */
 			if (time_form(text, how, init, &cycles, &hw, &shared) ||
-			    (shared && time_form(text, how, init, &cycles, &hw, &shared))) {
+			    (shared && time_form(text, how, init, &cycles, &hw, &shared)) ||
+			    cost_impossible(mi[i].cls, how, cycles)) {
 				info->unmeasurable++;
 				continue;
 			}
-			/* a row timed another way (an older t32's) is timed again and replaced */
+			/* a row timed another way, or not to be trusted, is timed again and replaced */
 			if (!r)
 				r = &rows[nrows++];
 			else if (!shared)
@@ -316,11 +373,11 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 			r->shared = shared;
 			strftime(r->date, sizeof(r->date), "%Y-%m-%d", gmtime(&now));
 			info->measured++;
+			if (t32_model_solve_latency(u, &mi[i], r->cycles, &lat, &quarters, NULL)) {
+				info->unmeasurable++;
+				continue;
+			}
 		} else {
-			continue;
-		}
-		if (t32_model_solve_latency(u, &mi[i], r->cycles, &lat, &quarters, NULL)) {
-			info->unmeasurable++;
 			continue;
 		}
 		{
@@ -341,7 +398,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		if (!rows[j].shared)
 			rows[kept++] = rows[j];
 	nrows = kept;
-	if ((nrows > old || replaced) && info->path[0]) {
+	if ((nrows > old || replaced || dropped) && info->path[0]) {
 		/* the cache is a convenience: one that cannot be written costs a warning */
 		if (mkdir(d, 0777) && errno != EEXIST)
 			t32_warn("cannot create the latency cache '%s' (%s)", d, strerror(errno));

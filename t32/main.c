@@ -47,9 +47,11 @@ static const struct {
 	{ T32_EXIT_USAGE, "usage: a bad option, word, number or file format" },
 	{ T32_EXIT_UNAVAILABLE, "a facility is unavailable here (perf_event, precise sampling)" },
 	{ T32_EXIT_UNSUPPORTED, "not supported by this CPU (the instruction raised #UD)" },
-	{ T32_EXIT_UNTRUSTED, "measured, but the result is not trustworthy (the reason is printed); "
-			      "bench: a target was missed" },
-	{ T32_EXIT_INTERRUPTED, "interrupted (Ctrl-C); what was measured before is kept" },
+	{ T32_EXIT_UNTRUSTED, "measured, but the result is not trustworthy (the reason is printed; "
+			      "the classic form: a delta longer than the run); bench: a target was "
+			      "missed" },
+	{ T32_EXIT_INTERRUPTED, "interrupted (Ctrl-C, SIGTERM, SIGHUP); what was measured before "
+				"is kept" },
 };
 
 static int by_name(const void *a, const void *b)
@@ -173,6 +175,8 @@ int main(int argc, char **argv)
 {
 	t32_main_argc = argc;
 	t32_main_argv = argv;
+	/* killed by a stop signal a command does not handle: its temporary files go first */
+	t32_on_stop_signals(NULL);
 	if (argc < 2) {
 		help(stderr);
 		return T32_EXIT_USAGE;

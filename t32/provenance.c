@@ -122,6 +122,14 @@ static void gather(struct facts *f)
 	t32_uarch_choice_text(&ch, ch.data, f->uarch, sizeof(f->uarch));
 }
 
+void t32_provenance_cpu_line(char *buf, size_t len)
+{
+	struct facts x;
+
+	gather(&x);
+	snprintf(buf, len, "# cpu: %s\n", x.cpu);
+}
+
 void t32_provenance(FILE *f, int argc, char **argv)
 {
 	struct facts x;

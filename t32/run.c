@@ -7,6 +7,7 @@
 #include "t32/run.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,15 +19,13 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "t32/confine.h"
 #include "t32/helper.h"
 #include "t32/util.h"
 
@@ -110,9 +109,10 @@ static int temp_fd(const char *text, struct t32_fault *f)
  * was interrupted.
  */
 static int run_tool(char *const argv[], const int *keep, size_t nkeep,
-		    struct t32_child_output *res, struct t32_fault *f)
+		    struct t32_child_output *res, double seconds, unsigned long long fsize,
+		    struct t32_fault *f)
 {
-	int end = t32_run_helper(argv, keep, nkeep, res);
+	int end = t32_run_helper_bounded(argv, keep, nkeep, res, seconds, fsize);
 
 	switch (end) {
 	case T32_HELPER_CANNOT:
@@ -121,8 +121,8 @@ static int run_tool(char *const argv[], const int *keep, size_t nkeep,
 		return -1;
 	case T32_HELPER_TIMEOUT:
 		f->kind = T32_FAIL_ASSEMBLE;
-		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %g s and was killed; "
-			 "--timeout S allows longer", argv[0], t32_helper_limit());
+		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %.3g s and was killed; "
+			 "--timeout S allows longer", argv[0], seconds > 0 ? seconds : t32_helper_limit());
 		return -1;
 	case T32_HELPER_INTERRUPTED:
 		f->kind = T32_FAIL_INTERRUPTED;
@@ -203,6 +203,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	char *argv[8];
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
+	double seconds = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(f, 0, sizeof(*f));
@@ -220,9 +221,20 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	argv[5] = binpath;
 	argv[6] = asmpath;
 	argv[7] = NULL;
-	if (run_tool(argv, fds, 2, &res, f)) {
+	/* a long body is given time in proportion: the limit for each T32_NASM_INSNS */
+	if (g)
+		seconds = t32_helper_limit() * (1 + (double)g->insns / T32_NASM_INSNS);
+	if (run_tool(argv, fds, 2, &res, seconds, T32_IMAGE_MAX, f)) {
 		if (f->kind == T32_FAIL_ASSEMBLE && g && g->nitems == 1)
 			f->item = 0;
+		t32_child_output_free(&res);
+		goto out;
+	}
+	if (res.status == 128 + SIGXFSZ) {
+		f->kind = T32_FAIL_ASSEMBLE;
+		f->item = g && g->nitems == 1 ? 0 : -1;
+		snprintf(f->msg, sizeof(f->msg), "the block's code would be larger than %llu MiB",
+			 T32_IMAGE_MAX >> 20);
 		t32_child_output_free(&res);
 		goto out;
 	}
@@ -273,7 +285,7 @@ int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fa
 	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
 	snprintf(lstpath, sizeof(lstpath), "/dev/fd/%d", fds[1]);
 	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[2]);
-	if (run_tool(argv, fds, 3, &res, f)) {
+	if (run_tool(argv, fds, 3, &res, 0, 0, f)) {
 		t32_child_output_free(&res);
 		goto out;
 	}
@@ -348,7 +360,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 	for (int step = 0; step < 2; step++) {
 		char *const *argv = step ? ld : as;
 
-		if (run_tool(argv, fds, 2, &res, f)) {
+		if (run_tool(argv, fds, 2, &res, 0, 0, f)) {
 			if (f->kind == T32_FAIL_ASSEMBLE && !step && g && g->nitems == 1)
 				f->item = 0;
 			t32_child_output_free(&res);
@@ -460,9 +472,28 @@ struct shared {
 	volatile uint64_t nbases;
 };
 
-static struct shared *child_shared;
+/*
+ * End a confined child with code: the exit system call itself.  Not _exit, nor
+ * anything the compiler knows cannot return: a sanitizer precedes those with
+ * calls (sigaltstack) the policy refuses.
+ */
+static void confined_exit(int code)
+{
+	long rc;
 
-/* Record where the child died, then die of the same signal. */
+	__asm__ volatile("syscall" : "=a"(rc) : "a"((long)SYS_exit_group), "D"((long)code)
+			 : "rcx", "r11", "memory");
+	(void)rc;
+}
+
+static struct shared *child_shared;
+static pid_t child_pid, child_tid;	/* the child's own ids, for its death by its signal */
+
+/*
+ * Record where the child died, then die of the same signal: SA_RESETHAND made
+ * its action the default again, and a signal to itself is all the confined
+ * child may send.
+ */
 static void fault_handler(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -476,8 +507,8 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
 		child_shared->code = sig == SIGSYS ? si->si_syscall : si->si_code;
 		child_shared->signo = sig;
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	syscall(SYS_tgkill, child_pid, child_tid, sig);
+	confined_exit(128 + sig);
 }
 
 static const int fault_signals[] = { SIGSEGV, SIGILL, SIGFPE, SIGBUS, SIGTRAP, SIGALRM, SIGSYS };
@@ -491,6 +522,10 @@ static int child_setup(int cpu, struct shared *sh)
 	cpu_set_t set;
 
 	child_shared = sh;
+	child_pid = getpid();
+	child_tid = (pid_t)syscall(SYS_gettid);
+	/* named apart from t32 itself (ps, top): the process that runs bodies */
+	prctl(PR_SET_NAME, "t32-body");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -499,7 +534,7 @@ static int child_setup(int cpu, struct shared *sh)
 	sigaltstack(&ss, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fault_handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++)
 		sigaction(fault_signals[i], &sa, NULL);
@@ -592,6 +627,20 @@ static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct 
 		}
 	if (b && f->rip_off >= 0 && f->signo == SIGTRAP)
 		f->rip_off = trap_insn(b, f->rip_off);
+	if (!b && sh->signo && !timed_out) {
+		/* the child is a fork of this process: its code lies where ours does */
+		Dl_info di;
+
+		if (dladdr((void *)(uintptr_t)sh->rip, &di) && di.dli_fname) {
+			const char *base = strrchr(di.dli_fname, '/');
+
+			f->outside = 1;
+			snprintf(f->where, sizeof(f->where), "%s%s%s", di.dli_sname ? di.dli_sname : "",
+				 di.dli_sname ? " in " : "", base ? base + 1 : di.dli_fname);
+		} else {
+			f->outside = 2;
+		}
+	}
 	if (b && f->rip_off >= 0) {
 		int priv = describe_insn(b, f->rip_off, f);
 
@@ -701,57 +750,18 @@ struct t32_runner {
 
 typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
 
-/*
- * After its set-up the measuring child needs only its pipes, and what a fault
- * takes to be recorded and end it (a signal to itself): everything else a body
- * might call (a write to a file, an exec, a mmap, a signal to another process)
- * raises SIGSYS, recorded as the system call it was.
- */
-static int child_seccomp(void)
-{
-	static const int allowed[] = {
-		SYS_read, SYS_write, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
-		SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_getpid, SYS_gettid,
-	};
-	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
-	struct sock_filter f[4 + 2 * N + 5];
-	struct sock_fprog prog = { 0, f };
-	unsigned k = 0;
-
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, nr));
-	for (unsigned i = 0; i < N; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
-						      0, 1);
-		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	}
-	/* tgkill to this process only: raise() after a fault */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 3);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, args[0]));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)getpid(), 0, 1);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
-	prog.len = (unsigned short)k;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 /* The child's loop: load the images, then answer requests until the pipe closes. */
 static void runner_child(struct t32_runner *r, int in, int out)
 {
 	void *arena = t32_arena_new();
 	void *base[8];
 	struct request q;
+	struct t32_confine c;
 
 	/* Ctrl-C reaches the whole process group: the parent decides when to stop */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	if (!arena)
 		_exit(120);
@@ -762,7 +772,12 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
 	}
 	r->sh->nbases = r->nblobs;
-	if (child_seccomp())
+	t32_confine_init(&c);
+	t32_confine_fd(&c, in, T32_CONFINE_READ);
+	t32_confine_fd(&c, out, T32_CONFINE_WRITE);
+	for (size_t i = 0; i < r->nblobs; i++)
+		t32_confine_code(&c, base[i], r->blobs[i]->hdr.data);
+	if (t32_confine(&c))
 		_exit(125);
 	for (;;) {
 		ssize_t got = read(in, &q, sizeof(q));
@@ -776,7 +791,7 @@ static void runner_child(struct t32_runner *r, int in, int out)
 
 		if (q.count > CHUNK || (q.per ? q.which > r->nblobs || q.which == 0 :
 						   q.which >= r->nblobs))
-			_exit(122);
+			confined_exit(122);
 		/* every delta written is checked: a body that moves the harness's counters does not */
 		memset(r->out, 0xff, q.count * sizeof(uint64_t));
 		if (q.per) {
@@ -802,9 +817,9 @@ static void runner_child(struct t32_runner *r, int in, int out)
 				break;
 			}
 		if (write(out, &ok, 1) != 1)
-			_exit(123);
+			confined_exit(123);
 	}
-	_exit(0);
+	confined_exit(0);
 }
 
 struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
@@ -872,6 +887,9 @@ static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
 	classify(r->blobs, r->nblobs, r->sh, status, timed_out, r->opts.timeout, f);
 	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 124)
 		snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", r->opts.cpu);
+	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 125)
+		snprintf(f->msg, sizeof(f->msg), "cannot confine the measuring process "
+			 "(seccomp, or closing its descriptors, failed)");
 	return -1;
 }
 
@@ -948,8 +966,28 @@ void t32_runner_stop(struct t32_runner *r)
 
 /* ---- one call in a child ---- */
 
-int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
-		 const struct t32_run_opts *o, struct t32_fault *f)
+/*
+ * Wait until the child closes its end of fd (it exits or dies) or timeout
+ * seconds pass; what it writes there is read and dropped.  1 closed, 0 time-out.
+ */
+static int wait_closed(int fd, double timeout)
+{
+	double end = t32_now() + timeout;
+
+	while (wait_readable(fd, end - t32_now())) {
+		char buf[256];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			return 1;
+	}
+	return 0;
+}
+
+int t32_isolated(const struct t32_blob *blob,
+		 int (*prepare)(void *code, void *arg, struct t32_confine *c),
+		 int (*fn)(void *code, void *arg), void *arg, const struct t32_run_opts *o,
+		 struct t32_fault *f)
 {
 	struct shared *sh;
 	int up[2], status, cpu = o->cpu < 0 ? t32_default_cpu() : o->cpu;
@@ -970,32 +1008,46 @@ int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), 
 	}
 	if (pid == 0) {
 		void *code = NULL;
+		struct t32_confine c;
+		int rc;
 
 		close(up[0]);
 		if (child_setup(cpu, sh))
 			_exit(124);
+		t32_confine_init(&c);
+		/* held, never written: its closing tells the parent the child is done */
+		t32_confine_fd(&c, up[1], T32_CONFINE_HOLD);
 		if (blob) {
 			code = load_image(blob);
 			if (!code)
 				_exit(121);
 			sh->bases[0] = (uint64_t)(uintptr_t)code;
 			sh->nbases = 1;
+			t32_confine_code(&c, code, blob->hdr.data);
 		}
-		_exit(fn(code, arg) & 0xff);
+		if (prepare && (rc = prepare(code, arg, &c)))
+			_exit(rc & 0xff);
+		if (t32_confine(&c))
+			_exit(125);
+		confined_exit(fn(code, arg) & 0xff);
 	}
 	close(up[1]);
 	{
-		int done = wait_readable(up[0], o->timeout);
+		int done = wait_closed(up[0], o->timeout);
 
 		status = reap(pid, !done);
 		close(up[0]);
-		if (done && WIFEXITED(status) && WEXITSTATUS(status) != 124) {
+		if (done && WIFEXITED(status) && WEXITSTATUS(status) != 124 &&
+		    WEXITSTATUS(status) != 125) {
 			munmap(sh, 4096);
 			return WEXITSTATUS(status);
 		}
 		classify(blobs, blob ? 1 : 0, sh, status, !done, o->timeout, f);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 124)
 			snprintf(f->msg, sizeof(f->msg), "cannot pin to cpu %d", cpu);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
+			snprintf(f->msg, sizeof(f->msg), "cannot confine the measuring process "
+				 "(seccomp, or closing its descriptors, failed)");
 	}
 	munmap(sh, 4096);
 	return -1;
@@ -1029,10 +1081,12 @@ static const char *signal_words(int signo, int code)
 void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, char *buf,
 			size_t len)
 {
-	char subject[256], sig[128], at[220] = "";
+	char subject[256], sig[128], at[220] = "", cut[256];
 
+	/* a long item keeps both ends, so the reason after it is never cut away */
 	if (f->item >= 0 && s && (size_t)f->item < s->nitems)
-		snprintf(subject, sizeof(subject), "%s", s->items[f->item].text);
+		snprintf(subject, sizeof(subject), "%s",
+			 t32_shorten(s->items[f->item].text, 200, cut, sizeof(cut)));
 	else if (f->insn[0])
 		snprintf(subject, sizeof(subject), "%s", f->insn);
 	else
@@ -1066,14 +1120,26 @@ void t32_fault_describe(const struct t32_fault *f, const struct t32_spec *s, cha
 				 subject);
 		break;
 	case T32_FAIL_SIGNAL:
-		if (f->item < 0 && f->rip_off >= 0 && s && s->nitems) {
+		if (f->item < 0 && (f->rip_off >= 0 || f->outside == 1) && s && s->nitems) {
 			/* the harness's own code faulted: the body broke what it relies on */
 			char body[160];
 
 			t32_spec_format(s, body, sizeof(body));
-			snprintf(buf, len, "the harness faulted after the body '%s' (%s in the "
-				 "harness's '%s': the body changed the harness's own data or stack)",
-				 body, sig, f->insn[0] ? f->insn : "?");
+			if (f->rip_off >= 0)
+				snprintf(buf, len, "the harness faulted after the body '%s' (%s in the "
+					 "harness's '%s': the body changed the harness's own data or "
+					 "stack)", body, sig, f->insn[0] ? f->insn : "?");
+			else
+				snprintf(buf, len, "the harness faulted after the body '%s' (%s in "
+					 "t32's own code (%s): the body changed the harness's own data, "
+					 "stack or CPU state)", body, sig, f->where);
+		} else if (f->item < 0 && f->outside == 2 && s && s->nitems) {
+			char body[160];
+
+			t32_spec_format(s, body, sizeof(body));
+			snprintf(buf, len, "the body left the block '%s' (%s at 0x%llx, where there "
+				 "is no code: a jump or a return out of the body, or a return "
+				 "address it changed)", body, sig, (unsigned long long)f->addr);
 		} else if (f->signo == SIGSEGV && f->code != SI_KERNEL)
 			snprintf(buf, len, "instruction faulted '%s' (%s at 0x%llx%s)", subject,
 				 sig, (unsigned long long)f->addr, at);

@@ -40,6 +40,9 @@ struct t32_fault {
 	int64_t rip_off;	/* offset of the faulting instruction in the image, -1 unknown */
 	long item;		/* body item it belongs to, -1 outside the body */
 	char insn[192];		/* disassembly of the faulting instruction (capstone) */
+	int outside;		/* the signal came outside the loaded code: 1 in t32's own
+				 * code (named in where), 2 where there is no code */
+	char where[64];
 	char msg[512];
 };
 
@@ -48,6 +51,21 @@ struct t32_run_opts {
 	double timeout;		/* seconds a single request may take */
 };
 
+/*
+ * The block's code at most: nasm's output is capped there (`resb 1<<30` stops
+ * at once, never 1 GiB in $TMPDIR).  100,000,000 copies of a 2-byte instruction
+ * fit.
+ */
+#define T32_IMAGE_MAX (256ull << 20)
+/*
+ * nasm's time limit grows with the body: --timeout's S (default 10), and S
+ * again for every T32_NASM_INSNS instructions of the body.
+ */
+#define T32_NASM_INSNS 10000000.0
+/*
+ * Assemble src (the text g describes) into a loaded-ready blob.  0, or -1 with
+ * f filled in.
+ */
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);
@@ -93,13 +111,19 @@ int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, u
 void t32_runner_stop(struct t32_runner *r);
 
 /*
- * Run fn(arg) once in a forked, pinned child under the same fault handling.  arg
- * should point into MAP_SHARED memory if the parent needs results.  Returns fn's
- * value (0..255) or -1 with f filled in.  The image of `blob` (if not NULL) is
- * loaded in the child first and its base passed as fn's `code`.
+ * Run fn(arg) once in a forked, pinned child under the same fault handling and
+ * the same confinement (t32_confine) as the measuring process.  arg should point
+ * into MAP_SHARED memory if the parent needs results.  The image of `blob` (if
+ * not NULL) is loaded in the child first and its base passed as `code`; then
+ * prepare (if not NULL) runs before the child is confined, adding to c what fn
+ * will need (a sampler's event or timer); a value other than 0 ends the child
+ * with it.  Returns the child's exit value (0..255) or -1 with f filled in.
  */
-int t32_isolated(const struct t32_blob *blob, int (*fn)(void *code, void *arg), void *arg,
-		 const struct t32_run_opts *o, struct t32_fault *f);
+struct t32_confine;
+int t32_isolated(const struct t32_blob *blob,
+		 int (*prepare)(void *code, void *arg, struct t32_confine *c),
+		 int (*fn)(void *code, void *arg), void *arg, const struct t32_run_opts *o,
+		 struct t32_fault *f);
 
 /* The arena the registers point into: T32_ARENA_SIZE bytes whose qwords point to themselves. */
 #define T32_ARENA_SIZE (1u << 20)

@@ -357,10 +357,18 @@ int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text)
 		errno = EINVAL;
 		return -1;
 	}
-	items = realloc(s->items, (s->nitems + 1) * sizeof(*items));
-	if (!items)
-		return -1;
-	s->items = items;
+	/*
+	 * Room for 8, then doubled each time the count reaches a power of two
+	 * (items start NULL with nitems 0): a block of 100,000 lines is not
+	 * copied 100,000 times.
+	 */
+	if (s->nitems == 0 || (s->nitems >= 8 && (s->nitems & (s->nitems - 1)) == 0)) {
+		items = realloc(s->items, (s->nitems ? 2 * s->nitems : 8) * sizeof(*items));
+		if (!items)
+			return -1;
+		s->items = items;
+	}
+	items = s->items;
 	items[s->nitems].reps = reps;
 	items[s->nitems].text = strdup(text);
 	items[s->nitems].stmts = count_stmts(text);
@@ -492,9 +500,33 @@ static int parse_lanes(const char *text, struct t32_init *in)
 	return parse_value(text, &in->value);
 }
 
+/* Do two set-ups name the same register (of the same file)? */
+static int same_register(const struct t32_init *a, const struct t32_init *b)
+{
+	/* xmm5, ymm5 and zmm5 are one register */
+	return a->kind == b->kind && a->reg == b->reg;
+}
+
+int t32_spec_init_twice(const struct t32_spec *s, size_t from, char *err, size_t errlen)
+{
+	for (size_t i = from; i < s->ninit; i++)
+		for (size_t j = 0; j < i; j++)
+			if (same_register(&s->init[j], &s->init[i])) {
+				char x[96], y[96];
+
+				t32_init_format(&s->init[j], x, sizeof(x));
+				t32_init_format(&s->init[i], y, sizeof(y));
+				snprintf(err, errlen, "register set twice '%.*s' (%s, then %s)",
+					 (int)strcspn(y, "="), y, strchr(x, '=') + 1, strchr(y, '=') + 1);
+				return -1;
+			}
+	return 0;
+}
+
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
+	size_t from = s->ninit;
 	int rc = 0;
 
 	if (!copy)
@@ -539,6 +571,11 @@ int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t e
 			break;
 		}
 		s->init[s->ninit++] = in;
+		/* within one set-up a register given twice is a mistake: which value? */
+		if (t32_spec_init_twice(s, from, err, errlen)) {
+			rc = -1;
+			break;
+		}
 	}
 	free(copy);
 	return rc;
@@ -549,11 +586,11 @@ void t32_init_format(const struct t32_init *in, char *buf, size_t len)
 	static const char *const vec[] = { "xmm", "ymm", "zmm" };
 
 	if (in->kind == T32_INIT_GPR)
-		snprintf(buf, len, "%s=%#llx", t32_gprs[in->reg], (unsigned long long)in->value);
+		snprintf(buf, len, "%s=0x%llx", t32_gprs[in->reg], (unsigned long long)in->value);
 	else if (in->kind == T32_INIT_MASK)
-		snprintf(buf, len, "k%d=%#llx", in->reg, (unsigned long long)in->value);
+		snprintf(buf, len, "k%d=0x%llx", in->reg, (unsigned long long)in->value);
 	else if (in->lanes == 'q')
-		snprintf(buf, len, "%s%d=%#llx", vec[in->width / 32], in->reg,
+		snprintf(buf, len, "%s%d=0x%llx", vec[in->width / 32], in->reg,
 			 (unsigned long long)in->value);
 	else
 		snprintf(buf, len, "%s%d=%.17g%c", vec[in->width / 32], in->reg, in->number, in->lanes);

@@ -73,10 +73,15 @@ int t32_spec_set_store(struct t32_spec *s, const char *letter, char *err, size_t
 /* Parse `[N] INSN [[N] INSN]...`; returns 0, or -1 with a message in err. */
 int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, size_t errlen);
 /*
+ * A register set twice among s->init[from..ninit) and what came before it:
+ * 0, or -1 with "register set twice 'REG' (V1, then V2)" in err.
+ */
+int t32_spec_init_twice(const struct t32_spec *s, size_t from, char *err, size_t errlen);
+/*
  * Parse `REG=VALUE[,REG=VALUE]...`; appends to s->init.  REG is a general register
  * (VALUE decimal, or hex with 0x), xmm/ymm/zmm0-31 (VALUE a number with d for
  * double lanes or f for float lanes, `1.5d`, or an integer for every 64-bit lane)
- * or k0-k7 (an integer).
+ * or k0-k7 (an integer).  A register named twice in arg is an error.
  */
 int t32_spec_parse_init(struct t32_spec *s, const char *arg, char *err, size_t errlen);
 /* One set-up as --init takes it ("rdx=0x0", "xmm1=1.5d"), into buf. */

@@ -35,7 +35,7 @@ int study_call(struct study *st, int (*fn)(int, char **), char **argv)
 {
 	int argc = 0, rc, saved_argc = t32_main_argc;
 	char **saved_argv = t32_main_argv, *full[64];
-	struct sigaction old_int, old_term;
+	struct sigaction old_int, old_term, old_hup;
 
 	while (argv[argc])
 		argc++;
@@ -47,6 +47,7 @@ int study_call(struct study *st, int (*fn)(int, char **), char **argv)
 		full[i + 1] = argv[i];
 	sigaction(SIGINT, NULL, &old_int);
 	sigaction(SIGTERM, NULL, &old_term);
+	sigaction(SIGHUP, NULL, &old_hup);
 	t32_main_argc = argc + 1;
 	t32_main_argv = full;
 	t32_keep_stdout = 1;
@@ -61,6 +62,7 @@ int study_call(struct study *st, int (*fn)(int, char **), char **argv)
 	/* the command's Ctrl-C handler goes with it */
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	if (rc == T32_EXIT_INTERRUPTED)
 		st->interrupted = 1;
 	return rc;

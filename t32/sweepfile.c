@@ -102,14 +102,19 @@ static long long row_number(const char *line, size_t nrows)
 }
 
 int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char *shard,
-		   size_t nrows, unsigned char *done, off_t *good)
+		   const char *cpu, int allow_mixed, int *mixed, size_t nrows,
+		   unsigned char *done, off_t *good)
 {
 	struct t32_tsv t;
 	int sig_ok = 0, shard_seen = 0, rc = 0, got;
 	size_t comments = 0;
-	char why[256];
+	char why[256], here[128], there[128];
 
 	*good = 0;
+	if (mixed)
+		*mixed = 0;
+	if (cpu && t32_cpu_line_identity(cpu, here, sizeof(here)))
+		cpu = NULL;
 	if (t32_tsv_from(&t, f, path))
 		return -1;
 	while ((got = t32_tsv_next(&t)) > 0) {
@@ -139,7 +144,17 @@ int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char 
 				  "sweep it afresh)", path);
 			rc = -1;
 			break;
+		} else if (cpu && t32_cpu_line_identity(t.line, there, sizeof(there)) == 0 &&
+			   strcmp(there, here) && !allow_mixed) {
+			/* rows of two CPUs in one file are no one machine's table: as --merge */
+			t32_error("'%s' was measured on another CPU (%s there, %s here); "
+				  "--allow-mixed-cpus resumes it anyway", path, there, here);
+			rc = -1;
+			break;
 		} else if (t.line[0] == '#' || strncmp(t.line, "row\t", 4) == 0) {
+			/* the last CPU the file names is another: this one's rows need a line */
+			if (mixed && cpu && t32_cpu_line_identity(t.line, there, sizeof(there)) == 0)
+				*mixed = strcmp(there, here) != 0;
 			if (++comments > T32_SWEEP_MAX_COMMENTS) {
 				t32_error("more than %u comment lines in '%s' (not a t32 sweep?)",
 					  T32_SWEEP_MAX_COMMENTS, path);

@@ -22,12 +22,16 @@ extern const char t32_sweep_columns[];
 /*
  * Read the sweep file f (named path) for --resume.  It must hold `signature`
  * (the whole `# sweep:` line, newline included) and `shard` (its `# shard:`
- * line, or "" for an unsharded sweep).  The rows it holds are marked in
- * done[0..nrows); *good is where its whole lines end (a row cut short by a kill
- * lies past it).  0, or -1 after an error message.
+ * line, or "" for an unsharded sweep), and have been measured on the CPU of
+ * `cpu` (this machine's `# cpu:` line; NULL: not checked) as --merge checks
+ * (t32_cpu_line_identity); with allow_mixed another CPU is let through and
+ * *mixed set.  The rows it holds are marked in done[0..nrows); *good is where
+ * its whole lines end (a row cut short by a kill lies past it).  0, or -1 after
+ * an error message.
  */
 int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char *shard,
-		   size_t nrows, unsigned char *done, off_t *good);
+		   const char *cpu, int allow_mixed, int *mixed, size_t nrows,
+		   unsigned char *done, off_t *good);
 
 /*
  * Join the pieces files[0..nfiles) of one sweep into out ("-": stdout), written

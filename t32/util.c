@@ -3,6 +3,7 @@
  */
 #include "t32/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,18 +37,47 @@ void t32_fputs_visible(const char *s, FILE *f)
 			putc(*p, f);
 }
 
-/* An error message: kept whole in t32_last_error, shown with its control bytes escaped. */
+const char *t32_shorten(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= max || max < 16 || len < max + 1)
+		return s;
+	/* the start and the end both say something: what it is, and the reason */
+	tail = (max - 5) * 2 / 5;
+	head = max - 5 - tail;
+	snprintf(buf, len, "%.*s ... %s", (int)head, s, s + n - tail);
+	return buf;
+}
+
+/*
+ * An error message, shown with its control bytes escaped.  A long one keeps
+ * its start and its end (where the reason is), in t32_last_error too.
+ */
 void t32_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL, shown[4096];
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(t32_last_error, sizeof(t32_last_error), fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		msg = NULL;
+		snprintf(t32_last_error, sizeof(t32_last_error), "%s", fmt);
+	} else {
+		const char *kept = t32_shorten(msg, sizeof(t32_last_error) - 1, shown, sizeof(shown));
+
+		snprintf(t32_last_error, sizeof(t32_last_error), "%.*s",
+			 (int)sizeof(t32_last_error) - 1, kept);
+	}
 	fflush(stdout);
 	fputs("t32: ", stderr);
-	t32_fputs_visible(t32_last_error, stderr);
+	t32_fputs_visible(msg ? t32_shorten(msg, sizeof(shown) - 1, shown, sizeof(shown)) :
+				t32_last_error, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 int t32_warn_quiet;
@@ -100,6 +130,34 @@ static void out_cleanup(void)
 			unlink(out_pending[i]);
 			out_pending[i] = NULL;
 		}
+}
+
+/* A stop signal with no handler of the command's own: the temporary files go, then t32. */
+static void on_stop_default(int sig)
+{
+	for (size_t i = 0; i < OUT_MAX; i++)
+		if (out_pending[i])
+			unlink(out_pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void t32_on_stop_signals(void (*handler)(int))
+{
+	static const int stop[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler ? handler : on_stop_default;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++) {
+		struct sigaction old;
+
+		/* what was ignored (nohup, a background job's SIGINT) stays ignored */
+		if (sigaction(stop[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop[i], &sa, NULL);
+	}
 }
 
 /* Note tmp (NULL: forget it) for out_cleanup. */
@@ -159,6 +217,68 @@ int t32_lock_path(const char *path, int flags)
 	return -1;
 }
 
+/*
+ * Name what killed runs left beside path: `.NAME.t32-XXXXXX` files that no live
+ * t32 holds locked (every temporary file is locked while it is written).  They
+ * are named, not removed: a sweep's holds the rows it measured.
+ */
+void t32_strays_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dirname = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) :
+				strdup(".");
+	char prefix[NAME_MAX + 8];
+	DIR *d = dirname ? opendir(dirname) : NULL;
+	struct dirent *e;
+
+	snprintf(prefix, sizeof(prefix), ".%.200s.t32-", base);
+	while (d && (e = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    strlen(e->d_name) != strlen(prefix) + 6)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			t32_warn("'%s%s%s' was left by a t32 that was killed while writing '%s' "
+				 "(%.1f MB it wrote); remove it when it is of no use",
+				 slash ? dirname : "", slash && slash != path ? "/" : "", e->d_name,
+				 path, (double)st.st_size / 1e6);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dirname);
+}
+
+/*
+ * Make the temporary file whose template (malloc'd, NULL when it could not be)
+ * is *tmp, locked while it is written: a file found unlocked was left by a
+ * killed run.  An fd, or -1 with errno and *tmp freed.
+ */
+static int tmp_make(char **tmp)
+{
+	int fd, e;
+
+	if (!*tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd >= 0) {
+		flock(fd, LOCK_EX | LOCK_NB);
+		return fd;
+	}
+	e = errno;
+	free(*tmp);
+	*tmp = NULL;
+	errno = e;
+	return -1;
+}
+
 int t32_tmp_beside(const char *path, char **tmp)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -167,25 +287,173 @@ int t32_tmp_beside(const char *path, char **tmp)
 	struct stat st;
 
 	umask(mask);
+	t32_strays_beside(path);
 	/* ".NAME.t32-XXXXXX" in path's directory, the name cut to fit NAME_MAX */
-	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0) {
+	if (asprintf(tmp, "%.*s.%.200s.t32-XXXXXX", dirlen, path, base) < 0)
 		*tmp = NULL;
-		errno = ENOMEM;
+	if ((fd = tmp_make(tmp)) < 0)
 		return -1;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-		return -1;
-	}
 	/* the file's mode as it was, or what a new file gets */
 	fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666 & ~mask);
 	out_note(*tmp, 1);
 	return fd;
+}
+
+char *t32_out_target(const char *path)
+{
+	char *cur = strdup(path);
+
+	for (int hops = 0; cur && hops < 40; hops++) {
+		char link[PATH_MAX], *next;
+		ssize_t n = readlink(cur, link, sizeof(link) - 1);
+		const char *slash;
+
+		if (n < 0)
+			return errno == EINVAL || errno == ENOENT ? cur : (free(cur), NULL);
+		link[n] = 0;
+		slash = strrchr(cur, '/');
+		/* a relative link is read from the link's own directory */
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s%s", (int)(slash - cur + 1), cur, link) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	if (cur) {
+		free(cur);
+		errno = ELOOP;
+	}
+	return NULL;
+}
+
+/*
+ * Would renaming a new file over path lose something?  Its directory refuses a
+ * new entry while the file itself may be written, it has other names (hard
+ * links), or it belongs to someone else (the new file would be ours).
+ */
+static int replace_in_place(const char *path, const struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	int dir_refuses = dir && access(dir, W_OK) != 0;
+
+	free(dir);
+	if (access(path, W_OK) != 0)
+		return 0;	/* then neither way can write it: the rename's error says why */
+	return dir_refuses || st->st_nlink > 1 || st->st_uid != geteuid();
+}
+
+int t32_tmp_replacing(const char *path, char **tmp, int *in_place)
+{
+	const char *dir = getenv("TMPDIR"), *slash = strrchr(path, '/');
+	struct stat st;
+	int fd;
+
+	*in_place = 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !replace_in_place(path, &st))
+		return t32_tmp_beside(path, tmp);
+	t32_strays_beside(path);
+	/* in place: the new content waits in $TMPDIR, then is copied over the old */
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(tmp, "%s/t32-%.200s.XXXXXX", dir, slash ? slash + 1 : path) < 0)
+		*tmp = NULL;
+	if ((fd = tmp_make(tmp)) < 0)
+		return -1;
+	out_note(*tmp, 1);
+	*in_place = 1;
+	return fd;
+}
+
+/* Copy the file open as from over path, in place: 0, or -1 with errno. */
+static int copy_in_place(int from, const char *path)
+{
+	struct stat st, old;
+	char buf[65536];
+	off_t at = 0;
+	int to = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), e;
+
+	if (to < 0)
+		return -1;
+	if (fstat(from, &st) || fstat(to, &old))
+		goto fail;
+	/* room first: a disk that cannot hold the new content leaves the old one whole */
+	if (st.st_size > old.st_size && fallocate(to, 0, 0, st.st_size) &&
+	    errno != EOPNOTSUPP && errno != ENOSYS)
+		goto fail;
+	while (at < st.st_size) {
+		ssize_t n = pread(from, buf, sizeof(buf), at), w;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			goto fail;
+		}
+		for (ssize_t done = 0; done < n; done += w) {
+			w = pwrite(to, buf + done, (size_t)(n - done), at + done);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				goto fail;
+		}
+		at += n;
+	}
+	if (ftruncate(to, st.st_size) || (fsync(to) && errno != EINVAL))
+		goto fail;
+	return close(to);
+fail:
+	e = errno;
+	close(to);
+	errno = e;
+	return -1;
+}
+
+int t32_tmp_install(int fd, const char *tmp, const char *path, int in_place)
+{
+	return in_place ? copy_in_place(fd, path) : rename(tmp, path);
+}
+
+int t32_tmp_keep_partial(const char *tmp, const char *path, int in_place, char **kept)
+{
+	const char *dir = getenv("TMPDIR"), *slash = strrchr(path, '/');
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	*kept = NULL;
+	for (int i = 1; i < 100; i++) {
+		char *name;
+		int rc;
+
+		if ((in_place ? asprintf(&name, "%s/%.200s.partial", dir, slash ? slash + 1 : path) :
+				asprintf(&name, "%s.partial", path)) < 0)
+			return -1;
+		if (i > 1) {
+			char *n2;
+
+			if (asprintf(&n2, "%s.%d", name, i) < 0) {
+				free(name);
+				return -1;
+			}
+			free(name);
+			name = n2;
+		}
+		/* never over a file already there */
+		rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE);
+		if (rc && (errno == EINVAL || errno == ENOSYS) && (rc = link(tmp, name)) == 0)
+			unlink(tmp);
+		if (rc == 0) {
+			*kept = name;
+			return 0;
+		}
+		free(name);
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
 }
 
 void t32_tmp_done(char *tmp, int keep)
@@ -239,6 +507,10 @@ static int out_open_at(struct t32_out *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
+	/* a symbolic link stays: the file it names is written */
+	if (!(o->target = t32_out_target(path)))
+		return -1;
+	path = o->target;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		return -1;
@@ -259,7 +531,7 @@ static int out_open_at(struct t32_out *o, const char *path)
 			return -1;
 		}
 	}
-	fd = t32_tmp_beside(path, &o->tmp);
+	fd = t32_tmp_replacing(path, &o->tmp, &o->in_place);
 	o->fd = fd;
 	if (fd < 0 || !(o->f = fopencookie(o, "w", (cookie_io_functions_t){
 				.write = out_cookie_write, .close = out_cookie_close }))) {
@@ -294,7 +566,8 @@ static int out_open(struct t32_out *o, const char *path)
 		int e = errno;
 
 		free(o->path);
-		o->path = NULL;
+		free(o->target);
+		o->path = o->target = NULL;
 		errno = e;
 	}
 	return -1;
@@ -316,7 +589,7 @@ static int out_commit(struct t32_out *o)
 		e = o->err ? o->err : errno;
 	}
 	/* a good file is replaced only by one on the disk (a crash leaves one or the other) */
-	if (o->tmp && o->replacing && !bad && fsync(o->fd) && errno != EINVAL) {
+	if (o->tmp && o->replacing && !o->in_place && !bad && fsync(o->fd) && errno != EINVAL) {
 		bad = 1;
 		e = errno;
 	}
@@ -325,30 +598,48 @@ static int out_commit(struct t32_out *o)
 		errno = e;
 		return bad ? -1 : 0;
 	}
+	/* in place: copied over the file while the temporary one is still open */
+	if (o->tmp && o->in_place && !bad && t32_tmp_install(o->fd, o->tmp, o->target, 1)) {
+		bad = 1;
+		e = errno;
+	}
 	if (fclose(o->f) && !bad) {
 		bad = 1;
 		e = o->tmp && o->err ? o->err : errno;
 	}
 	o->f = NULL;
-	if (o->tmp && !bad && rename(o->tmp, o->path)) {
+	if (o->tmp && !o->in_place && !bad && rename(o->tmp, o->target)) {
 		bad = 1;
 		e = errno;
 	}
-	t32_tmp_done(o->tmp, !bad);
+	t32_tmp_done(o->tmp, !bad && !o->in_place);
 	o->tmp = NULL;
 	if (o->lockfd >= 0)
 		close(o->lockfd);
 	o->lockfd = -1;
+	free(o->target);
+	o->target = NULL;
 	errno = e;
 	return bad ? -1 : 0;
 }
 
 int t32_out_open(struct t32_out *o, const char *path)
 {
+	char *target;
+	int e;
+
 	if (out_open(o, path) == 0)
 		return 0;
-	if (!o->locked)
-		t32_error("cannot write '%s' (%s)", path, strerror(errno));
+	e = errno;
+	if (o->locked)
+		return -1;
+	/* through a symbolic link: say where it leads */
+	target = strcmp(path, "-") ? t32_out_target(path) : NULL;
+	if (target && strcmp(target, path))
+		t32_error("cannot write '%s' (it links to '%s': %s)", path, target, strerror(e));
+	else
+		t32_error("cannot write '%s' (%s)", path, strerror(e));
+	free(target);
 	return -1;
 }
 
@@ -368,7 +659,8 @@ int t32_out_commit(struct t32_out *o)
 void t32_out_abort(struct t32_out *o)
 {
 	free(o->path);
-	o->path = NULL;
+	free(o->target);
+	o->path = o->target = NULL;
 	if (o->f && o->f != stdout)
 		fclose(o->f);
 	o->f = NULL;

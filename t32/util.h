@@ -19,7 +19,16 @@ enum {
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };
 
-/* `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error. */
+/*
+ * s, or when it is longer than max bytes its start, " ... " and its end (max
+ * bytes in all) in buf (len > max): a long subject cut in a message keeps both
+ * ends.
+ */
+const char *t32_shorten(const char *s, size_t max, char *buf, size_t len);
+/*
+ * `t32: <what>` on stderr; the text (without "t32: ") stays in t32_last_error,
+ * a long one as its start and its end (t32_shorten).
+ */
 void t32_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char t32_last_error[512];
 /* `t32: warning: <what>` on stderr: the result stands, with a caveat. */
@@ -43,14 +52,19 @@ void t32_fputs_visible(const char *s, FILE *f);
  * Outputs are written whole or not at all: into a temporary file beside the
  * target (same directory, so the rename is atomic), flushed, synced and renamed
  * into place, so a full disk or a kill never leaves a 0-byte or partial file
- * where a good one was.  "-" is stdout; a path that is not a regular file
- * (/dev/null, a FIFO) is written where it is.  A file a sweep is writing (it
- * holds the file's lock) is refused.
+ * where a good one was.  Where a rename would lose something (a directory that
+ * refuses new files, a file with other hard links or another owner) the new
+ * content waits in $TMPDIR and is copied over the file in place.  A symbolic
+ * link stays: the file it names is written, created when missing.  "-" is
+ * stdout; a path that is not a regular file (/dev/null, a FIFO) is written where
+ * it is.  A file a sweep is writing (it holds the file's lock) is refused.
  */
 struct t32_out {
 	FILE *f;		/* write here */
 	char *path;		/* where it goes (a copy: the caller's buffer may change) */
+	char *target;		/* the file that is: path, or where its symbolic link leads */
 	char *tmp;		/* the temporary file, or NULL when written directly */
+	int in_place;		/* tmp is copied over target (t32_tmp_replacing), not renamed */
 	int lockfd;		/* the existing file, locked while we replace it, or -1 */
 	int locked;		/* the open failed because another t32 holds the lock */
 	int replacing;		/* a file was there: synced before the rename */
@@ -80,8 +94,39 @@ int t32_write_file(const char *path, const void *buf, size_t len);
  * t32_tmp_done(tmp, 1) keeps it; an fd, or -1 with errno.
  */
 int t32_tmp_beside(const char *path, char **tmp);
+/*
+ * Name (a warning each) the temporary files `.NAME.t32-XXXXXX` beside path that
+ * no live t32 holds locked: a killed run left them.  They are not removed.
+ */
+void t32_strays_beside(const char *path);
 /* Forget tmp (free it); unlink it too unless keep. */
 void t32_tmp_done(char *tmp, int keep);
+/*
+ * The file an output named path goes to: path, or where its symbolic links lead
+ * (a relative link read from its own directory), so that the link stays.
+ * malloc'd, or NULL with errno (ELOOP).
+ */
+char *t32_out_target(const char *path);
+/*
+ * A temporary file that will replace the existing file path: t32_tmp_beside, or
+ * where a rename would lose something (see t32_out) one in $TMPDIR to be copied
+ * over path in place (*in_place = 1).  An fd, or -1 with errno.
+ */
+int t32_tmp_replacing(const char *path, char **tmp, int *in_place);
+/* Put tmp (open as fd, written and flushed) in place of path; 0, or -1 with errno. */
+int t32_tmp_install(int fd, const char *tmp, const char *path, int in_place);
+/*
+ * Keep an unfinished tmp, never over another file: `PATH.partial` (or
+ * `.partial.N`) beside path, in $TMPDIR when it was to be copied in place.  Its
+ * name in *kept (malloc'd); 0, or -1 with errno.
+ */
+int t32_tmp_keep_partial(const char *tmp, const char *path, int in_place, char **kept);
+/*
+ * SIGINT, SIGTERM and SIGHUP go to handler; NULL: the default, which removes the
+ * temporary files of outputs not yet in place and dies of the signal.  A signal
+ * already ignored (nohup) stays ignored.
+ */
+void t32_on_stop_signals(void (*handler)(int));
 /*
  * Open path with flags and take its lock (flock, exclusive), the file the name
  * holds once locked: an fd, -1 with errno, or -2 after the message that another
@@ -134,6 +179,8 @@ void t32_provenance(FILE *f, int argc, char **argv);
  */
 void t32_provenance_recorded(const char *cpu, const char *core, const char *host,
 			     const char *date, const char *from);
+/* This machine's `# cpu:` provenance line (newline included) into buf. */
+void t32_provenance_cpu_line(char *buf, size_t len);
 /* `"provenance": {...}` (no comma around it), for a JSON object being written. */
 void t32_provenance_json(FILE *f, int argc, char **argv);
 /* The source commit t32 was built from ("unknown" outside a git checkout). */
