@@ -89,6 +89,15 @@ static void a_open_create(const struct given *g)
 	syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY, 0644);
 }
 
+static void a_creat(const struct given *g)
+{
+	char path[128];
+
+	(void)g;
+	snprintf(path, sizeof(path), "%s/creat", dir);
+	syscall(SYS_creat, path, 0644);
+}
+
 static void a_mkdir(const struct given *g)
 {
 	char path[128];
@@ -230,6 +239,7 @@ static const struct {
 	{ "write to a descriptor it inherited", a_write_inherited, REFUSED, NEEDS_NOTHING },
 	{ "read stdin", a_read_stdin, REFUSED, NEEDS_NOTHING },
 	{ "create a file", a_open_create, REFUSED, NEEDS_NOTHING },
+	{ "create a file with creat", a_creat, REFUSED, NEEDS_NOTHING },
 	{ "make a directory", a_mkdir, REFUSED, NEEDS_NOTHING },
 	{ "open a socket", a_socket, REFUSED, NEEDS_NOTHING },
 	{ "kill(parent, 0)", a_kill_parent, REFUSED, NEEDS_NOTHING },

@@ -1,5 +1,5 @@
 /*
- * 5012-model-kinds - instructions the retirement model treats apart: an lfence
+ * 5013-model-kinds - instructions the retirement model treats apart: an lfence
  * waits for every earlier instruction to complete and holds every later one
  * until it has; a serialising instruction (cpuid) executes at retirement and
  * nothing allocates until it has retired; a zero idiom takes no unit; a load
