@@ -1,7 +1,7 @@
 #!/bin/sh
 # t32 sweep: rows, faults as rows, Ctrl-C and --resume, shards and merge, n lists.
 . "$(dirname "$0")/lib-tap.sh"
-plan 21
+plan 23
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
