@@ -2,8 +2,10 @@
 # Runs recorded on other machines are tests: each machine under t/data/recorded/
 # kept the readings of `t32 bench --record DIR coverage` (published latencies
 # timed as users time them).  Every recording replays to the result it gave, bit
-# for bit, and the estimator as it is now holds the published value in >= 95% of
-# each machine's quiet forms, with every trusted value within 0.02 cycles.
+# for bit, and the estimator as it is now holds the published value as a 95%
+# interval should: in at least as many of each machine's quiet forms as a binomial
+# count at p = 0.95 reaches with probability 0.999 (an interval 25% too narrow
+# holds it in about 87%), with every trusted value within 0.02 cycles.
 . "$(dirname "$0")/lib-tap.sh"
 
 machines=$(ls -d "$T32_SRC"/t/data/recorded/*/ 2>/dev/null)
@@ -31,12 +33,24 @@ for m in $machines; do
 		END { exit bad > 0 }' "$TMP/got"
 	ok $? "$name: every recording replays to the result it gave"
 	# coverage of the published values by the replayed intervals
-	awk -F'\t' 'NF >= 11 { n++; if ($9 <= $3 && $3 <= $10) held++ }
-		END { printf "#   %s of %s intervals hold the published value\n", held, n; exit !(n > 0 && held >= 0.95 * n) }' \
-		"$TMP/got" >"$TMP/cov"
+	awk -F'\t' '
+		# the least k with P(X <= k) > 0.001 for X binomial(n, 0.95)
+		function least(n,   k, lp, c) {
+			c = 0
+			for (k = 0; k <= n; k++) {
+				lp = lfact(n) - lfact(k) - lfact(n - k) + k * log(0.95) + (n - k) * log(0.05)
+				c += exp(lp)
+				if (c > 0.001) return k
+			}
+			return n
+		}
+		function lfact(x,   s) { s = 0; while (x > 1) { s += log(x); x-- } return s }
+		NF >= 11 { n++; if ($9 <= $3 && $3 <= $10) held++ }
+		END { b = least(n); printf "#   %s of %s intervals hold the published value (at least %d)\n", held, n, b
+		      exit !(n > 0 && held >= b) }' "$TMP/got" >"$TMP/cov"
 	r=$?
 	cat "$TMP/cov"
-	ok $r "$name: the intervals hold the published latency in >= 95% of forms"
+	ok $r "$name: the intervals hold the published latency as 95% intervals do"
 	awk -F'\t' 'NF >= 11 && $11 == 0 && ($8 - $3 > 0.02 || $3 - $8 > 0.02) { print "#   off: " $0; bad++ }
 		END { exit bad > 0 }' "$TMP/got"
 	ok $? "$name: every trusted value lies within 0.02 cycles of it"
