@@ -97,6 +97,8 @@ fi
 T32_DATADIR="$T32_SRC/data"
 export T32_DATADIR
 run sample --unroll 2 --fold --samples 50 --seconds 2 load-nop10
-is 0 "$rc" "block found by name, unrolled twice"
+# (a busy machine may move the samples during the run: flag unstable, exit 7)
+{ [ "$rc" = 0 ] || { [ "$rc" = 7 ] && grep -q 'the samples moved during the run' "$TMP/err"; }; }
+ok $? "block found by name, unrolled twice (exit $rc)"
 like "$TMP/out" '^folded +20 copies of a unit of 11 instructions$' "twenty copies folded"
 done_testing
