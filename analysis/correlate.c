@@ -626,7 +626,8 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
 	dof = dof > np ? dof - np : 1;
 	/* the misfit of the data, without what an inadmissible best model pays */
-	corr_eval(&c, best_v);
+	if (np)	/* with nothing fitted the one run made is the best's */
+		corr_eval(&c, best_v);
 	r->scale = sqrt((best - c.penalty) / (double)dof > 1 ? (best - c.penalty) / (double)dof : 1);
 	r->admissible = c.penalty == 0;
 	for (size_t j = 0; j < np; j++) {
@@ -654,7 +655,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 
 	/* the model at the best values: predictions and figures */
-	r->objective = corr_eval(&c, best_v);
+	r->objective = np ? corr_eval(&c, best_v) : best;
 	r->u = c.u;
 	r->n = n;
 	r->deviance = c.deviance;

@@ -63,13 +63,7 @@ void t32_latcache_dir(const char *dir, char *buf, size_t len)
 		buf[0] = 0;
 }
 
-/*
- * The cache file of the measuring CPU in dir:
- * lat-VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE].tsv, CORE on a hybrid
- * part only ("pcore", "ecore", "core0x30", "coreunknown"), so that one core
- * type's timings never mix with another's.
- */
-static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, size_t cl)
+void t32_latcache_cpu(char *key, size_t len, char *cpu_text, size_t cl)
 {
 	struct t32_cpu c;
 	char core[16] = "";
@@ -81,11 +75,25 @@ static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, s
 		snprintf(core, sizeof(core), "-coreunknown");
 	else if (c.core_type)
 		snprintf(core, sizeof(core), "-core%#x", c.core_type);
-	snprintf(buf, len, "%.3900s/lat-%s-%x-%x-%x%s%s%s.tsv", dir, c.vendor, c.family, c.model,
-		 c.stepping, core, c.microcode[0] ? "-" : "", c.microcode);
+	snprintf(key, len, "%s-%x-%x-%x%s%s%s", c.vendor, c.family, c.model, c.stepping, core,
+		 c.microcode[0] ? "-" : "", c.microcode);
 	snprintf(cpu_text, cl, "%s family %#x model %#x stepping %u microcode %s%s%s (%s)",
 		 c.vendor, c.family, c.model, c.stepping, c.microcode[0] ? c.microcode : "unknown",
 		 c.core_text[0] ? ", " : "", c.core_text, c.brand);
+}
+
+/*
+ * The cache file of the measuring CPU in dir:
+ * lat-VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE].tsv, CORE on a hybrid
+ * part only ("pcore", "ecore", "core0x30", "coreunknown"), so that one core
+ * type's timings never mix with another's.
+ */
+static void cache_path(const char *dir, char *buf, size_t len, char *cpu_text, size_t cl)
+{
+	char key[128];
+
+	t32_latcache_cpu(key, sizeof(key), cpu_text, cl);
+	snprintf(buf, len, "%.3900s/lat-%s.tsv", dir, key);
 }
 
 /*

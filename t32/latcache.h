@@ -49,6 +49,15 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		      const char *dir, struct t32_lattab *out, struct t32_latcache *info,
 		      char *err, size_t errlen);
 
+/*
+ * This CPU's name in the cache, VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE]
+ * in hex ("AuthenticAMD-1a-2-1-0xb002116"), CORE on a hybrid part only, into
+ * key; its description ("AuthenticAMD family 0x1a model 0x2 stepping 1
+ * microcode 0xb002116 (BRAND)") into cpu_text.  Every file kept per CPU
+ * (latencies, the learned model) is named by it.
+ */
+void t32_latcache_cpu(char *key, size_t len, char *cpu_text, size_t cl);
+
 /* One line for people: "3 forms measured here, 2 from the cache FILE (0.8 s)". */
 void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len);
 

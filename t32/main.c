@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "sample", cmd_sample, "where timer interrupts land in a block" },
 	{ "correlate", cmd_correlate, "sweep, sample and model one block, fitted together" },
+	{ "learn", cmd_learn, "learn this machine's retirement model once, from probe blocks" },
 	{ "model", cmd_model, "retirement model: cycle chart and predicted samples" },
 	{ "study", cmd_study, "the coursework's experiments, written to a report directory" },
 	{ "bench", cmd_bench, "the measured claims beside their targets (make bench)" },

@@ -1,0 +1,580 @@
+/*
+ * learn.c - one parameter set fitted to many probes at once (see learn.h).  Each
+ * model run is t32_corr_fit with nothing left to fit: the prediction of one
+ * probe, its deviance, curve chi-square and speed; the joint objective adds them
+ * up over the probes.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "analysis/learn.h"
+
+#define LEARN_MAX_PASSES 6	/* coordinate-descent passes */
+#define LEARN_SIGNIF 3.84	/* a value leaves its start only for a drop of this (chi-square, 1 df, 95%) */
+#define LEARN_TIE 1e-9		/* relative: objectives closer than this are equal */
+/*
+ * The cycles per iteration a probe runs at count as one more measurement: the
+ * model's relative error from the curve's slope, in sds of the slope's own
+ * half-width and a floor of LEARN_CPI_SD (the core clock of a VM moves a few
+ * percent between processes, and a probe's curve and samples come from two).
+ */
+#define LEARN_CPI_SD 0.02
+#define LEARN_MEMO_SLOTS 65536	/* a power of 2 */
+#define LEARN_DELAY_MAX 8	/* retire delays scanned over 0..this (cycles) */
+#define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
+#define LEARN_GROUP_MAX 2	/* retire groups scanned over 1..this (pairs are what cores have shown) */
+
+/* The parts of one probe's objective at one set of values. */
+struct learn_part {
+	double deviance, chi2, penalty;
+};
+
+/*
+ * One probe's parts at the values of the parameters that touch it: a retire
+ * delay of a class touches only the probes holding the class, so scanning it
+ * runs those alone, and a descent that comes back to values runs nothing.
+ */
+struct learn_memo {
+	int used;
+	int ok;				/* the model ran the probe */
+	size_t probe;
+	unsigned long v[T32_LEARN_MAX_PARAMS];	/* values, 0 where the parameter does not touch it */
+	struct learn_part part;
+};
+
+struct learn_ctx {
+	const struct t32_uarch *u0;
+	const struct t32_learn_probe *pr;
+	size_t npr;
+	struct t32_corr_opts o;		/* balance off: the weights are the learner's */
+	size_t np;
+	struct t32_corr_param *p;
+	double *w_share, *w_curve;	/* per probe */
+	double *slope;			/* per probe: the curve's slope (cycles a copy), NAN without */
+	double *slope_sd;		/* per probe: its relative sd (LEARN_CPI_SD at least) */
+	size_t *cells;			/* per probe: cells with samples */
+	struct learn_memo *memo;
+	struct learn_part *parts;	/* npr parts of the last learn_parts */
+	unsigned char *touches;		/* npr x np: parameter j changes probe i's model */
+	size_t evals;
+};
+
+/*
+ * Least-squares slope of a probe's curve over k = 1..kmax (NAN without one),
+ * and into *rsd its relative sd: from the points' half-widths, at least
+ * LEARN_CPI_SD.
+ */
+static double learn_slope(const struct t32_corr_data *d, double *rsd)
+{
+	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax, b, sxx, var = 0;
+
+	*rsd = LEARN_CPI_SD;
+	if (!d->curve || d->kmax < 2)
+		return NAN;
+	for (size_t k = 1; k <= d->kmax; k++) {
+		sk += (double)k;
+		sy += d->curve[k];
+		skk += (double)k * (double)k;
+		sky += (double)k * d->curve[k];
+	}
+	b = (m * sky - sk * sy) / (m * skk - sk * sk);
+	sxx = skk - sk * sk / m;
+	for (size_t k = 1; d->curve_hw && k <= d->kmax; k++) {
+		double w = ((double)k - sk / m) / sxx, sd = d->curve_hw[k] / 1.96;
+
+		var += w * w * sd * sd;
+	}
+	if (b > 0 && sqrt(var) / b > *rsd)
+		*rsd = sqrt(var) / b;
+	return b;
+}
+
+/* u0 with the values v; -1 when one is not allowed. */
+static int learn_uarch(const struct learn_ctx *c, const unsigned long *v, struct t32_uarch *u)
+{
+	*u = *c->u0;
+	for (size_t j = 0; j < c->np; j++)
+		if (t32_uarch_set_value(u, c->p[j].key, v[j]))
+			return -1;
+	return 0;
+}
+
+/* One probe's parts under u; -1 when the model cannot run it. */
+static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size_t i,
+			    struct learn_part *out)
+{
+	const struct t32_learn_probe *p = &c->pr[i];
+	struct t32_corr_result r;
+	char err[256];
+	c->evals++;
+	if (t32_corr_fit(u, p->tab, p->insns, p->n, &p->d, NULL, 0, &c->o, &r, err, sizeof(err)))
+		return -1;
+	out->deviance = r.deviance;
+	out->chi2 = r.curve_chi2;
+	out->penalty = 0;
+	if (isfinite(c->slope[i]) && c->slope[i] > 0) {
+		double e = (r.cycles_per_iter - c->slope[i]) / c->slope[i];
+
+		out->penalty = e * e / (c->slope_sd[i] * c->slope_sd[i]);
+	}
+	t32_corr_result_free(&r);
+	return 0;
+}
+
+/* The memo slot of probe i at v (holding it, or empty for it); NULL when full. */
+static struct learn_memo *learn_slot(const struct learn_ctx *c, size_t i, const unsigned long *v,
+				     unsigned long *key)
+{
+	uint64_t h = 1469598103934665603ull ^ i;
+
+	for (size_t j = 0; j < c->np; j++) {
+		key[j] = c->touches[i * c->np + j] ? v[j] : 0;
+		h = (h ^ key[j]) * 1099511628211ull;
+	}
+	for (size_t k = 0; k < LEARN_MEMO_SLOTS; k++) {
+		struct learn_memo *m = &c->memo[(h + k) & (LEARN_MEMO_SLOTS - 1)];
+
+		if (!m->used || (m->probe == i && memcmp(m->v, key, c->np * sizeof(*key)) == 0))
+			return m;
+	}
+	return NULL;
+}
+
+/* The parts of every probe at v (from the memo where they ran before); NULL if v cannot run. */
+static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned long *v)
+{
+	struct t32_uarch u;
+	unsigned long key[T32_LEARN_MAX_PARAMS];
+
+	if (learn_uarch(c, v, &u))
+		return NULL;
+	for (size_t i = 0; i < c->npr; i++) {
+		struct learn_memo *m;
+		int ok;
+
+		if (c->pr[i].held)
+			continue;
+		m = learn_slot(c, i, v, key);
+		if (m && m->used) {
+			if (!m->ok)
+				return NULL;
+			c->parts[i] = m->part;
+			continue;
+		}
+		ok = learn_probe_part(c, &u, i, &c->parts[i]) == 0;
+		if (m) {
+			m->used = 1;
+			m->ok = ok;
+			m->probe = i;
+			memcpy(m->v, key, c->np * sizeof(*key));
+			m->part = c->parts[i];
+		}
+		if (!ok)
+			return NULL;
+	}
+	return c->parts;
+}
+
+/*
+ * Which parameters touch which probe: a retire delay of a class, or
+ * lock_early, only the probes (their loops as sampled included) holding an
+ * instruction of the class; everything else every probe.
+ */
+static int learn_touches(struct learn_ctx *c)
+{
+	for (size_t i = 0; i < c->npr; i++) {
+		const struct t32_learn_probe *p = &c->pr[i];
+		const struct t32_insn *in = p->d.loop ? p->d.loop : p->insns;
+		size_t n = p->d.loop ? p->d.loop_n : p->n;
+		struct t32_model_insn *b = calloc(n ? n : 1, sizeof(*b));
+		int present[T32_NCLASS] = { 0 };
+
+		if (!b)
+			return -1;
+		t32_model_prepare(c->u0, p->tab, in, n, b);
+		for (size_t k = 0; k < n; k++)
+			present[b[k].cls] = 1;
+		free(b);
+		for (size_t j = 0; j < c->np; j++) {
+			const char *key = c->p[j].key;
+			int t = 1;
+
+			if (strncmp(key, "retire_delay.", 13) == 0 || strncmp(key, "ports.", 6) == 0) {
+				const char *cls = strchr(key, '.') + 1;
+
+				t = 0;
+				for (int k = 0; k < T32_NCLASS; k++)
+					if (strcmp(cls, t32_classes[k].name) == 0)
+						t = present[k];
+			} else if (strcmp(key, "lock_early") == 0) {
+				t = present[T32_CLASS_ATRETIRE];
+			}
+			c->touches[i * c->np + j] = (unsigned char)t;
+		}
+	}
+	return 0;
+}
+
+/* The joint objective at v with the current weights; INFINITY when v cannot run. */
+static double learn_eval(struct learn_ctx *c, const unsigned long *v)
+{
+	const struct learn_part *part = learn_parts(c, v);
+	double f = 0;
+
+	if (!part)
+		return INFINITY;
+	for (size_t i = 0; i < c->npr; i++)
+		if (!c->pr[i].held)
+			f += c->w_share[i] * part[i].deviance + c->w_curve[i] * part[i].chi2 +
+			     part[i].penalty;
+	return f;
+}
+
+static int learn_better(double a, double b)
+{
+	if (!isfinite(b))
+		return isfinite(a);
+	return a < b - LEARN_TIE * (1 + fabs(b));
+}
+
+/*
+ * Coordinate descent over every parameter but skip (-1: none): each scanned
+ * over its range, a new value kept only for a significant drop.  Returns the
+ * objective at v.
+ */
+static double learn_descend(struct learn_ctx *c, unsigned long *v, long skip)
+{
+	double best = learn_eval(c, v);
+
+	for (int pass = 0; pass < LEARN_MAX_PASSES; pass++) {
+		int moved = 0;
+
+		for (size_t j = 0; j < c->np; j++) {
+			unsigned long keep = v[j], bestv = v[j];
+			double fbest = best;
+
+			if ((long)j == skip)
+				continue;
+			for (unsigned long x = c->p[j].lo; x <= c->p[j].hi; x++) {
+				double f;
+
+				if (x == keep)
+					continue;
+				v[j] = x;
+				f = learn_eval(c, v);
+				if (learn_better(f, fbest)) {
+					fbest = f;
+					bestv = x;
+				}
+			}
+			if (isfinite(best) && !(fbest < best - LEARN_SIGNIF))
+				bestv = keep;
+			else
+				best = fbest;
+			v[j] = bestv;
+			moved |= bestv != keep;
+		}
+		if (!moved)
+			break;
+	}
+	return best;
+}
+
+/*
+ * The descent again from every other retire group (held there while the rest
+ * descend): a group and the delays that line it up only help together.
+ */
+static double learn_group_starts(struct learn_ctx *c, unsigned long *best_v, double best)
+{
+	unsigned long t[T32_LEARN_MAX_PARAMS];
+
+	for (size_t g = 0; g < c->np; g++) {
+		if (strcmp(c->p[g].key, "retire_group") != 0)
+			continue;
+		for (unsigned long x = c->p[g].lo; x <= c->p[g].hi; x++) {
+			double f;
+
+			if (x == best_v[g])
+				continue;
+			memcpy(t, best_v, c->np * sizeof(*t));
+			t[g] = x;
+			f = learn_descend(c, t, (long)g);
+			if (f < best - LEARN_SIGNIF) {
+				best = f;
+				memcpy(best_v, t, c->np * sizeof(*t));
+			}
+		}
+	}
+	return best;
+}
+
+/* Range and start of parameter j; -1 with err for an unknown key. */
+static int learn_param_init(struct learn_ctx *c, size_t j, const char *key, char *err,
+			    size_t errlen)
+{
+	struct t32_corr_param *p = &c->p[j];
+	const struct t32_uarch_key *k;
+	unsigned long start;
+
+	for (k = t32_uarch_keys; k->key; k++)
+		if (strcmp(k->key, key) == 0)
+			break;
+	if (!k->key || t32_uarch_get(c->u0, key, &start)) {
+		snprintf(err, errlen, "unknown parameter '%s'", key);
+		return -1;
+	}
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	p->lo = k->min;
+	p->hi = k->max;
+	if (strstr(key, "width")) {
+		p->lo = 1;
+		p->hi = start > LEARN_WIDTH_MAX ? start : LEARN_WIDTH_MAX;
+	} else if (strcmp(key, "retire_group") == 0) {
+		p->lo = 1;
+		p->hi = start > LEARN_GROUP_MAX ? start : LEARN_GROUP_MAX;
+	} else if (strncmp(key, "retire_delay.", 13) == 0) {
+		p->hi = start > LEARN_DELAY_MAX ? start : LEARN_DELAY_MAX;
+	} else if (strncmp(key, "ports.", 6) == 0) {
+		p->lo = 1;
+		p->hi = start > LEARN_WIDTH_MAX ? start : LEARN_WIDTH_MAX;
+	}
+	if (p->hi > k->max)
+		p->hi = k->max;
+	if (start < p->lo)
+		start = p->lo;
+	p->start = start;
+	return 0;
+}
+
+/* Interval of parameter p from its profile f[x - lo] (as correlate.c reads one). */
+static void learn_interval(struct t32_corr_param *p, const double *f, double s)
+{
+	size_t m = p->hi - p->lo + 1, b = p->value - p->lo;
+	double f0 = f[b], tie = LEARN_TIE * (1 + fabs(f0));
+	int left = b == 0 || f[b - 1] - f0 > tie, right = b + 1 >= m || f[b + 1] - f0 > tie;
+	int rises = (b > 0 && f[b - 1] - f0 > tie) || (b + 1 < m && f[b + 1] - f0 > tie);
+
+	p->est = (double)p->value;
+	p->sd = INFINITY;
+	p->determined = left && right && rises;
+	if (p->determined && b > 0 && b + 1 < m) {
+		double a = (f[b - 1] + f[b + 1] - 2 * f0) / 2, g = (f[b + 1] - f[b - 1]) / 2;
+		double shift = a > 0 ? -g / (2 * a) : 0;
+
+		p->est += shift > 0.5 ? 0.5 : shift < -0.5 ? -0.5 : shift;
+		p->sd = a > 0 ? s / sqrt(a) : INFINITY;
+	} else if (p->determined) {
+		double a = b > 0 ? f[b - 1] - f0 : f[b + 1] - f0;
+
+		p->sd = s / sqrt(a);
+	}
+	p->ci_lo = p->ci_hi = p->value;
+	while (p->ci_lo > p->lo && f[p->ci_lo - 1 - p->lo] - f0 <= s * s)
+		p->ci_lo--;
+	while (p->ci_hi < p->hi && f[p->ci_hi + 1 - p->lo] - f0 <= s * s)
+		p->ci_hi++;
+}
+
+size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_learn_probe *pr,
+				size_t npr, char keys[][48], size_t max)
+{
+	int present[T32_NCLASS] = { 0 };
+	size_t m = 0;
+
+	present[T32_CLASS_BRANCH] = 1;
+	for (size_t i = 0; i < npr; i++) {
+		struct t32_model_insn *b = calloc(pr[i].n ? pr[i].n : 1, sizeof(*b));
+
+		if (!b)
+			continue;
+		t32_model_prepare(u, pr[i].tab, pr[i].insns, pr[i].n, b);
+		for (size_t k = 0; k < pr[i].n; k++)
+			present[b[k].cls] = 1;
+		free(b);
+	}
+	if (m < max)
+		snprintf(keys[m++], 48, "retire_width");
+	if (m < max)
+		snprintf(keys[m++], 48, "retire_group");
+	if (m < max)
+		snprintf(keys[m++], 48, "retire_group_any");
+	for (int c = 0; c < T32_NCLASS; c++) {
+		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
+			continue;
+		if (m < max)
+			snprintf(keys[m++], 48, "retire_delay.%s", t32_classes[c].name);
+	}
+	if (present[T32_CLASS_ATRETIRE] && m < max)
+		snprintf(keys[m++], 48, "lock_early");
+	/* how many of a class start a cycle: the ALUs (every loop's counter is one) */
+	if (m < max)
+		snprintf(keys[m++], 48, "ports.alu");
+	return m;
+}
+
+int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, size_t npr,
+		  const char *const *keys, size_t nk, const struct t32_corr_opts *o,
+		  struct t32_learn_result *r, char *err, size_t errlen)
+{
+	struct learn_ctx c;
+	unsigned long v[T32_LEARN_MAX_PARAMS] = { 0 }, best_v[T32_LEARN_MAX_PARAMS] = { 0 };
+	const struct learn_part *part;
+	double best = INFINITY, *prof = NULL;
+	size_t dof = 0;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&c, 0, sizeof(c));
+	if (nk > T32_LEARN_MAX_PARAMS) {
+		snprintf(err, errlen, "too many parameters to learn '%zu'", nk);
+		return -1;
+	}
+	for (size_t i = 0; i < npr; i++)
+		r->probes += !pr[i].held;
+	if (r->probes == 0) {
+		snprintf(err, errlen, "no probe to learn from '%zu held'", npr);
+		return -1;
+	}
+	if (o)
+		c.o = *o;
+	else
+		t32_corr_opts_init(&c.o);
+	c.o.balance = 0;
+	c.u0 = u0;
+	c.pr = pr;
+	c.npr = npr;
+	c.np = nk;
+	c.p = r->p;
+	c.w_share = calloc(npr, sizeof(double));
+	c.w_curve = calloc(npr, sizeof(double));
+	c.slope = calloc(npr, sizeof(double));
+	c.slope_sd = calloc(npr, sizeof(double));
+	c.cells = calloc(npr, sizeof(size_t));
+	c.memo = calloc(LEARN_MEMO_SLOTS, sizeof(*c.memo));
+	c.parts = calloc(npr, sizeof(*c.parts));
+	c.touches = calloc(npr * (nk ? nk : 1), 1);
+	if (!c.w_share || !c.w_curve || !c.slope || !c.slope_sd || !c.cells || !c.memo || !c.parts || !c.touches) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < npr; i++) {
+		c.w_share[i] = c.w_curve[i] = 1;
+		c.slope[i] = learn_slope(&pr[i].d, &c.slope_sd[i]);
+		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
+			c.cells[i] += pr[i].d.counts[k] > 0;
+		if (!pr[i].held)
+			dof += (c.cells[i] > 1 ? c.cells[i] - 1 : 0) +
+			       (pr[i].d.curve ? pr[i].d.kmax : 0);
+	}
+	r->np = nk;
+	for (size_t j = 0; j < nk; j++) {
+		for (size_t i = 0; i < j; i++)
+			if (strcmp(keys[i], keys[j]) == 0) {
+				snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
+				goto out;
+			}
+		if (learn_param_init(&c, j, keys[j], err, errlen))
+			goto out;
+		v[j] = r->p[j].start;
+	}
+	if (learn_touches(&c)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	/*
+	 * Two rounds: the first with every term as it is, the second with each
+	 * probe's two terms divided by their own misfit per degree of freedom at the
+	 * first round's values (as correlate.c balances one block), so a probe the
+	 * model cannot shape exactly does not drown the others.
+	 */
+	for (int round = 0; round < 2; round++) {
+		memcpy(best_v, v, nk * sizeof(*v));
+		best = learn_group_starts(&c, best_v, learn_descend(&c, best_v, -1));
+		if (!isfinite(best)) {
+			snprintf(err, errlen, "the model cannot run the probes with any value tried '%s'",
+				 nk ? keys[0] : "(none)");
+			goto out;
+		}
+		if (round == 1 || !(part = learn_parts(&c, best_v)))
+			break;
+		for (size_t i = 0; i < npr; i++) {
+			double ds = c.cells[i] > 1 ? (double)(c.cells[i] - 1) : 1;
+			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
+
+			c.w_share[i] = part[i].deviance / ds > 1 ? ds / part[i].deviance : 1;
+			c.w_curve[i] = part[i].chi2 / dc > 1 ? dc / part[i].chi2 : 1;
+		}
+	}
+	for (size_t j = 0; j < nk; j++)
+		r->p[j].value = best_v[j];
+	dof = dof > nk ? dof - nk : 1;
+	{
+		double pen = 0;
+
+		part = learn_parts(&c, best_v);
+		for (size_t i = 0; part && i < npr; i++)
+			if (!pr[i].held)
+				pen += part[i].penalty;
+		r->scale = sqrt((best - pen) / (double)dof > 1 ? (best - pen) / (double)dof : 1);
+	}
+	for (size_t j = 0; j < nk; j++) {
+		struct t32_corr_param *p = &r->p[j];
+		unsigned long t[T32_LEARN_MAX_PARAMS];
+
+		free(prof);
+		if (!(prof = malloc((p->hi - p->lo + 1) * sizeof(double)))) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		memcpy(t, best_v, sizeof(t));
+		for (unsigned long x = p->lo; x <= p->hi; x++) {
+			t[j] = x;
+			prof[x - p->lo] = learn_eval(&c, t);
+		}
+		learn_interval(p, prof, r->scale);
+	}
+	r->objective = best;
+	if (learn_uarch(&c, best_v, &r->u)) {
+		snprintf(err, errlen, "the learned values do not fit the micro-architecture '%s'",
+			 u0->name);
+		goto out;
+	}
+	r->evals = c.evals;
+	rc = 0;
+out:
+	free(prof);
+	free(c.memo);
+	free(c.parts);
+	free(c.touches);
+	free(c.w_share);
+	free(c.w_curve);
+	free(c.slope);
+	free(c.slope_sd);
+	free(c.cells);
+	return rc;
+}
+
+int t32_learn_predict(const struct t32_uarch *u, const struct t32_learn_probe *p,
+		      struct t32_corr_result *r, char *err, size_t errlen)
+{
+	struct t32_corr_opts o;
+
+	t32_corr_opts_init(&o);
+	return t32_corr_fit(u, p->tab, p->insns, p->n, &p->d, NULL, 0, &o, r, err, errlen);
+}
+
+double t32_learn_gain_p(double dev_pred, double dev_fit, double dispersion, unsigned df)
+{
+	double drop = dev_pred - dev_fit;
+
+	if (!(drop > 0))
+		return 1;
+	if (!(dispersion >= 1))
+		dispersion = 1;
+	return gsl_cdf_chisq_Q(drop / dispersion, df ? df : 1);
+}
