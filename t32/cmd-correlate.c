@@ -33,6 +33,8 @@
 #include "t32/attrib.h"
 #include "t32/block.h"
 #include "t32/latcache.h"
+#include "t32/learned.h"
+#include "analysis/learn.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
 #include "t32/spec.h"
@@ -49,7 +51,7 @@
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
 	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
-	"[--unit-loop] [--from DIR] [--allow-unstable] "
+	"[--unit-loop] [--from DIR] [--allow-unstable] [--learned FILE|none] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
@@ -62,13 +64,20 @@ static const char correlate_help[] =
 	"  --uarch NAME|FILE   micro-architecture to start from (default: the one this\n"
 	"                      CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
 	"                      its vendor's newest, else zen5)\n"
+	"  --learned FILE|none the learned model to predict from (default: this CPU's,\n"
+	"                      kept by t32 learn in the cache, unless --uarch is given);\n"
+	"                      with one, nothing is fitted to the block unless --fit asks\n"
+	"                      (the fit is then shown beside the prediction, with its gain\n"
+	"                      and whether that is significant); none: fit as without one\n"
 	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
-	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
+	"  --fit P,...|auto|none  parameters to fit: uarch keys (retire_width, latency.alu,\n"
 	"                      retire_delay.atretire...) or latency@I, the latency of\n"
 	"                      instruction I of the unit; default: retire_width,\n"
 	"                      retire_group (1 or 2), the class latencies and delays\n"
 	"                      the latency table leaves open, and the retire delay of\n"
-	"                      the sampled loop's branch (unless --unit-loop)\n"
+	"                      the sampled loop's branch (unless --unit-loop); auto: that\n"
+	"                      default set beside a learned model's prediction; none:\n"
+	"                      fit nothing\n"
 	"  --kmax K            step curve up to K copies (default 16)\n"
 	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
@@ -100,6 +109,9 @@ struct corr_args {
 	size_t nsets;
 	char fit[T32_CORR_MAX_PARAMS][48];
 	size_t nfit;		/* 0: the default set */
+	int fit_asked;		/* --fit given (a list or auto): fit beside a learned prediction */
+	int fit_none;		/* --fit none: fit nothing */
+	const char *learned;	/* --learned FILE|none, NULL: this CPU's when there is one */
 	uint64_t kmax;
 	uint64_t samples;
 	double seconds;
@@ -136,7 +148,14 @@ struct corr_run {
 	size_t kmax;
 	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
 	double cpi_error;		/* (predicted - measured) / measured */
-	struct t32_corr_result fit;
+	struct t32_corr_result fit;	/* the fit, or the learned model's prediction */
+	int predicted;			/* fit is the learned model's prediction, nothing fitted */
+	char learned[PATH_MAX + 256];	/* the learned model, for people */
+	struct t32_corr_result diag;	/* beside a prediction: the per-block fit (--fit) */
+	int have_diag;
+	double diag_cpi_error;		/* its (predicted - measured) / measured */
+	double gain_p;			/* p-value of its deviance gain over the prediction */
+	unsigned moved;			/* parameters it moved from the learned values */
 	struct t32_uarch_choice uarch;	/* the data the fit started from, and why */
 	struct t32_latcache lat;	/* what was measured here, and the cache */
 	int measured;			/* latencies were measured (not --no-measure) */
@@ -692,7 +711,8 @@ static void corr_print_table(FILE *out, const struct corr_args *a, const struct 
 	for (size_t j = 0; j < r->np; j++)
 		corr_print_param(out, &r->p[j]);
 	if (r->np == 0)
-		fprintf(out, "  (none: every parameter pinned)\n");
+		fprintf(out, "  (none: %s)\n", run->predicted ? "predicted from the learned model, "
+			"below" : "every parameter pinned");
 
 	fprintf(out, "\nshares: TVD %.3f, chi-square %.1f on %u df, p = %.3g\n", r->gof.tvd,
 		r->gof.chi2, r->gof.df, r->gof.p);
@@ -801,6 +821,11 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 		"# seconds: %.2f\n",
 		run->slope.b, 1.96 * run->slope.se_b, r->cycles_per_iter, 100 * run->cpi_error,
 		r->admissible, run->seconds);
+	fprintf(out, "# model: %s\n", run->predicted ? "learned" : "fitted");
+	if (run->have_diag)
+		fprintf(out, "# fit_tvd: %.4f\n# fit_cycles_error_percent: %.2f\n# fit_moved: %u\n"
+			"# fit_gain_p: %.4g\n# fit_significant: %d\n", run->diag.gof.tvd,
+			100 * run->diag_cpi_error, run->moved, run->gain_p, run->gain_p < 0.05);
 }
 
 /* shares.tsv rows: index insn measured predicted (and the counts, latency, in-situ hold). */
@@ -995,7 +1020,17 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 				return T32_EXIT_USAGE;
 			}
 			a->sets[a->nsets++] = v;
+		} else if ((v = t32_optval(argc, argv, &i, "--learned"))) {
+			a->learned = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--fit"))) {
+			a->fit_asked = 1;
+			if (strcmp(v, "none") == 0) {
+				a->fit_none = 1;
+				a->fit_asked = 0;
+				continue;
+			}
+			if (strcmp(v, "auto") == 0)
+				continue;
 			while (*v) {
 				size_t l = strcspn(v, ",");
 
@@ -1145,6 +1180,61 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 	return -1;
 }
 
+/*
+ * Beside a learned model's prediction, the per-block fit as a diagnostic: how
+ * far it moves the parameters and whether its gain over the prediction is
+ * more than the samples' own scatter (analysis/learn.h).  0, or -1 with err.
+ */
+static int corr_diagnose(struct corr_run *run, const struct t32_uarch *u,
+			 const struct t32_lattab *tab, const struct t32_corr_data *d,
+			 const struct t32_corr_opts *co, const char *const *params, size_t np,
+			 char *err, size_t errlen)
+{
+	struct t32_corr_result pred;
+	size_t cells = 0;
+	double disp;
+
+	if (t32_corr_fit(u, tab, run->insns, run->n, d, params, np, co, &run->diag, err, errlen))
+		return -1;
+	if (t32_corr_fit(u, tab, run->insns, run->n, d, NULL, 0, co, &pred, err, errlen)) {
+		t32_corr_result_free(&run->diag);
+		return -1;
+	}
+	run->have_diag = 1;
+	for (size_t j = 0; j < run->diag.np; j++)
+		run->moved += run->diag.p[j].value != run->diag.p[j].start;
+	for (size_t i = 0; i < run->n; i++)
+		cells += run->counts[i] > 0;
+	disp = cells > 1 + run->moved ? run->diag.deviance / (double)(cells - 1 - run->moved) : 1;
+	run->gain_p = run->moved ? t32_learn_gain_p(pred.deviance, run->diag.deviance, disp,
+						    run->moved) : 1;
+	run->diag_cpi_error = run->slope.b > 0 ?
+		(run->diag.cycles_per_iter - run->slope.b) / run->slope.b : NAN;
+	t32_corr_result_free(&pred);
+	return 0;
+}
+
+/* The learned model's line, and the per-block fit beside the prediction, for people. */
+static void corr_print_diag(FILE *out, const struct corr_run *run)
+{
+	const struct t32_corr_result *f = &run->diag;
+
+	if (!run->predicted) {
+		fprintf(out, "\nmodel: fitted to this block (no learned model for this CPU: t32 learn)\n");
+		return;
+	}
+	fprintf(out, "\nmodel: predicted, nothing fitted to this block: %s\n", run->learned);
+	if (!run->have_diag)
+		return;
+	fprintf(out, "per-block fit (diagnostic, --fit): TVD %.3f against the prediction's %.3f, "
+		"cycles %+.1f%% against %+.1f%%; %u parameter%s moved, gain %s (p = %.3g)\n",
+		f->gof.tvd, run->fit.gof.tvd, 100 * run->diag_cpi_error, 100 * run->cpi_error,
+		run->moved, run->moved == 1 ? "" : "s",
+		run->gain_p < 0.05 ? "significant" : "not significant", run->gain_p);
+	for (size_t j = 0; j < f->np; j++)
+		corr_print_param(out, &f->p[j]);
+}
+
 /* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
 int cmd_correlate(int argc, char **argv)
 {
@@ -1188,6 +1278,26 @@ int cmd_correlate(int argc, char **argv)
 	if (t32_uarch_load(&u, run->uarch.data, t32_datadir(), err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
+	}
+	/* the learned model of this CPU (or --learned FILE), unless --uarch names other data */
+	if (a.learned ? strcmp(a.learned, "none") != 0 : !a.uarch) {
+		int lr;
+
+		if (a.learned)
+			snprintf(path, sizeof(path), "%s", a.learned);
+		else
+			t32_learned_path(a.cache_dir, path, sizeof(path));
+		lr = path[0] ? t32_learned_load(path, t32_datadir(), &u, run->learned,
+						sizeof(run->learned), NULL, 0, err, sizeof(err)) : 1;
+		if (lr < 0 || (lr == 1 && a.learned)) {
+			if (lr == 1)
+				t32_error("cannot read the learned model (%s) '%s'", strerror(ENOENT), path);
+			else
+				t32_error("%s", err);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
+		run->predicted = lr == 0;
 	}
 	for (size_t k = 0; k < a.nsets; k++)
 		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
@@ -1337,6 +1447,17 @@ int cmd_correlate(int argc, char **argv)
 	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid,
 				    run->loop, run->loop_n, run->loop_copies };
 	t32_corr_opts_init(&co);
+	if (a.fit_none)
+		np = 0;
+	if (run->predicted && a.fit_asked && np &&
+	    corr_diagnose(run, &u, &tab, &d, &co, params, np, err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
+		     strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
+		goto out;
+	}
+	if (run->predicted)
+		np = 0;	/* the learned model predicts: nothing fitted to this block */
 	if (t32_corr_fit(&u, &tab, run->insns, run->n, &d, params, np, &co, &run->fit, err,
 			 sizeof(err))) {
 		t32_error("%s", err);
@@ -1363,6 +1484,7 @@ int cmd_correlate(int argc, char **argv)
 		corr_print_curve(stdout, run);
 	} else {
 		corr_print_table(stdout, &a, run);
+		corr_print_diag(stdout, run);
 	}
 	rc = 0;
 	if (a.outdir) {
@@ -1388,6 +1510,7 @@ out:
 			unlink(run->sample_tsv);
 	}
 	t32_corr_result_free(&run->fit);
+	t32_corr_result_free(&run->diag);
 	free(kx);
 	free(code);
 	free(run->insns);
