@@ -35,7 +35,7 @@
 
 static const char learn_usage[] =
 	"t32 learn [--from DIR] [--probes DIR] [-o DIR] [--uarch NAME|FILE] [--cache DIR] "
-	"[--store FILE] [--no-store] [--samples N] [--seconds S] [--allow-unstable] "
+	"[--store FILE] [--no-store] [--measure-only] [--samples N] [--seconds S] [--allow-unstable] "
 	"[--format=table|tsv]";
 
 static const char learn_help[] =
@@ -56,6 +56,8 @@ static const char learn_help[] =
 	"  --store FILE      write the learned model to FILE; --no-store: print it only\n"
 	"                    (with --from, it is kept in the cache only when the probes\n"
 	"                    were recorded on this CPU)\n"
+	"  --measure-only    measure the blocks of --probes DIR into -o DIR and stop\n"
+	"                    (how a machine's other blocks are recorded beside its probes)\n"
 	"  --samples N, --seconds S   per probe, as t32 correlate (default 2000, 2)\n"
 	"  --allow-unstable  learn from probes whose samples the sampler found unstable\n"
 	"                    (left out by default, and said so)\n"
@@ -68,7 +70,7 @@ static const char learn_help[] =
 
 struct learn_args {
 	const char *from, *probes, *outdir, *uarch, *cache, *store;
-	int no_store, allow_unstable;
+	int no_store, allow_unstable, measure_only;
 	unsigned long samples;
 	double seconds;
 	enum t32_format format;
@@ -341,6 +343,8 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 			a->cache = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--store"))) {
 			a->store = v;
+		} else if (strcmp(argv[i], "--measure-only") == 0) {
+			a->measure_only = 1;
 		} else if (strcmp(argv[i], "--no-store") == 0) {
 			a->no_store = 1;
 		} else if (strcmp(argv[i], "--allow-unstable") == 0) {
@@ -370,6 +374,10 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 	}
 	if (a->from && a->outdir) {
 		t32_error("--from and -o together '%s' (--from measures nothing)", a->outdir);
+		return T32_EXIT_USAGE;
+	}
+	if (a->measure_only && (a->from || !a->outdir)) {
+		t32_error("--measure-only takes -o DIR and no --from '%s'", a->from ? a->from : "-o");
 		return T32_EXIT_USAGE;
 	}
 	if (a->store && a->no_store) {
@@ -473,6 +481,10 @@ int cmd_learn(int argc, char **argv)
 			return T32_EXIT_UNAVAILABLE;
 		if (got < 0)
 			return T32_EXIT_ERROR;
+		if (a.measure_only) {
+			printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
+			return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
+		}
 	}
 	/* the data to start from: asked, the recording's, or this CPU's */
 	core[0] = 0;
@@ -517,7 +529,14 @@ int cmd_learn(int argc, char **argv)
 		if (!a.from || (t32_cpu_line_identity(line, theirs, sizeof(theirs)) == 0 &&
 				t32_cpu_line_identity(mine, line, sizeof(line)) == 0 &&
 				strcmp(theirs, line) == 0))
+		{
+			char cache[PATH_MAX];
+
+			t32_latcache_dir(a.cache, cache, sizeof(cache));
+			if (cache[0] && mkdir(cache, 0777) && errno != EEXIST)
+				t32_warn("cannot create the cache folder (%s) '%s'", strerror(errno), cache);
 			t32_learned_path(a.cache, store, sizeof(store));
+		}
 		else if (a.format != T32_FMT_TSV)
 			printf("\nnot stored: the probes were recorded on another CPU (--store FILE "
 			       "keeps it)\n");
