@@ -1,0 +1,82 @@
+#!/bin/sh
+# 5104-cmd-learn - `t32 learn --from DIR` on a recorded machine's blocks (the Zen 5
+# recording in t/data/recorded): its parameter table and stored file, the model
+# kept only where the probes are this CPU's unless --store says where, probes
+# whose samples did not stay put left out (and let in with --allow-unstable),
+# unreadable ones left out with a warning, bad usage; then `t32 correlate` on a
+# recorded block predicting from the learned file, nothing fitted, and with
+# --fit auto the per-block fit beside it.  Nothing is measured here.
+
+. "$(dirname "$0")/lib-tap.sh"
+
+command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
+[ -n "$T32_DATADIR" ] || { T32_DATADIR=$T32_SRC/data; export T32_DATADIR; }
+Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
+[ -d "$Z/more" ] || skip_all "no Zen 5 recording"
+
+plan 33
+
+run learn --from "$Z/more" --no-store --format=tsv
+is 0 "$rc" "learn --from a recorded folder exits 0"
+like "$TMP/out" '^# probes: 6$' "six probes learned from"
+like "$TMP/out" '^retire_width	[0-9]+	[0-9]+	[0-9]+	[01]$' "the width with its interval"
+like "$TMP/out" '^ports\.alu	' "the ALUs' starts a cycle learned"
+like "$TMP/out" '^crc32-nop-add	0\.0[0-4]' "a probe the model explains is predicted within TVD 0.05"
+cp "$TMP/out" "$TMP/first"
+run learn --from "$Z/more" --no-store --format=tsv
+grep -v '^# seconds' "$TMP/first" >"$TMP/a"
+grep -v '^# seconds' "$TMP/out" >"$TMP/b"
+cmp -s "$TMP/a" "$TMP/b"
+ok $? "learning again gives the same parameters and predictions"
+[ -e "$T32_CACHE_DIR"/model-*.uarch ]
+ok $((! $?)) "--no-store keeps nothing in the cache"
+
+# another CPU's probes: not kept unless --store names a file
+run learn --from "$Z/more"
+is 0 "$rc" "learn (table) exits 0"
+like "$TMP/out" '^not stored: the probes were recorded on another CPU' "another CPU's model is not kept as this one's"
+like "$TMP/out" '^  retire_group( =| undetermined)' "the table names each parameter"
+run learn --from "$Z/more" --store "$TMP/z5.uarch"
+is 0 "$rc" "--store FILE exits 0"
+head -1 "$TMP/z5.uarch" >"$TMP/h"
+like "$TMP/h" '^# t32 learned retirement model: one parameter set fitted to 6 probes' "the file says what it is"
+like "$TMP/z5.uarch" '^# cpu: .*Turin' "with the CPU the probes were recorded on"
+like "$TMP/z5.uarch" '^# learned: retire_width (= [0-9]+ \[[0-9]+, [0-9]+\]|undetermined)' "each parameter with its interval"
+like "$TMP/z5.uarch" '^name = zen5$' "and every key as a .uarch file"
+run model --no-measure --uarch "$TMP/z5.uarch" 'add eax, 1'
+is 0 "$rc" "t32 model reads the learned file as micro-architecture data"
+
+# correlate predicts from it
+run correlate --no-measure --learned "$TMP/z5.uarch" --from "$Z/study/add-2-1-1" --format=tsv \
+	"$T32_DATADIR/blocks/add-2-1-1.blk"
+is 0 "$rc" "correlate --learned FILE --from DIR exits 0"
+like "$TMP/out" '^# model: learned$' "it says the model is the learned one"
+grep -q '^# fit: ' "$TMP/out"
+ok $((! $?)) "and fits nothing to the block"
+pred=$(sed -n 's/^# tvd: //p' "$TMP/out")
+run correlate --no-measure --learned "$TMP/z5.uarch" --fit auto --from "$Z/study/add-2-1-1" \
+	--format=tsv "$T32_DATADIR/blocks/add-2-1-1.blk"
+is 0 "$rc" "with --fit auto too"
+fit=$(sed -n 's/^# fit_tvd: //p' "$TMP/out")
+like "$TMP/out" '^# fit_significant: [01]$' "the fit's gain is judged"
+awk -v p="$pred" -v f="$fit" 'BEGIN { exit !(f != "" && f + 0 <= p + 1e-9) }'
+ok $? "the per-block fit is no worse than the prediction ($fit <= $pred)"
+expect 2 'cannot read the learned model' "a learned model that is not there" -- \
+	correlate --no-measure --learned "$TMP/none.uarch" --from "$Z/study/add-2-1-1" add-2-1-1
+expect 2 'not a learned model' "a .uarch file that t32 learn did not write" -- \
+	correlate --no-measure --learned "$T32_DATADIR/uarch/zen5.uarch" --from "$Z/study/add-2-1-1" add-2-1-1
+
+# unstable and unreadable probes
+cp -r "$Z/more" "$TMP/m"
+sed -i '1a # stability: unstable (parts moved by 0.3)' "$TMP/m/six-adds/sample.tsv"
+printf 'index\tinsn\n0\tnop\n' >"$TMP/m/xor-mix8/shares.tsv"
+run learn --from "$TMP/m" --no-store --format=tsv
+like "$TMP/out" '^# probes: 4$' "an unstable and an unreadable probe left out"
+like "$TMP/err" "left out, its samples did not stay put .*six-adds" "the unstable one named"
+run learn --from "$TMP/m" --no-store --allow-unstable --format=tsv
+like "$TMP/out" '^# probes: 5$' "--allow-unstable lets it in"
+
+mkdir "$TMP/empty"
+expect 7 'no probe to learn from' "a folder without probes" -- learn --from "$TMP/empty" --no-store
+expect 2 '--from and -o together' "--from and -o" -- learn --from "$Z/more" -o "$TMP/x"
+done_testing
