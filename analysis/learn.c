@@ -61,6 +61,7 @@ struct learn_ctx {
 	struct learn_memo *memo;
 	struct learn_part *parts;	/* npr parts of the last learn_parts */
 	unsigned char *touches;		/* npr x np: parameter j changes probe i's model */
+	int passes;			/* coordinate-descent passes at most */
 	size_t evals;
 };
 
@@ -251,7 +252,7 @@ static double learn_descend(struct learn_ctx *c, unsigned long *v, long skip)
 {
 	double best = learn_eval(c, v);
 
-	for (int pass = 0; pass < LEARN_MAX_PASSES; pass++) {
+	for (int pass = 0; pass < c->passes; pass++) {
 		int moved = 0;
 
 		for (size_t j = 0; j < c->np; j++) {
@@ -487,14 +488,18 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 		goto out;
 	}
 	/*
-	 * Two rounds: the first with every term as it is, the second with each
+	 * Two rounds: the first (one pass) with every term as it is, the second with each
 	 * probe's two terms divided by their own misfit per degree of freedom at the
 	 * first round's values (as correlate.c balances one block), so a probe the
 	 * model cannot shape exactly does not drown the others.
 	 */
 	for (int round = 0; round < 2; round++) {
+		/* the first round only sets the weights: one pass will do */
+		c.passes = round ? LEARN_MAX_PASSES : 1;
 		memcpy(best_v, v, nk * sizeof(*v));
-		best = learn_group_starts(&c, best_v, learn_descend(&c, best_v, -1));
+		best = learn_descend(&c, best_v, -1);
+		if (round)
+			best = learn_group_starts(&c, best_v, best);
 		if (!isfinite(best)) {
 			snprintf(err, errlen, "the model cannot run the probes with any value tried '%s'",
 				 nk ? keys[0] : "(none)");
