@@ -62,6 +62,7 @@ struct learn_ctx {
 	struct learn_part *parts;	/* npr parts of the last learn_parts */
 	unsigned char *touches;		/* npr x np: parameter j changes probe i's model */
 	int passes;			/* coordinate-descent passes at most */
+	double *min_dev, *min_chi2;	/* per probe: the least of each term any run gave */
 	size_t evals;
 };
 
@@ -117,6 +118,10 @@ static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size
 		return -1;
 	out->deviance = r.deviance;
 	out->chi2 = r.curve_chi2;
+	if (r.deviance < c->min_dev[i])
+		c->min_dev[i] = r.deviance;
+	if (r.curve_chi2 < c->min_chi2[i])
+		c->min_chi2[i] = r.curve_chi2;
 	out->penalty = 0;
 	if (isfinite(c->slope[i]) && c->slope[i] > 0) {
 		double e = (r.cycles_per_iter - c->slope[i]) / c->slope[i];
@@ -455,16 +460,19 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 	c.w_curve = calloc(npr, sizeof(double));
 	c.slope = calloc(npr, sizeof(double));
 	c.slope_sd = calloc(npr, sizeof(double));
+	c.min_dev = calloc(npr, sizeof(double));
+	c.min_chi2 = calloc(npr, sizeof(double));
 	c.cells = calloc(npr, sizeof(size_t));
 	c.memo = calloc(LEARN_MEMO_SLOTS, sizeof(*c.memo));
 	c.parts = calloc(npr, sizeof(*c.parts));
 	c.touches = calloc(npr * (nk ? nk : 1), 1);
-	if (!c.w_share || !c.w_curve || !c.slope || !c.slope_sd || !c.cells || !c.memo || !c.parts || !c.touches) {
+	if (!c.w_share || !c.w_curve || !c.slope || !c.slope_sd || !c.min_dev || !c.min_chi2 || !c.cells || !c.memo || !c.parts || !c.touches) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < npr; i++) {
 		c.w_share[i] = c.w_curve[i] = 1;
+		c.min_dev[i] = c.min_chi2[i] = INFINITY;
 		c.slope[i] = learn_slope(&pr[i].d, &c.slope_sd[i]);
 		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
 			c.cells[i] += pr[i].d.counts[k] > 0;
@@ -488,10 +496,13 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 		goto out;
 	}
 	/*
-	 * Two rounds: the first (one pass) with every term as it is, the second with each
-	 * probe's two terms divided by their own misfit per degree of freedom at the
-	 * first round's values (as correlate.c balances one block), so a probe the
-	 * model cannot shape exactly does not drown the others.
+	 * Two rounds: the first (one pass over every parameter's range) with every
+	 * term as it is, the second with each probe's two terms divided by the least
+	 * misfit per degree of freedom any value of the first gave that probe: the
+	 * scatter the probe keeps whatever the model (a sampling regime, a clock
+	 * that moved), so a probe no model shapes exactly does not drown the others,
+	 * and a probe the starting values fit badly but some value fits well keeps
+	 * its say.
 	 */
 	for (int round = 0; round < 2; round++) {
 		/* the first round only sets the weights: one pass will do */
@@ -505,14 +516,16 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 				 nk ? keys[0] : "(none)");
 			goto out;
 		}
-		if (round == 1 || !(part = learn_parts(&c, best_v)))
+		if (round == 1)
 			break;
 		for (size_t i = 0; i < npr; i++) {
 			double ds = c.cells[i] > 1 ? (double)(c.cells[i] - 1) : 1;
 			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
 
-			c.w_share[i] = part[i].deviance / ds > 1 ? ds / part[i].deviance : 1;
-			c.w_curve[i] = part[i].chi2 / dc > 1 ? dc / part[i].chi2 : 1;
+			if (pr[i].held)
+				continue;
+			c.w_share[i] = c.min_dev[i] / ds > 1 ? ds / c.min_dev[i] : 1;
+			c.w_curve[i] = c.min_chi2[i] / dc > 1 ? dc / c.min_chi2[i] : 1;
 		}
 	}
 	for (size_t j = 0; j < nk; j++)
@@ -560,6 +573,8 @@ out:
 	free(c.w_curve);
 	free(c.slope);
 	free(c.slope_sd);
+	free(c.min_dev);
+	free(c.min_chi2);
 	free(c.cells);
 	return rc;
 }
