@@ -163,8 +163,10 @@ static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned 
 		struct learn_memo *m;
 		int ok;
 
-		if (c->pr[i].held)
+		if (c->pr[i].held) {	/* held: no part in the objective */
+			memset(&c->parts[i], 0, sizeof(c->parts[i]));
 			continue;
+		}
 		m = learn_slot(c, i, v, key);
 		if (m && m->used) {
 			if (!m->ok)
@@ -235,9 +237,7 @@ static double learn_eval(struct learn_ctx *c, const unsigned long *v)
 	if (!part)
 		return INFINITY;
 	for (size_t i = 0; i < c->npr; i++)
-		if (!c->pr[i].held)
-			f += c->w_share[i] * part[i].deviance + c->w_curve[i] * part[i].chi2 +
-			     part[i].penalty;
+		f += c->w_share[i] * part[i].deviance + c->w_curve[i] * part[i].chi2 + part[i].penalty;
 	return f;
 }
 
