@@ -420,6 +420,9 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	/* how many of a class start a cycle: the ALUs (every loop's counter is one) */
 	if (m < max)
 		snprintf(keys[m++], 48, "ports.alu");
+	/* and how many allocate a cycle: the front end's delivery */
+	if (m < max)
+		snprintf(keys[m++], 48, "alloc_width");
 	return m;
 }
 
