@@ -663,6 +663,13 @@ void t32_bench_learn(void (*report)(const char *what, const char *figure, const 
 		snprintf(probes, sizeof(probes), "%.3000s/%.200s/probes", root, name);
 		have_probes = access(probes, R_OK) == 0 &&
 			      learn_read(probes, &tab, &u, 0, 1, &pset) == 0 && pset.n > 0;
+		if (all.unstable + all.unreadable + pset.unstable + pset.unreadable) {
+			snprintf(what, sizeof(what), "learn %s: left out", name);
+			snprintf(fig, sizeof(fig), "%zu blocks whose samples did not stay put, %zu "
+				 "unreadable", all.unstable + pset.unstable,
+				 all.unreadable + pset.unreadable);
+			report(what, fig, "(figure only)", 1);
+		}
 		t0 = t32_now();
 		if (have_probes ? learn_fit(&u, &pset, &r, err, sizeof(err)) :
 				  learn_fit(&u, &all, &r, err, sizeof(err))) {
