@@ -24,6 +24,13 @@
  * percent between processes, and a probe's curve and samples come from two).
  */
 #define LEARN_CPI_SD 0.02
+/*
+ * ... and counts at most this many sds squared: a probe whose speed the model
+ * misses by more (a block recorded at another clock, or in another regime, than
+ * the rest) is an outlier, and one outlier may not pull every other probe off
+ * its speed (a capped square: robust, as the bisquare of the line fits).
+ */
+#define LEARN_CPI_CAP 5.0
 #define LEARN_MEMO_SLOTS 65536	/* a power of 2 */
 #define LEARN_DELAY_MAX 8	/* retire delays scanned over 0..this (cycles) */
 #define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
@@ -127,6 +134,8 @@ static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size
 		double e = (r.cycles_per_iter - c->slope[i]) / c->slope[i];
 
 		out->penalty = e * e / (c->slope_sd[i] * c->slope_sd[i]);
+		if (out->penalty > LEARN_CPI_CAP * LEARN_CPI_CAP)
+			out->penalty = LEARN_CPI_CAP * LEARN_CPI_CAP;
 	}
 	t32_corr_result_free(&r);
 	return 0;
@@ -409,6 +418,8 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 		snprintf(keys[m++], 48, "retire_group");
 	if (m < max)
 		snprintf(keys[m++], 48, "retire_group_any");
+	if (m < max)
+		snprintf(keys[m++], 48, "retire_group_flags");
 	for (int c = 0; c < T32_NCLASS; c++) {
 		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
 			continue;

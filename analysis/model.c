@@ -175,6 +175,39 @@ static long port_take(struct port_book *pb, unsigned units, long from, long floo
 	return t;
 }
 
+/* Is m an integer ALU instruction (not a multiply, a load, a nop) that writes a flag? */
+static int writes_flags(const struct t32_model_insn *m)
+{
+	if (m->cls != T32_CLASS_ALU)
+		return 0;
+	for (unsigned j = 0; j < m->d.nwrites; j++)
+		if (m->d.writes[j] == T32_RES_CF || m->d.writes[j] == T32_RES_OSZAP)
+			return 1;
+	return 0;
+}
+
+/*
+ * Does a retire group close after instruction i (of total, copies of the n of
+ * b)?  Aligned groups of `group` counted from instruction `phase` before the
+ * first; with retire_group_flags, runs of flag writers cut the same way from
+ * each run's first (*run counts the run so far), and any other instruction a
+ * group of its own.
+ */
+static int group_closes(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+			size_t i, size_t total, size_t phase, size_t group, size_t *run)
+{
+	if (i + 1 == total)
+		return 1;
+	if (!u->retire_group_flags || group <= 1)
+		return (i + 1 + phase) % group == 0;
+	if (!writes_flags(&b[i % n]) || !writes_flags(&b[(i + 1) % n])) {
+		*run = 0;
+		return 1;
+	}
+	++*run;
+	return (*run + phase) % group == 0;
+}
+
 /*
  * Run total instructions (whole copies of the block) from an empty machine into
  * rows.  0, or -1 when there is no memory for the execution-unit books.
@@ -200,6 +233,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	size_t group = t32_uarch_retire_group(u);
 	size_t gfirst = 0;		/* first instruction of the pending retire group */
 	long group_done = 0;		/* when all of the pending group could retire */
+	size_t run = 0;			/* flag writers in a row so far (retire_group_flags) */
 
 	if (u->rob_size && group > u->rob_size)
 		group = u->rob_size;
@@ -327,7 +361,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		/* retire: the whole group at once, when its last member is known */
 		group_done = MAX(group_done, c + (long)u->retire_delay[m->cls]);
 		row->complete = c;
-		if ((i + 1 + phase) % group == 0 || i + 1 == total) {
+		if (group_closes(u, b, n, i, total, phase, group, &run)) {
 			for (size_t g = gfirst; g <= i; g++) {
 				struct t32_model_row *y = &rows[g];
 

@@ -38,6 +38,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "retire_group_any", FIELD(retire_group_any), 0, 1, 0,
 	  "1: retire groups may start at any instruction (the mean over their phases); "
 	  "0: aligned from the block's first" },
+	{ "retire_group_flags", FIELD(retire_group_flags), 0, 1, 0,
+	  "1: only instructions that write flags retire in groups (runs of them cut "
+	  "into groups of retire_group), every other alone; 0: every instruction" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

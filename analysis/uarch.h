@@ -30,6 +30,10 @@ struct t32_uarch {
 	unsigned retire_group_any;		/* 1: retire groups start at any instruction (the model
 						   averages over the G phases); 0: counted from the
 						   block's first */
+	unsigned retire_group_flags;		/* 1: only instructions that write flags retire in
+						   groups, a run of them cut into groups of
+						   retire_group from its first (shifted by the
+						   phase); every other instruction alone */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */

@@ -35,7 +35,8 @@
 
 static const char learn_usage[] =
 	"t32 learn [--from DIR] [--probes DIR] [-o DIR] [--uarch NAME|FILE] [--cache DIR] "
-	"[--store FILE] [--no-store] [--measure-only] [--samples N] [--seconds S] [--allow-unstable] "
+	"[--store FILE] [--no-store] [--measure-only] [--set KEY=VALUE]... [--keys K,...|none] "
+	"[--samples N] [--seconds S] [--allow-unstable] "
 	"[--format=table|tsv]";
 
 static const char learn_help[] =
@@ -56,6 +57,9 @@ static const char learn_help[] =
 	"  --store FILE      write the learned model to FILE; --no-store: print it only\n"
 	"                    (with --from, it is kept in the cache only when the probes\n"
 	"                    were recorded on this CPU)\n"
+	"  --set KEY=VALUE   pin a parameter (not learned): an experiment on the probes\n"
+	"  --keys K,...|none the parameters to learn (default: those the probes touch);\n"
+	"                    none: learn nothing, only predict the probes\n"
 	"  --measure-only    measure the blocks of --probes DIR into -o DIR and stop\n"
 	"                    (how a machine's other blocks are recorded beside its probes)\n"
 	"  --samples N, --seconds S   per probe, as t32 correlate (default 2000, 2)\n"
@@ -71,6 +75,9 @@ static const char learn_help[] =
 struct learn_args {
 	const char *from, *probes, *outdir, *uarch, *cache, *store;
 	int no_store, allow_unstable, measure_only;
+	const char *sets[32];
+	size_t nsets;
+	const char *keys;	/* --keys, NULL: the default set */
 	unsigned long samples;
 	double seconds;
 	enum t32_format format;
@@ -194,17 +201,46 @@ static int learn_shipped(struct t32_lattab *tab, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Learn from every probe of s not held: the keys of list (comma-separated,
+ * "none" for none), or by default those the probes touch, less the pinned ones
+ * (npinned "key=value" texts).
+ */
+static int learn_fit_keys(const struct t32_uarch *u, struct learn_set *s, const char *list,
+			  const char *const *pinned, size_t npinned, struct t32_learn_result *r,
+			  char *err, size_t errlen)
+{
+	char keys[T32_LEARN_MAX_PARAMS][48];
+	const char *params[T32_LEARN_MAX_PARAMS];
+	size_t nk = 0, m = 0;
+
+	if (list && strcmp(list, "none") != 0) {
+		while (*list && nk < T32_LEARN_MAX_PARAMS) {
+			size_t l = strcspn(list, ",");
+
+			snprintf(keys[nk++], 48, "%.*s", (int)(l < 47 ? l : 47), list);
+			list += l + (list[l] == ',');
+		}
+	} else if (!list) {
+		nk = t32_learn_default_params(u, s->pr, s->n, keys, T32_LEARN_MAX_PARAMS);
+	}
+	for (size_t j = 0; j < nk; j++) {
+		size_t l = strlen(keys[j]), p;
+
+		for (p = 0; p < npinned; p++)
+			if (strncmp(pinned[p], keys[j], l) == 0 && pinned[p][l] == '=')
+				break;
+		if (p == npinned)
+			params[m++] = keys[j];
+	}
+	return t32_learn_fit(u, s->pr, s->n, params, m, NULL, r, err, errlen);
+}
+
 /* Learn from every probe of s not held, with the default parameters. */
 static int learn_fit(const struct t32_uarch *u, struct learn_set *s, struct t32_learn_result *r,
 		     char *err, size_t errlen)
 {
-	char keys[T32_LEARN_MAX_PARAMS][48];
-	const char *params[T32_LEARN_MAX_PARAMS];
-	size_t nk = t32_learn_default_params(u, s->pr, s->n, keys, T32_LEARN_MAX_PARAMS);
-
-	for (size_t j = 0; j < nk; j++)
-		params[j] = keys[j];
-	return t32_learn_fit(u, s->pr, s->n, params, nk, NULL, r, err, errlen);
+	return learn_fit_keys(u, s, NULL, NULL, 0, r, err, errlen);
 }
 
 /* The prediction of probe i by u: TVD and cycles error (percent); -1 when it cannot run. */
@@ -343,6 +379,14 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 			a->cache = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--store"))) {
 			a->store = v;
+		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
+			if (a->nsets >= 32) {
+				t32_error("too many --set options '%s'", v);
+				return T32_EXIT_USAGE;
+			}
+			a->sets[a->nsets++] = v;
+		} else if ((v = t32_optval(argc, argv, &i, "--keys"))) {
+			a->keys = v;
 		} else if (strcmp(argv[i], "--measure-only") == 0) {
 			a->measure_only = 1;
 		} else if (strcmp(argv[i], "--no-store") == 0) {
@@ -500,6 +544,12 @@ int cmd_learn(int argc, char **argv)
 		t32_error("%s", err);
 		goto out;
 	}
+	for (size_t k = 0; k < a.nsets; k++)
+		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			rc = T32_EXIT_USAGE;
+			goto out;
+		}
 	if (learn_read(dir, &tab, &u, a.allow_unstable, 0, &s)) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		goto out;
@@ -511,8 +561,10 @@ int cmd_learn(int argc, char **argv)
 		goto out;
 	}
 	t1 = t32_now();
-	if (learn_fit(&u, &s, &r, err, sizeof(err))) {
+	if (learn_fit_keys(&u, &s, a.keys, a.sets, a.nsets, &r, err, sizeof(err))) {
 		t32_error("%s", err);
+		if (strstr(err, "unknown parameter") || strstr(err, "named twice"))
+			rc = T32_EXIT_USAGE;
 		goto out;
 	}
 	learn_print(stdout, &a, &r, &s, dir, t32_now() - t1);
