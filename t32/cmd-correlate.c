@@ -924,7 +924,13 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 		fprintf(out, "%s\n  {\"copies\": %zu, \"measured\": %.3f, \"predicted\": %.3f, "
 			"\"measured_hw\": %.3f}", k ? "," : "", k, run->curve[k], r->pred_curve[k],
 			run->curve_hw[k]);
-	fprintf(out, "]}\n");
+	fprintf(out, "],\n \"model\": \"%s\"", run->predicted ? "learned" : "fitted");
+	if (run->have_diag)
+		fprintf(out, ", \"fit\": {\"tvd\": %.5f, \"cycles_error_percent\": %.3f, "
+			"\"moved\": %u, \"gain_p\": %.5g, \"significant\": %s}", run->diag.gof.tvd,
+			100 * run->diag_cpi_error, run->moved, run->gain_p,
+			run->gain_p < 0.05 ? "true" : "false");
+	fprintf(out, "}\n");
 }
 
 /* plots/: $T32_PLOTDIR, else beside data/ in the tree, else data/plots when installed. */
