@@ -245,7 +245,7 @@ static int learn_fit(const struct t32_uarch *u, struct learn_set *s, struct t32_
 
 /* The prediction of probe i by u: TVD and cycles error (percent); -1 when it cannot run. */
 static int learn_figures(const struct t32_uarch *u, const struct t32_learn_probe *p, double *tvd,
-			 double *cpi)
+			 double *cpi, double *dev, double *chi2)
 {
 	struct t32_corr_result r;
 	char err[256];
@@ -265,6 +265,10 @@ static int learn_figures(const struct t32_uarch *u, const struct t32_learn_probe
 		slope = (m * sky - sk * sy) / (m * skk - sk * sk);
 	}
 	*tvd = r.samples ? r.gof.tvd : NAN;
+	if (dev)
+		*dev = r.deviance;
+	if (chi2)
+		*chi2 = r.curve_chi2;
 	*cpi = slope > 0 ? 100 * (r.cycles_per_iter - slope) / slope : NAN;
 	t32_corr_result_free(&r);
 	return 0;
@@ -447,7 +451,7 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 		for (size_t j = 0; j < r->np; j++)
 			fprintf(out, "%s\t%lu\t%lu\t%lu\t%d\n", r->p[j].key, r->p[j].value, r->p[j].ci_lo,
 				r->p[j].ci_hi, r->p[j].determined);
-		fprintf(out, "\n\nprobe\ttvd\tcycles_error_percent\n");
+		fprintf(out, "\n\nprobe\ttvd\tcycles_error_percent\tdeviance\tcurve_chi2\n");
 	} else {
 		fprintf(out, "learned    %s from %zu probes in %s (%.1f s, %zu model runs)\n", r->u.name,
 			r->probes, source, seconds, r->evals);
@@ -463,12 +467,13 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 		fprintf(out, "\n  %-24s %7s %9s  %s\n", "probe", "TVD", "cycles", "");
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		double tvd, cpi;
+		double tvd, cpi, dev, chi2;
 
-		if (learn_figures(&r->u, &s->pr[i], &tvd, &cpi))
+		if (learn_figures(&r->u, &s->pr[i], &tvd, &cpi, &dev, &chi2))
 			continue;
 		if (tsv)
-			fprintf(out, "%s\t%.4f\t%.2f\n", s->pr[i].name, tvd, cpi);
+			fprintf(out, "%s\t%.4f\t%.2f\t%.1f\t%.1f\n", s->pr[i].name, tvd, cpi, dev,
+				chi2);
 		else
 			fprintf(out, "  %-24s %7.3f %+8.1f%%  %s\n", s->pr[i].name, tvd, cpi,
 				t32_corr_meets_target(tvd, cpi) ? "within both targets" : "");
@@ -622,7 +627,7 @@ static int learn_bench_block(void (*report)(const char *, const char *, const ch
 	int ok;
 
 	snprintf(what, sizeof(what), "learn %s: %s/%s", machine, group, p->name);
-	if (learn_figures(u, p, &tvd, &cpi)) {
+	if (learn_figures(u, p, &tvd, &cpi, NULL, NULL)) {
 		report(what, "the model cannot run it", "TVD <= 0.10, err <= 5%", 0);
 		return 0;
 	}
