@@ -1,14 +1,14 @@
 #!/bin/sh
 # t32 sweep: rows, faults as rows, Ctrl-C and --resume, shards and merge, n lists.
 . "$(dirname "$0")/lib-tap.sh"
-plan 23
+plan 27
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
 keys() { grep '^[0-9]' "$1" | cut -f1-4 | sort; }
 
 run sweep $S --n 1..10 -o "$TMP/full.tsv" l m 'inc eax'
-is 0 "$rc" "a spec sweep exits 0"
+swept "a spec sweep writes every row (exit 0, or 5 with rows not ok)"
 is 10 "$(rows "$TMP/full.tsv")" "one row per n"
 like "$TMP/full.tsv" '^# sweep: rows=10 ' "the sweep line names the rows"
 like "$TMP/full.tsv" '^row	form	mode	n	k	unit	per_insn	ci_lo	ci_hi	total	' "columns with units"
@@ -28,7 +28,7 @@ run sweep $C --budget 0.2 --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
 is 1 "$rc" "resuming with another budget is refused"
 like "$TMP/err" "^t32: the file holds a different sweep '.*cut.tsv' \(budget=0.3 there, 0.2 here\)" "and says what differs"
 run sweep $C --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'
-is 0 "$rc" "--resume finishes the sweep"
+swept "--resume finishes the sweep"
 is "$(keys "$TMP/full.tsv")" "$(keys "$TMP/cut.tsv")" "resumed rows = uninterrupted rows"
 grep -c 'partial row' "$TMP/cut.tsv" >"$TMP/n"
 is 0 "$(cat "$TMP/n")" "a half-written row is dropped on resume"
@@ -63,8 +63,19 @@ like "$TMP/x.tsv" '^# sweep: .* n=1,10,100,1000,10000,100000$' "a log-spaced n l
 long=$(printf 'mov {r}, 1; %.0s' $(seq 29))
 printf 'short | mov rax, 1 | tp=mov {r}, 1\nlong | mov rax, 1 | tp=%smov {r}, 1\n' "$long" >"$TMP/long.tbl"
 run sweep --n 2400 --mode throughput --k-list 12 --budget 0.3 --precision 0.02 -o "$TMP/long.tsv" "$TMP/long.tbl"
-is 0 "$rc" "a template of 30 statements, 12 copies, is swept"
+swept "a template of 30 statements, 12 copies, is swept"
 awk -F'\t' '$2 == "short" {s = $7} $2 == "long" {l = $7} END {r = l / s; print r; exit !(s > 0 && r > 0.5 && r < 2)}' \
 	"$TMP/long.tsv" >"$TMP/ratio"
 ok $? "its cost per instruction is the short template's ($(cat "$TMP/ratio") times), every copy whole"
+
+# rows that are not ok: every row written, exit 5, the closing line counts them by status
+printf 'add | add rax, 1 | tp=add {r}, 1\ncmp | cmp rax, rbx | tp=cmp {r}, rbx | chain=none\n' \
+	>"$TMP/skip.tbl" || bail "cannot write $TMP/skip.tbl"
+run sweep $S --n 10 --max-k 2 -o "$TMP/skip.tsv" "$TMP/skip.tbl"
+is 5 "$rc" "a sweep with a skipped row exits 5"
+is 4 "$(rows "$TMP/skip.tsv")" "and writes every row"
+like "$TMP/err" "^t32 sweep: 4 rows written to .*skip.tsv in [0-9.]+ s: .*1 skipped.* \(exit 5; t32 help flags" \
+	"the closing line counts the rows by status"
+n=$(sed -n 's/^t32 sweep: .* s: \(.*\) (exit 5.*/\1/p' "$TMP/err" | tr ',' '\n' | awk '{s += $1} END {print s}')
+is 4 "$n" "its counts add up to the rows written"
 done_testing

@@ -22,8 +22,6 @@ figure() {
 	[ $st -eq 0 ] && [ -s "$out" ]
 	ok $? "$name.gp draws $(basename "$in")"
 }
-# a sweep's exit: 0 when every row is ok, 5 when some are not (busy, skipped)
-swept() { [ "$rc" = 0 ] || [ "$rc" = 5 ]; }
 
 # the classic form: one delta a line, no header
 "$T32" l m 200 100 'inc eax' >"$TMP/classic.txt" 2>"$TMP/classic.err"
@@ -34,8 +32,7 @@ ok $? "scatter.gp: the classic form's deltas in TSC ticks"
 
 # a step curve: a sweep of a spec
 run sweep --n 1..12 --budget 0.05 -o "$TMP/steps.tsv" l m 'inc eax'
-swept
-ok $? "a spec swept (exit $rc)"
+swept "a spec swept (exit $rc)"
 figure step-curve "$TMP/steps.tsv" "$TMP/steps.svg" "test machine"
 unit=$(col unit "$TMP/steps.tsv")
 case $unit in cycles) want='core cycles per block' ;; *) want='TSC ticks per block' ;; esac
@@ -52,8 +49,7 @@ add-r64 | add rax, 1 | tp=add {r}, 1 | lat=1
 cmp-r64 | cmp rax, rbx | tp=cmp {r}, rbx | chain=none
 EOF
 run sweep --n 100,200 --budget 0.05 --max-k 2 -o "$TMP/table.tsv" "$TMP/small.tbl"
-swept
-ok $? "a table swept in latency and throughput mode (exit $rc)"
+swept "a table swept in latency and throughput mode (exit $rc)"
 figure heatmap "$TMP/table.tsv" "$TMP/heat.svg" "test machine"
 grep -qs 'add-r64 lat' "$TMP/heat.svg" && grep -qs 'add-r64 tp' "$TMP/heat.svg"
 ok $? "heatmap.gp: latency and throughput rows apart"

@@ -434,6 +434,8 @@ static int corr_sweep(const char *self, const struct corr_args *a, struct corr_r
 		return T32_EXIT_ERROR;
 	}
 	rc = o.status;
+	if (rc == T32_EXIT_ROWS)	/* every row written; their statuses are read below */
+		rc = 0;
 	if (rc) {
 		const char *e = o.text ? strstr(o.text, "t32: ") : NULL;
 

@@ -706,6 +706,68 @@ static int parse_modes(const char *arg, unsigned *out)
 }
 
 /*
+ * Rows by status, for the closing line and the exit code: whatever statuses the
+ * rows carry (ok, untrusted, skipped, fault, unsupported, or any other), counted
+ * from the status column of each row as written.
+ */
+struct status_counts {
+	struct {
+		char name[32];
+		size_t n;
+	} s[16];
+	size_t kinds, rows, not_ok;
+};
+
+static void count_status(struct status_counts *c, const char *line)
+{
+	static long col = -2;
+	const char *p = line;
+	size_t len;
+
+	if (col == -2) {	/* the status column's place in the header */
+		char head[1024];
+		const char *q = head;
+
+		snprintf(head, sizeof(head), "%s", t32_sweep_columns);
+		col = -1;
+		for (long i = 0; *q && *q != '\n'; i++) {
+			size_t l = strcspn(q, "\t\n");
+
+			if (l == 6 && !strncmp(q, "status", 6))
+				col = i;
+			q += l + (q[l] == '\t');
+		}
+	}
+	c->rows++;
+	for (long i = 0; i < col && p; i++)
+		p = (p = strchr(p, '\t')) ? p + 1 : NULL;
+	if (col < 0 || !p)
+		return;
+	len = strcspn(p, "\t\n");
+	if (len != 2 || strncmp(p, "ok", 2))
+		c->not_ok++;
+	for (size_t k = 0; k < c->kinds; k++)
+		if (strlen(c->s[k].name) == len && !strncmp(c->s[k].name, p, len)) {
+			c->s[k].n++;
+			return;
+		}
+	if (c->kinds < sizeof(c->s) / sizeof(c->s[0])) {
+		snprintf(c->s[c->kinds].name, sizeof(c->s[0].name), "%.*s", (int)len, p);
+		c->s[c->kinds++].n = 1;
+	}
+}
+
+/* "80 ok, 10 untrusted, 6 skipped" into buf. */
+static const char *status_text(const struct status_counts *c, char *buf, size_t len)
+{
+	buf[0] = 0;
+	for (size_t k = 0; k < c->kinds; k++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu %s", k ? ", " : "", c->s[k].n,
+			 c->s[k].name);
+	return buf;
+}
+
+/*
  * The command, measuring or replaying (rec).  Its length is its option table and
  * the steps of a sweep in order (table or spec, rows, header, the rows measured).
  */
@@ -739,6 +801,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	struct sweep w;
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL, *record = NULL;
 	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
+	struct status_counts counts = { 0 };
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
 	size_t written = 0, todo_rows = 0;
@@ -1043,7 +1106,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	progress = isatty(2);
+	progress = isatty(2) && !t32_nested_quiet;
 	{
 		/* the rows this run measures, for the time left */
 		size_t todo = 0;
@@ -1091,14 +1154,24 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			break;
 		}
 		written++;
+		count_status(&counts, line);
 	}
-	if (progress) {
+	if (progress)
 		fprintf(stderr, "\r\033[K");
-		/* one closing line: what was written where */
-		if (!rc && w.out_path && strcmp(w.out_path, "-"))
-			fprintf(stderr, "t32 sweep: %zu rows written to %s in %.1f s\n", written,
-				w.out_path, t32_now() - start);
+	/*
+	 * One closing line, what was written where and the rows by status: on a
+	 * terminal, and wherever rows are not ok (the exit code says so too).
+	 */
+	if (!rc && (progress || counts.not_ok) && !t32_nested_quiet) {
+		char st[512];
+
+		fprintf(stderr, "t32 sweep: %zu rows written%s%s in %.1f s: %s%s\n", written,
+			w.out_path && strcmp(w.out_path, "-") ? " to " : "",
+			w.out_path && strcmp(w.out_path, "-") ? w.out_path : "", t32_now() - start,
+			written ? status_text(&counts, st, sizeof(st)) : "none",
+			counts.not_ok ? " (exit 5; t32 help flags says what each status means)" : "");
 	}
+
 out:
 	/* rows written stay, unless they went to a temporary file that could not be written */
 	if (sink_close(&sink, rc == 0, rc == T32_EXIT_INTERRUPTED) && !rc)
@@ -1121,6 +1194,9 @@ out:
 	free(w.done);
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
+	/* written whole, but not every row is a measurement to use: a batch script can tell */
+	if (!rc && counts.not_ok)
+		rc = T32_EXIT_ROWS;
 	return rc;
 }
 

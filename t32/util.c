@@ -81,6 +81,7 @@ void t32_error(const char *fmt, ...)
 }
 
 int t32_warn_quiet;
+int t32_nested_quiet;
 unsigned long t32_warn_held;
 char t32_warn_last[512];
 

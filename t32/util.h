@@ -15,6 +15,7 @@ enum {
 	T32_EXIT_USAGE = 2,
 	T32_EXIT_UNAVAILABLE = 3,	/* a facility is unavailable here */
 	T32_EXIT_UNSUPPORTED = 4,	/* not supported by this CPU */
+	T32_EXIT_ROWS = 5,		/* a sweep finished, but not every row is ok */
 	T32_EXIT_UNTRUSTED = 7,		/* measured, but not trustworthy */
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };
@@ -38,6 +39,11 @@ void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the flags), warnings are counted in t32_warn_held, the last kept, not printed.
  */
 extern int t32_warn_quiet;
+/*
+ * Set while a command runs inside another (t32 study's sweeps): its progress
+ * and closing line are the caller's to show, not its own.
+ */
+extern int t32_nested_quiet;
 extern unsigned long t32_warn_held;
 extern char t32_warn_last[512];
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
