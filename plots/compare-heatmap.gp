@@ -5,7 +5,7 @@
 #   gnuplot -c plots/compare-heatmap.gp IN.tsv OUT.svg|OUT.png [TITLE]
 #
 # IN.tsv: '#' lines, a header row, then one line per row and column:
-#   row      "FORM lat" or "FORM tp" (rows keep the order of first appearance)
+#   row      "FORM lat N" or "FORM tp N" (rows keep the order of first appearance)
 #   machine  m1, m2, ... or expected (columns keep the order of first appearance)
 #   cycles   core cycles per instruction
 # (compare.tsv's heat-map data, `t32 compare -o DIR`), or `t32 compare

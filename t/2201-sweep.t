@@ -1,7 +1,7 @@
 #!/bin/sh
 # t32 sweep: rows, faults as rows, Ctrl-C and --resume, shards and merge, n lists.
 . "$(dirname "$0")/lib-tap.sh"
-plan 27
+plan 29
 
 S="--budget 0.05 --block-precision 5 --precision 1"
 rows() { grep -c '^[0-9]' "$1"; }
@@ -78,4 +78,12 @@ like "$TMP/err" "^t32 sweep: 4 rows written to .*skip.tsv in [0-9.]+ s: .*1 skip
 	"the closing line counts the rows by status"
 n=$(sed -n 's/^t32 sweep: .* s: \(.*\) (exit 5.*/\1/p' "$TMP/err" | tr ',' '\n' | awk '{s += $1} END {print s}')
 is 4 "$n" "its counts add up to the rows written"
+
+# a table by name from anywhere: its name in t32's data directory
+mkdir "$TMP/else" || bail "cannot make $TMP/else"
+( cd "$TMP/else" && "$T32" sweep $S --shard 1/100 --n 10 -o byname.tsv coursework.tbl ) \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+swept "a table named from another directory is found in the data directory"
+like "$TMP/else/byname.tsv" "^# sweep: .* of=[^ ]*/coursework\.tbl " "and the sweep line names where it was found"
 done_testing

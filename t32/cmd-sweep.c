@@ -6,6 +6,7 @@
  * that they belong to one sweep and cover it exactly once.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -802,6 +803,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL, *record = NULL;
 	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct status_counts counts = { 0 };
+	static char table_path[PATH_MAX];
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
 	size_t written = 0, todo_rows = 0;
@@ -979,6 +981,8 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	}
 	/* a table, or a spec: BARRIER STORE [N] INSN... */
 	if (argc - optind == 1) {
+		/* a table by name from anywhere: coursework.tbl is data/coursework.tbl */
+		argv[optind] = (char *)t32_table_locate(argv[optind], table_path, sizeof(table_path));
 		if (t32_same_file(w.out_path, argv[optind])) {
 			t32_error("the output is the table being swept '%s' (choose another -o)",
 				  w.out_path);
@@ -1165,7 +1169,8 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	if (!rc && (progress || counts.not_ok) && !t32_nested_quiet) {
 		char st[512];
 
-		fprintf(stderr, "t32 sweep: %zu rows written%s%s in %.1f s: %s%s\n", written,
+		fprintf(stderr, "t32 sweep: %zu row%s written%s%s in %.1f s: %s%s\n", written,
+			written == 1 ? "" : "s",
 			w.out_path && strcmp(w.out_path, "-") ? " to " : "",
 			w.out_path && strcmp(w.out_path, "-") ? w.out_path : "", t32_now() - start,
 			written ? status_text(&counts, st, sizeof(st)) : "none",
