@@ -1299,8 +1299,8 @@ static int section_combos(struct study *st, FILE *h)
 		   "with 95%% intervals (<a href=\"combos.tsv\">combos.tsv</a>, from "
 		   "<a href=\"combos.sweep.tsv\">combos.sweep.tsv</a> and "
 		   "<a href=\"combos-alone.sweep.tsv\">combos-alone.sweep.tsv</a>).</p>\n");
-	fprintf(h, "<div class=\"wide\"><table><tr><th><i>n</i></th><th>C1 n C2, cycles</th>"
-		   "<th>n C2 alone, cycles</th><th>what C1 adds, cycles</th></tr>\n");
+	fprintf(h, "<div class=\"wide\"><table><thead><tr><th><i>n</i></th><th>C1 n C2, cycles</th>"
+		   "<th>n C2 alone, cycles</th><th>what C1 adds, cycles</th></tr></thead>\n");
 	for (size_t r = 0; r < t.nrows; r++) {
 		double n = tab_num(&t, r, "n"), c = tab_num(&t, r, "c1_n_c2");
 		double lo = tab_num(&t, r, "c1_n_c2_lo"), hi = tab_num(&t, r, "c1_n_c2_hi");
@@ -1342,11 +1342,11 @@ static void param_text(const char *line, char *buf, size_t len)
 	/* undetermined: said so (issue 11's form), or a curvature the data left flat */
 	if (!strcmp(val, "undetermined") || !strcmp(val, "null") || !strcmp(sd, "inf")) {
 		if (have_ci)
-			snprintf(buf, len, "%s undetermined (%lu&ndash;%lu)", key, lo, hi);
+			snprintf(buf, len, "%s undetermined (%lu\u2013%lu)", key, lo, hi);
 		else
 			snprintf(buf, len, "%s undetermined", key);
 	} else if (have_ci && lo != hi) {
-		snprintf(buf, len, "%s %s (%lu&ndash;%lu)", key, val, lo, hi);
+		snprintf(buf, len, "%s %s (%lu\u2013%lu)", key, val, lo, hi);
 	} else {
 		snprintf(buf, len, "%s %s", key, val);
 	}
@@ -1564,9 +1564,9 @@ static int section_interrupts(struct study *st, FILE *h)
 		   "applies. A parameter the data do not pin down is shown as "
 		   "<i>undetermined</i> with the range that fits (<a href=\"interrupts.tsv\">"
 		   "interrupts.tsv</a>).</p>\n", T32_CORR_TVD_TARGET, T32_CORR_CPI_TARGET);
-	fprintf(h, "<div class=\"wide\"><table><tr><th>block</th><th>samples</th><th>TVD</th>"
+	fprintf(h, "<div class=\"wide\"><table><thead><tr><th>block</th><th>samples</th><th>TVD</th>"
 		   "<th>cycles / iteration measured</th><th>predicted</th><th>error</th>"
-		   "<th>fitted parameters</th><th>target</th></tr>\n");
+		   "<th>fitted parameters</th><th>target</th></tr></thead>\n");
 	for (size_t r = 0; r < t.nrows; r++) {
 		const char *b = tab_get(&t, r, "block"), *target = tab_get(&t, r, "target");
 		double p = tab_num(&t, r, "chi2_p");
@@ -1576,11 +1576,12 @@ static int section_interrupts(struct study *st, FILE *h)
 		fprintf(h, "\">");
 		html_text(h, b);
 		fprintf(h, "</a></td><td class=\"n\">%s</td><td class=\"n\">%.3f</td><td class=\"n\">"
-			   "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%+.1f%%</td><td>%s</td>"
-			   "<td class=\"%s\">%s</td></tr>\n",
+			   "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%+.1f%%</td><td>",
 			tab_get(&t, r, "samples"), tab_num(&t, r, "tvd"),
 			tab_num(&t, r, "cycles_measured"), tab_num(&t, r, "cycles_predicted"),
-			tab_num(&t, r, "cycles_error_percent"), tab_get(&t, r, "parameters"),
+			tab_num(&t, r, "cycles_error_percent"));
+		html_text(h, tab_get(&t, r, "parameters"));	/* plain text in the TSV */
+		fprintf(h, "</td><td class=\"%s\">%s</td></tr>\n",
 			!strcmp(target, "met") ? "met" : "miss",
 			!strcmp(target, "met") ? "met" : !strcmp(target, "missed") ? "missed" : "&ndash;");
 		if (!strcmp(target, "met"))
@@ -1774,17 +1775,44 @@ static int write_index(struct study *st, int argc, char **argv, size_t *sections
 		return -1;
 	html_head(st, h, argc, argv);
 	*sections = 0;
-	fprintf(h, "<nav><p>");
-	for (const struct recipe *r = recipes; r->name; r++)
-		fprintf(h, "%s<a href=\"#%s\">%s</a>", r == recipes ? "Sections: " : " &middot; ",
-			r->name, r->name);
-	fprintf(h, " &middot; <a href=\"#files\">files</a></p></nav>\n");
-	for (const struct recipe *r = recipes; r->name; r++) {
-		if (r->section(st, h))
-			(*sections)++;
-		else
-			fprintf(h, "<h2 id=\"%s\">%s</h2><p>Not measured yet: <code>t32 study -o %s "
-				   "%s</code> adds it.</p>\n", r->name, r->name, st->dir, r->name);
+	/*
+	 * The sections first, into memory: the navigation links those written, and
+	 * a recipe outside this profile (allforms in the quick one) with no files
+	 * leaves no trace on a page meant for handing in.
+	 */
+	{
+		char *body = NULL;
+		size_t blen = 0;
+		FILE *m = open_memstream(&body, &blen);
+		int shown[sizeof(recipes) / sizeof(recipes[0])] = { 0 };
+
+		if (!m) {
+			t32_fabort_out(h);
+			return -1;
+		}
+		for (const struct recipe *r = recipes; r->name; r++) {
+			size_t i = (size_t)(r - recipes);
+
+			if (r->section(st, m)) {
+				(*sections)++;
+				shown[i] = 1;
+			} else if (recipe_in_all(r, st)) {
+				fprintf(m, "<h2 id=\"%s\">%s</h2><p>Not measured yet: <code>t32 study -o "
+					   "%s %s</code> adds it.</p>\n", r->name, r->name, st->dir, r->name);
+				shown[i] = 1;
+			}
+		}
+		fclose(m);
+		int links = 0;
+
+		fprintf(h, "<nav><p>Sections:");
+		for (const struct recipe *r = recipes; r->name; r++)
+			if (shown[r - recipes])
+				fprintf(h, "%s<a href=\"#%s\">%s</a>", links++ ? " &middot; " : " ",
+					r->name, r->name);
+		fprintf(h, " &middot; <a href=\"#files\">files</a></p></nav>\n");
+		fwrite(body, 1, blen, h);
+		free(body);
 	}
 	html_files(st, h);
 	fprintf(h, "</body></html>\n");
