@@ -227,19 +227,27 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "the core ran slower than the core/TSC ratio measured as the study began "
 			 "(%.4f cycles a tick) says, or something took the CPU in every reading",
 			 k, 100 * (k - 1), st->ratio);
-	first = median_of(inorder, tenth);
-	last = median_of(inorder + n - tenth, tenth);
+	/* the bulk over the run: the median of each tenth of the readings, in the order taken */
+	first = INFINITY;
+	last = -INFINITY;
+	for (size_t k = 0; k < 10 && n >= 10; k++) {
+		double m = median_of(inorder + k * tenth, k == 9 ? n - 9 * tenth : tenth);
+
+		first = fmin(first, m);
+		last = fmax(last, m);
+	}
 	drift = first > 0 ? 100 * (last / first - 1) : 0;
 	tick = cyc ? (double)(st->env.q ? st->env.q : 1) * st->ratio
 		   : (double)(st->env.q ? st->env.q : 1);
-	if (fabs(last - first) > tick && fabs(drift) >= 0.1)
-		snprintf(dr, sizeof(dr), " Over the run the bulk moved: the median of the first "
-			 "tenth of the readings is %.0f %s, of the last tenth %.0f, %+.1f%%, more "
-			 "than one step of the TSC, so the block's cost (or the core clock) drifted "
-			 "while it was measured.", first, col, last, drift);
+	if (last - first > tick && drift >= 0.1)
+		snprintf(dr, sizeof(dr), " Over the run the bulk moved: the medians of the ten "
+			 "successive tenths of the readings range from %.0f to %.0f %s, %.1f%% apart, "
+			 "more than one step of the TSC, so the block's cost (or the core clock) "
+			 "changed while it was measured; a figure from one reading depends on when "
+			 "it was taken.", first, last, col, drift);
 	else
 		snprintf(dr, sizeof(dr), " The bulk stayed put over the run: the medians of the "
-			 "first and last tenth of the readings (%.0f and %.0f %s) differ by no more "
+			 "ten successive tenths of the readings (%.0f to %.0f %s) differ by no more "
 			 "than one step of the TSC.", first, last, col);
 	shows(h, "The minimum is %s %s, %s. %.1f%% of the measurements lie within 0.1%% of the "
 		 "minimum, on %zu distinct value%s%s; the median is %.3f%% above it. %zu (%.1f%%) lie "
