@@ -118,12 +118,26 @@ if (mn ne "") {
 if (has("fit")) {
 	cmd = cmd . ", in using \"n\":\"fit\" with lines lw 2 dt 2 lc rgb \"#cc0000\" title \"fit\""
 }
+nstep = 0
+if (has("step")) {
+	stats in using (column("step") == 1 ? 1 : 0) nooutput
+	nstep = STATS_sum
+}
+# the steps file's rows (none: nothing drawn, nothing in the key)
+nsteprows = 0
 if (steps ne "") {
+	# `stats` leaves STATS_records undefined on a file with no rows
+	nsteprows = 0
+	set table $steprows
+	plot steps using (nsteprows = nsteprows + 1, 0):(0) with table
+	unset table
+}
+if (steps ne "" && nsteprows > 0) {
 	# at the jump: half way between the last n before it and the first after
 	stepx = steps_has("n_before") ? "((column(\"n\") + column(\"n_before\")) / 2)" : "(column(\"n\"))"
-	cmd = cmd . ", steps using " . stepx . ":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" " . (has("step") ? "notitle" : "title \"detected step\"")
+	cmd = cmd . ", steps using " . stepx . ":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" " . ((has("step") && nstep > 0) ? "notitle" : "title \"detected step\"")
 }
-if (has("step")) {
+if (has("step") && nstep > 0) {
 	on = (mn ne "") ? mn : y
 	cmd = cmd . ", in using \"n\":(column(\"step\") == 1 ? column(on) : NaN) with points pt 6 ps 2 lw 2 lc rgb \"#4e9a06\" title \"detected step\""
 }
