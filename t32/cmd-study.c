@@ -1588,7 +1588,17 @@ static int section_interrupts(struct study *st, FILE *h)
 			tab_get(&t, r, "samples"), tab_num(&t, r, "tvd"),
 			tab_num(&t, r, "cycles_measured"), tab_num(&t, r, "cycles_predicted"),
 			tab_num(&t, r, "cycles_error_percent"));
-		html_text(h, tab_get(&t, r, "parameters"));	/* plain text in the TSV */
+		{
+			/* plain text in the TSV (a file of before wrote the dash as an entity) */
+			char par[2048], *e;
+
+			snprintf(par, sizeof(par), "%s", tab_get(&t, r, "parameters"));
+			while ((e = strstr(par, "&ndash;"))) {
+				memcpy(e, "\u2013", strlen("\u2013"));
+				memmove(e + strlen("\u2013"), e + 7, strlen(e + 7) + 1);
+			}
+			html_text(h, par);
+		}
 		fprintf(h, "</td><td class=\"%s\">%s</td></tr>\n",
 			!strcmp(target, "met") ? "met" : "miss",
 			!strcmp(target, "met") ? "met" : !strcmp(target, "missed") ? "missed" : "&ndash;");
