@@ -725,7 +725,10 @@ void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fm
 				f = 0;
 			}
 		fprintf(out, "}, \"untrusted\": ");
-		t32_json_string(out, why);
+		if (why && why[0])	/* the reason, or null when the result can be trusted */
+			t32_json_string(out, why);
+		else
+			fputs("null", out);
 		fprintf(out, ", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
 		for (int m = 0; m < nm; m++)
 			stat_rows(out, names[m], &s[m], fmt, &first);
