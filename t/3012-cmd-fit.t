@@ -140,7 +140,9 @@ printf 'add\t| add eax, 1\t| tp=add {e}, 1\nimul\t| imul eax, eax\t| tp=imul {e}
 "$T32" sweep --n 100,200,300,400,500,600 --max-k 4 --budget 0.05 --block-precision 2 \
 	-o "$tmp/real.tsv" "$tmp/t.tbl" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-swept "a sweep of two forms in two modes"
+# every row written: exit 0, or 5 where rows are not all ok (a busy machine)
+[ "$rc" = 0 ] || [ "$rc" = 5 ]
+ok $? "a sweep of two forms in two modes (exit $rc)"
 "$T32" fit --format=tsv "$tmp/real.tsv" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 0 ] && [ "$(grep -vc '^#' "$tmp/out")" -eq 5 ] && grep -v '^#' "$tmp/out" | head -n 1 | grep -q "^form	mode	points"
 ok $? "one fit per form and mode (four, named by form and mode)"
