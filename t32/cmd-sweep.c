@@ -266,8 +266,15 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 		return 0;
 	}
 	if (j->mode == MODE_LATENCY && j->form && j->form->nochain) {
-		format_row(buf, len, w, j, 0, NULL, "skipped",
-			   "the form has no dependency chain (chain=none): throughput only");
+		char why[256];
+
+		if (j->form->nochain > 1)
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none: %s): "
+				 "throughput only", t32_form_nochain_reason(j->form));
+		else
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none): "
+				 "throughput only");
+		format_row(buf, len, w, j, 0, NULL, "skipped", why);
 		return 0;
 	}
 	if (j->mode == MODE_THROUGHPUT && j->form && kmax > j->form->tp_period)
