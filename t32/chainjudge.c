@@ -25,7 +25,25 @@ static const struct {
 	{ "pcmpgt", 1, "a zero idiom" }, { "vpcmpgt", 1, "a zero idiom" },
 	{ "add", 0, "an operation folded at rename" }, { "inc", 0, "an operation folded at rename" },
 	{ "dec", 0, "an operation folded at rename" },
+	{ "test", 0, "it writes only flags, which no copy reads" },
+	{ "cmp", 0, "it writes only flags, which no copy reads" },
+	{ "bt", 0, "it writes only flags, which no copy reads" },
+	{ "kortest", 1, "it writes only flags, which no copy reads" },
+	{ "ktest", 1, "it writes only flags, which no copy reads" },
+	{ "ptest", 0, "it writes only flags, which no copy reads" },
+	{ "vptest", 0, "it writes only flags, which no copy reads" },
+	{ "cdq", 0, "what it writes no copy reads" }, { "cqo", 0, "what it writes no copy reads" },
+	{ "cwd", 0, "what it writes no copy reads" },
 };
+
+/* A scalar (ss, sd) form: the chain as written may run through the kept lanes only. */
+static int scalar(const char *mn)
+{
+	size_t n = strlen(mn);
+
+	return n > 3 && (!strcmp(mn + n - 2, "ss") || !strcmp(mn + n - 2, "sd")) &&
+	       strncmp(mn, "mov", 3) && strncmp(mn, "vmov", 4);
+}
 
 static const char *kind_of(const char *insn)
 {
@@ -45,6 +63,8 @@ static const char *kind_of(const char *insn)
 		if (kinds[i].prefix ? strncmp(mn, kinds[i].mn, strlen(kinds[i].mn)) == 0
 				    : strcmp(mn, kinds[i].mn) == 0)
 			return kinds[i].what;
+	if (scalar(mn))
+		return "a scalar chained through the lanes it keeps, not the one it computes";
 	return NULL;
 }
 
@@ -68,7 +88,7 @@ enum t32_chain_verdict t32_chain_judge(const char *insn, int cycles, const struc
 	if (v == T32_CHAIN_BELOW_FLOOR)
 		snprintf(reason, len, "no dependency carried (%s): %.4f %s per instruction is the "
 			 "rate of its instructions, below %.1f cycles, not a latency",
-			 what ? what : "a zero idiom, an eliminated move or an operation done at rename",
+			 what ? what : "no executed instruction on the chain",
 			 lat->value, "cycles", T32_CHAIN_FLOOR_CYCLES);
 	else
 		snprintf(reason, len, "no dependency carried (%s): %.4f per instruction is below the "

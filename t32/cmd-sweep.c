@@ -401,25 +401,6 @@ static void exact_num(FILE *f, double d)
 	fputs(buf, f);
 }
 
-/* A table's forms as one hash: a table edited between shards is another sweep. */
-static uint64_t table_hash(const struct t32_table *t)
-{
-	uint64_t h = FNV_START;
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct t32_form *f = &t->forms[i];
-		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
-
-		for (size_t k = 0; k < 4; k++)
-			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
-		h = fnv1a(h, &f->lat, sizeof(f->lat));
-		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
-		if (f->nochain)
-			h = fnv1a(h, "chain=none", 11);
-	}
-	return h;
-}
-
 /* Text (escaped) in the sweep line: whole, or its start and a hash when long or odd. */
 static void sig_text(FILE *f, const char *text)
 {
@@ -468,7 +449,7 @@ static int make_signature(struct sweep *w, const char *what)
 	fprintf(f, "# sweep: rows=%zu of=", w->nrows);
 	sig_text(f, what);
 	if (w->from_table)
-		fprintf(f, " forms=%016llx", (unsigned long long)table_hash(&w->table));
+		fprintf(f, " forms=%016llx", (unsigned long long)t32_table_hash(&w->table));
 	fputs(" modes=", f);
 	for (int m = 0; m < MODE_N; m++)
 		if (w->modes & (1u << m)) {

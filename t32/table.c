@@ -841,3 +841,31 @@ const struct t32_form *t32_table_find(const struct t32_table *t, const char *nam
 	}
 	return NULL;
 }
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t t32_table_hash(const struct t32_table *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct t32_form *f = &t->forms[i];
+		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
+
+		for (size_t k = 0; k < 4; k++)
+			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
+		h = fnv1a(h, &f->lat, sizeof(f->lat));
+		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
+		if (f->nochain)
+			h = fnv1a(h, "chain=none", 11);
+	}
+	return h;
+}

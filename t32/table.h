@@ -9,6 +9,7 @@
 #define T32_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One instruction form: one non-comment line of a table. */
 struct t32_form {
@@ -55,6 +56,13 @@ void t32_table_free(struct t32_table *t);
 
 /* Why form f (nochain set) has no chain, as a phrase for a skipped row. */
 const char *t32_form_nochain_reason(const struct t32_form *f);
+
+/*
+ * The table's forms as one number (name, insn, init, tp, lat, rtp, chain of each):
+ * a sweep's `# sweep:` line names it (forms=), so a table edited between shards is
+ * another sweep, and `t32 table check` knows the table it is given is the one swept.
+ */
+uint64_t t32_table_hash(const struct t32_table *t);
 
 /* The form called `name`, or NULL. */
 const struct t32_form *t32_table_find(const struct t32_table *t, const char *name);

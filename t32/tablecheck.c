@@ -191,7 +191,7 @@ static int row_cmp(const void *a, const void *b)
 
 /* Read the sweep's rows; its barrier and store from the `# sweep:` line. 0 or an exit code. */
 static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *barrier,
-		      size_t blen, char *store, size_t slen)
+		      size_t blen, char *store, size_t slen, char *forms, size_t flen)
 {
 	struct t32_tsv t;
 	long col[10] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
@@ -211,6 +211,7 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 			if (!strncmp(t.line, "# sweep:", 8)) {
 				t32_sweep_sig_value(t.line, "barrier", barrier, blen);
 				t32_sweep_sig_value(t.line, "store", store, slen);
+				t32_sweep_sig_value(t.line, "forms", forms, flen);
 			}
 			continue;
 		}
@@ -323,10 +324,11 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 	size_t nrows = 0;
 	struct t32_table tab = { 0 };
 	int have_tab = 0, rc;
-	char barrier[32], store[8], err[1024];
+	char barrier[32], store[8], forms[32] = "", err[1024];
 
 	memset(res, 0, sizeof(*res));
-	rc = read_sweep(o->sweep, &rows, &nrows, barrier, sizeof(barrier), store, sizeof(store));
+	rc = read_sweep(o->sweep, &rows, &nrows, barrier, sizeof(barrier), store, sizeof(store),
+			forms, sizeof(forms));
 	if (rc)
 		goto out;
 	if (o->table) {
@@ -344,6 +346,16 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 				rc = T32_EXIT_USAGE;
 				goto out;
 			}
+		/* the chains shown are the table's: say so when it is not the one swept */
+		{
+			char mine[32];
+
+			snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(&tab));
+			if (strcmp(mine, forms))
+				t32_warn("'%s' is not the table '%s' swept (forms %s, the sweep's %s): the "
+					 "chains shown are this table's", o->table, o->sweep, mine,
+					 forms[0] ? forms : "unknown");
+		}
 	}
 	if (o->rows && have_tab) {
 		fputs("row\tform\tmode\tn\tstatus\tcommand\n", out);
