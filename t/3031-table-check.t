@@ -5,7 +5,7 @@
 # its own throughput is impossible (exit 7), a published latency is compared only
 # with the row whose chain is its chain, and each row has its command.
 . "$(dirname "$0")/lib-tap.sh"
-plan 24
+plan 27
 
 D="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 S="$D/excerpt.sweep.tsv"
@@ -66,6 +66,18 @@ like "$TMP/out" "^reference $TMP/ref.tbl: 1 of 2 forms with its chain within 0\\
 like "$TMP/out" "^[0-9]*	mov-r64-r64	latency	840	ok	t32 time l m auto 840 'mov rax, rax'\$" "a latency row's command"
 like "$TMP/out" "^[0-9]*	add-r64-r64	throughput	840	ok	t32 time l m auto 70 'add rax, rbx; add rcx, rbx; add rdx, rbx; " \
 	"a throughput row's: n/k copies of k rotated copies"
+
+# the sweep judges as it measures: nop repeated is no chain on any x86-64 core, so its
+# latency row is never ok (nochain, or untrusted on a busy machine); the throughput
+# row measured beside it still comes out in its turn
+printf 'nop-chain | nop | tp=nop\n' >"$TMP/nop.tbl"
+"$T32" sweep --ignore-busy --n 840 --k-list 12 --budget 0.2 --precision 0.1 -o "$TMP/nop.tsv" "$TMP/nop.tbl" \
+	>"$TMP/out" 2>"$TMP/err"
+is 0 "$?" "a sweep of nop succeeds"
+is "0 latency;1 throughput;" "$(awk -F'\t' '/^[0-9]/ { printf "%s %s;", $1, $3 }' "$TMP/nop.tsv")" \
+	"its rows in order, the throughput row after the latency row it was measured beside"
+st=$(awk -F'\t' '/^[0-9]/ && $3 == "latency" { print $17 ($17 == "nochain" && $19 !~ /^no dependency carried/ ? " without its reason" : "") }' "$TMP/nop.tsv")
+case "$st" in nochain | untrusted) ok 0 "nop's latency row is $st, never ok" ;; *) ok 1 "nop's latency row is $st, never ok" ;; esac
 
 # bad input
 "$T32" table check "$TMP/nothere.tsv" >"$TMP/out" 2>"$TMP/err"
