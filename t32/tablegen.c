@@ -841,18 +841,20 @@ static void chain_by_rule(const struct cand *c, const char *mn, struct form_out 
 	}
 }
 
-/*
- * Judge form c (assembled, its bytes decoded as insn): -1 kept, else the rule
- * that excludes it.  Fills o with the chain and template decisions.
- */
-static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, struct form_out *o,
-		 int *need_lat_asm)
+/* What a decoded form reads and writes, as the chain and template rules need it. */
+struct access {
+	struct regset R, W;	/* registers read, written */
+	int mem_rw, mem_w;	/* a memory operand read and written; written */
+	int op0_written, op0_read;
+};
+
+/* The rule that excludes insn by its groups, names or registers, or -1. */
+static int excluded_by(csh h, const cs_insn *insn, const struct cand *c, const char *mn,
+		       struct access *a)
 {
 	cs_regs rr, ww;
 	uint8_t nr = 0, nw = 0;
-	struct regset R = { .n = 0 }, W = { .n = 0 };
-	const cs_x86 *x = &insn->detail->x86;
-	int grp_rule = -1, mem_rw = 0, mem_w = 0, op0_written = 0, op0_read = 0;
+	int grp_rule = -1;
 
 	for (int g = 0; g < insn->detail->groups_count; g++)
 		switch (insn->detail->groups[g]) {
@@ -876,12 +878,12 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 		return named_rule(mn);
 	if (cs_regs_access(h, insn, rr, &nr, ww, &nw) != CS_ERR_OK)
 		return T32_RULE_DECODE;
-	for (int i = 0; i < nr && R.n < 64; i++)
-		R.r[R.n++] = canon(cs_reg_name(h, rr[i]));
-	for (int i = 0; i < nw && W.n < 64; i++)
-		W.r[W.n++] = canon(cs_reg_name(h, ww[i]));
-	for (int i = 0; i < R.n + W.n; i++) {
-		char f = i < R.n ? R.r[i].file : W.r[i - R.n].file;
+	for (int i = 0; i < nr && a->R.n < 64; i++)
+		a->R.r[a->R.n++] = canon(cs_reg_name(h, rr[i]));
+	for (int i = 0; i < nw && a->W.n < 64; i++)
+		a->W.r[a->W.n++] = canon(cs_reg_name(h, ww[i]));
+	for (int i = 0; i < a->R.n + a->W.n; i++) {
+		char f = i < a->R.n ? a->R.r[i].file : a->W.r[i - a->R.n].file;
 
 		if (f == 'S')
 			return T32_RULE_STACK;
@@ -891,119 +893,130 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 			return T32_RULE_PRIVILEGED;
 	}
 	/* the arena base must stay a pointer */
-	if (regset_has(&W, 'g', GPR_RSI) && c->sh.n && kinds[c->sh.k[c->sh.n - 1]].file == 'M')
+	if (regset_has(&a->W, 'g', GPR_RSI) && c->sh.n && kinds[c->sh.k[c->sh.n - 1]].file == 'M')
 		return T32_RULE_ADDRESS;
 	if ((!strncmp(mn, "bt", 2) && strlen(mn) <= 3) && c->sh.n == 2 &&
 	    kinds[c->sh.k[0]].file == 'M' && kinds[c->sh.k[1]].file == 'g')
 		return T32_RULE_ADDRESS;
+	return -1;
+}
 
-	o->all_regs = 1;
-	for (int i = 0; i < c->sh.n; i++)
-		if (kinds[c->sh.k[i]].file == 'M')
-			o->all_regs = 0;
+/* Memory and operand 0: read, written, both. */
+static void operand_access(const cs_insn *insn, const struct cand *c, const char *mn,
+			   struct access *a)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
 	for (int i = 0; i < x->op_count; i++)
 		if (x->operands[i].type == X86_OP_MEM && strcmp(mn, "lea") && strcmp(mn, "nop") &&
 		    strncmp(mn, "prefetch", 8) && strncmp(mn, "clflush", 7) && strcmp(mn, "clwb") &&
 		    strcmp(mn, "cldemote")) {
 			if ((x->operands[i].access & CS_AC_WRITE) && (x->operands[i].access & CS_AC_READ))
-				mem_rw = 1;
+				a->mem_rw = 1;
 			if (x->operands[i].access & CS_AC_WRITE)
-				mem_w = 1;
+				a->mem_w = 1;
 		}
 	if (c->sh.n) {
 		char f0 = kinds[c->sh.k[0]].file;
 
 		if (f0 == 'g' || f0 == 'v' || f0 == 'k' || f0 == 'm') {
-			op0_written = regset_has(&W, f0, c->regs[0]);
-			op0_read = regset_has(&R, f0, c->regs[0]);
+			a->op0_written = regset_has(&a->W, f0, c->regs[0]);
+			a->op0_read = regset_has(&a->R, f0, c->regs[0]);
 		} else if (f0 == 'M') {
-			op0_written = mem_w;
-			op0_read = mem_rw;
+			a->op0_written = a->mem_w;
+			a->op0_read = a->mem_rw;
 		}
 	}
+}
 
-	/* the chain */
-	{
-		int through = mem_rw;
-		const uint64_t tests = X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF |
-				       X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_AF;
-		const uint64_t writes = 0x3full | X86_EFLAGS_RESET_OF | X86_EFLAGS_RESET_CF |
-					X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_AF |
-					X86_EFLAGS_RESET_PF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_CF |
-					X86_EFLAGS_SET_OF | X86_EFLAGS_SET_SF | X86_EFLAGS_SET_ZF |
-					X86_EFLAGS_SET_AF | (0x3full << 40);
+/*
+ * The chain from reads and writes: as written when something written is read
+ * (flags capstone says are tested and written, x87 arithmetic, a register, memory
+ * read and written); else the first source of op 0's file made op 0, lea through
+ * its base, mov r64, m64 as a pointer chase; else none.  Then chain_by_rule.
+ */
+static void chain_from(const cs_insn *insn, const struct cand *c, const char *mn,
+		       const struct access *a, struct form_out *o, int *need_lat_asm)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int through = a->mem_rw;
+	const uint64_t tests = X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF |
+			       X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_AF;
+	const uint64_t writes = 0x3full | X86_EFLAGS_RESET_OF | X86_EFLAGS_RESET_CF |
+				X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_AF | X86_EFLAGS_RESET_PF |
+				X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_CF | X86_EFLAGS_SET_OF |
+				X86_EFLAGS_SET_SF | X86_EFLAGS_SET_ZF | X86_EFLAGS_SET_AF |
+				(0x3full << 40);
 
-		/* the flags: capstone says which an instruction tests and which it writes */
-		if ((x->eflags & tests) && (x->eflags & writes))
+	/* the flags: capstone says which an instruction tests and which it writes */
+	if ((x->eflags & tests) && (x->eflags & writes))
+		through = 1;
+	/* x87: capstone 4 names no stack registers; the arithmetic reads its destination */
+	if (x87_chains(c, mn))
+		through = 1;
+	for (int i = 0; i < a->W.n && !through; i++)
+		if (a->W.r[i].file && strchr("gvkmsf", a->W.r[i].file) &&
+		    regset_has(&a->R, a->W.r[i].file, a->W.r[i].num))
 			through = 1;
-		/* x87: capstone 4 names no stack registers; the arithmetic reads its destination */
-		if (x87_chains(c, mn))
-			through = 1;
+	o->lat_text[0] = 0;
+	o->nochain = 0;
+	o->why = WHY_UNREAD_ASIS;
+	o->lat_via_op0 = a->op0_written && a->op0_read;
+	if (!through && a->op0_written && !a->op0_read && kinds[c->sh.k[0]].file != 'M') {
+		char f0 = kinds[c->sh.k[0]].file;
+		struct cand l = *c;
+		int j = -1;
 
-		for (int i = 0; i < W.n && !through; i++)
-			if (W.r[i].file && strchr("gvkmsf", W.r[i].file) &&
-			    regset_has(&R, W.r[i].file, W.r[i].num))
-				through = 1;
-		o->lat_text[0] = 0;
-		o->nochain = 0;
-		o->why = WHY_UNREAD_ASIS;
-		o->lat_via_op0 = op0_written && op0_read;
-		if (!through && op0_written && !op0_read && kinds[c->sh.k[0]].file != 'M') {
-			char f0 = kinds[c->sh.k[0]].file;
-			struct cand l = *c;
-			int j = -1;
-
-			for (int i = 1; i < c->sh.n && j < 0; i++)
-				if (kinds[c->sh.k[i]].file == f0 && regset_has(&R, f0, c->regs[i]))
-					j = i;
-			if (j > 0) {
-				l.regs[j] = c->regs[0];
-				render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
-			} else if (!strcmp(mn, "lea")) {
-				l.lea_chain = c->regs[0] + 1;
-				render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
-			} else if (!strcmp(mn, "mov") && c->sh.n == 2 && c->sh.k[0] == K_R64 &&
-				   c->sh.k[1] == K_M64) {
-				snprintf(o->lat_text, sizeof(o->lat_text), "mov rax, qword [rax]");
-			}
-			if (o->lat_text[0]) {
-				*need_lat_asm = 1;
-				o->lat_via_op0 = 1;
-			} else {
-				o->nochain = 1;
-			}
-		} else if (!through) {
+		for (int i = 1; i < c->sh.n && j < 0; i++)
+			if (kinds[c->sh.k[i]].file == f0 && regset_has(&a->R, f0, c->regs[i]))
+				j = i;
+		if (j > 0) {
+			l.regs[j] = c->regs[0];
+			render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
+		} else if (!strcmp(mn, "lea")) {
+			l.lea_chain = c->regs[0] + 1;
+			render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
+		} else if (!strcmp(mn, "mov") && c->sh.n == 2 && c->sh.k[0] == K_R64 &&
+			   c->sh.k[1] == K_M64) {
+			snprintf(o->lat_text, sizeof(o->lat_text), "mov rax, qword [rax]");
+		}
+		if (o->lat_text[0]) {
+			*need_lat_asm = 1;
+			o->lat_via_op0 = 1;
+		} else {
 			o->nochain = 1;
 		}
-		chain_by_rule(c, mn, o, need_lat_asm);
+	} else if (!through) {
+		o->nochain = 1;
 	}
+	chain_by_rule(c, mn, o, need_lat_asm);
+}
 
-	/* the throughput template */
-	{
-		int implicit = 0;
+/* The throughput template: which operand rotates (-1 none, -2 no template). */
+static int template_from(const struct cand *c, const struct access *a)
+{
+	for (int i = 0; i < a->W.n; i++) {
+		const struct reg *r = &a->W.r[i];
+		int named = 0;
 
-		for (int i = 0; i < W.n; i++) {
-			const struct reg *r = &W.r[i];
-			int named = 0;
-
-			if (!r->file || r->file == 'f' || r->file == 's')
-				continue;
-			for (int k = 0; k < c->sh.n; k++)
-				if (kinds[c->sh.k[k]].file == r->file && c->regs[k] == r->num)
-					named = 1;
-			if (!named)
-				implicit = 1;
-		}
-		if (implicit)
-			o->template_op = -2;
-		else if (c->sh.n && op0_written && kinds[c->sh.k[0]].file != 'M' &&
-			 kinds[c->sh.k[0]].ph)
-			o->template_op = 0;
-		else if (c->sh.n && mem_rw && kinds[c->sh.k[0]].file == 'M')
-			o->template_op = 0;
-		else
-			o->template_op = -1;
+		if (!r->file || r->file == 'f' || r->file == 's')
+			continue;
+		for (int k = 0; k < c->sh.n; k++)
+			if (kinds[c->sh.k[k]].file == r->file && c->regs[k] == r->num)
+				named = 1;
+		if (!named)
+			return -2;	/* it writes a register it does not name */
 	}
+	if (c->sh.n && a->op0_written && kinds[c->sh.k[0]].file != 'M' && kinds[c->sh.k[0]].ph)
+		return 0;
+	if (c->sh.n && a->mem_rw && kinds[c->sh.k[0]].file == 'M')
+		return 0;
+	return -1;
+}
+
+/* Register set-up the form needs to run (division, xgetbv), into o->init. */
+static void init_of(const struct cand *c, const char *mn, struct form_out *o)
+{
 	o->init[0] = 0;
 	if ((!strcmp(mn, "div") || !strcmp(mn, "idiv")) && c->sh.n == 1 &&
 	    kinds[c->sh.k[0]].file == 'g') {
@@ -1019,9 +1032,33 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 	} else if (!strcmp(mn, "div") || !strcmp(mn, "idiv")) {
 		/* a pointer as divisor: a zero dividend stays zero, and never overflows */
 		snprintf(o->init, sizeof(o->init), "rax=0,rdx=0");
-	}
-	else if (!strcmp(mn, "xgetbv") || !strcmp(mn, "rdpkru"))
+	} else if (!strcmp(mn, "xgetbv") || !strcmp(mn, "rdpkru")) {
 		snprintf(o->init, sizeof(o->init), "rcx=0");
+	}
+}
+
+/*
+ * Judge form c (assembled, its bytes decoded as insn): -1 kept, else the rule
+ * that excludes it.  Fills o with the chain and template decisions.
+ */
+static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, struct form_out *o,
+		 int *need_lat_asm)
+{
+	struct access a;
+	int rule;
+
+	memset(&a, 0, sizeof(a));
+	rule = excluded_by(h, insn, c, mn, &a);
+	if (rule >= 0)
+		return rule;
+	o->all_regs = 1;
+	for (int i = 0; i < c->sh.n; i++)
+		if (kinds[c->sh.k[i]].file == 'M')
+			o->all_regs = 0;
+	operand_access(insn, c, mn, &a);
+	chain_from(insn, c, mn, &a, o, need_lat_asm);
+	o->template_op = template_from(c, &a);
+	init_of(c, mn, o);
 	return -1;
 }
 
