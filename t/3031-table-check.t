@@ -5,7 +5,7 @@
 # its own throughput is impossible (exit 7), a published latency is compared only
 # with the row whose chain is its chain, and each row has its command.
 . "$(dirname "$0")/lib-tap.sh"
-plan 27
+plan 29
 
 D="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 S="$D/excerpt.sweep.tsv"
@@ -78,6 +78,13 @@ is "0 latency;1 throughput;" "$(awk -F'\t' '/^[0-9]/ { printf "%s %s;", $1, $3 }
 	"its rows in order, the throughput row after the latency row it was measured beside"
 st=$(awk -F'\t' '/^[0-9]/ && $3 == "latency" { print $17 ($17 == "nochain" && $19 !~ /^no dependency carried/ ? " without its reason" : "") }' "$TMP/nop.tsv")
 case "$st" in nochain | untrusted) ok 0 "nop's latency row is $st, never ok" ;; *) ok 1 "nop's latency row is $st, never ok" ;; esac
+
+"$T32" table check --rows "$TMP/nop.tsv" >"$TMP/out" 2>"$TMP/err"
+like "$TMP/out" "^0	nop-chain	latency	840	[a-z]*	t32 time l m auto 840 'nop'\$" \
+	"without TABLE, the table the sweep line names gives the commands"
+printf 'nop-chain | nop | lat=1 | tp=nop\n' >"$TMP/nop.tbl"
+"$T32" table check --rows "$TMP/nop.tsv" >"$TMP/out" 2>"$TMP/err"
+is 2 "$?" "a table edited since the sweep is not taken for it"
 
 # bad input
 "$T32" table check "$TMP/nothere.tsv" >"$TMP/out" 2>"$TMP/err"

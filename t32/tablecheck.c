@@ -191,7 +191,8 @@ static int row_cmp(const void *a, const void *b)
 
 /* Read the sweep's rows; its barrier and store from the `# sweep:` line. 0 or an exit code. */
 static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *barrier,
-		      size_t blen, char *store, size_t slen, char *forms, size_t flen)
+		      size_t blen, char *store, size_t slen, char *forms, size_t flen, char *of,
+		      size_t olen)
 {
 	struct t32_tsv t;
 	long col[10] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
@@ -212,6 +213,7 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 				t32_sweep_sig_value(t.line, "barrier", barrier, blen);
 				t32_sweep_sig_value(t.line, "store", store, slen);
 				t32_sweep_sig_value(t.line, "forms", forms, flen);
+				t32_sweep_sig_value(t.line, "of", of, olen);
 			}
 			continue;
 		}
@@ -324,15 +326,34 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 	size_t nrows = 0;
 	struct t32_table tab = { 0 };
 	int have_tab = 0, rc;
-	char barrier[32], store[8], forms[32] = "", err[1024];
+	char barrier[32], store[8], forms[32] = "", of[4096] = "", err[1024];
+	const char *table = o->table;
 
 	memset(res, 0, sizeof(*res));
 	rc = read_sweep(o->sweep, &rows, &nrows, barrier, sizeof(barrier), store, sizeof(store),
-			forms, sizeof(forms));
+			forms, sizeof(forms), of, sizeof(of));
 	if (rc)
 		goto out;
-	if (o->table) {
-		rc = t32_table_load(o->table, &tab, err, sizeof(err));
+	if (!table && of[0]) {
+		/* the table the sweep line names, where it still is and is still that table */
+		char mine[32];
+
+		if (t32_table_load(of, &tab, err, sizeof(err)) == 0) {
+			snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(&tab));
+			if (!strcmp(mine, forms))
+				table = of;
+			t32_table_free(&tab);
+			memset(&tab, 0, sizeof(tab));
+		}
+	}
+	if (!table && (o->rows || o->nrefs)) {
+		t32_error("no chains for '%s' (the table it swept is not at '%s' as it was: give it)",
+			  o->sweep, of[0] ? of : "?");
+		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	if (table) {
+		rc = t32_table_load(table, &tab, err, sizeof(err));
 		if (rc) {
 			t32_error("%s", err);
 			rc = rc == -2 ? T32_EXIT_USAGE : T32_EXIT_ERROR;
@@ -341,7 +362,7 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 		have_tab = 1;
 		for (size_t i = 0; i < nrows; i++)
 			if (!t32_table_find(&tab, rows[i].form)) {
-				t32_error("not the table swept '%s' (it has no form '%s')", o->table,
+				t32_error("not the table swept '%s' (it has no form '%s')", table,
 					  rows[i].form);
 				rc = T32_EXIT_USAGE;
 				goto out;
@@ -353,7 +374,7 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 			snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(&tab));
 			if (strcmp(mine, forms))
 				t32_warn("'%s' is not the table '%s' swept (forms %s, the sweep's %s): the "
-					 "chains shown are this table's", o->table, o->sweep, mine,
+					 "chains shown are this table's", table, o->sweep, mine,
 					 forms[0] ? forms : "unknown");
 		}
 	}
