@@ -18,7 +18,7 @@ int main(void)
 	char why[512];
 	struct t32_rate lat, tp, none = { 0 };
 
-	plan(17);
+	plan(18);
 
 	lat = rate(0.1347, 0.001);
 	tp = rate(0.1278, 0.002);
@@ -38,6 +38,9 @@ int main(void)
 	lat = rate(0.2, 0.001);
 	is_int(T32_CHAIN_OK, t32_chain_judge(NULL, 0, &lat, NULL, why, sizeof(why)),
 	       "in ticks the cycle floor does not apply");
+	lat = rate(0.8, 0.2);
+	is_int(T32_CHAIN_OK, t32_chain_judge(NULL, 1, &lat, NULL, why, sizeof(why)),
+	       "0.8 +- 0.2: the interval reaches past 0.9, not judged below it");
 
 	/* below its own throughput: beyond both intervals and the margin */
 	lat = rate(2.0, 0.01);

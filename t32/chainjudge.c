@@ -78,7 +78,7 @@ enum t32_chain_verdict t32_chain_judge(const char *insn, int cycles, const struc
 		reason[0] = 0;
 	if (!lat->have || !isfinite(lat->value))
 		return T32_CHAIN_OK;
-	if (cycles && lat->value < T32_CHAIN_FLOOR_CYCLES)
+	if (cycles && lat->hi < T32_CHAIN_FLOOR_CYCLES)
 		v = T32_CHAIN_BELOW_FLOOR;
 	else if (tp && tp->have && isfinite(tp->value) && lat->hi < tp->lo &&
 		 lat->value < tp->value * (1 - T32_CHAIN_TP_MARGIN))

@@ -12,7 +12,10 @@
 
 #include <stddef.h>
 
-/* Below this many core cycles per instruction, no dependency was carried. */
+/*
+ * Below this many core cycles per instruction (the whole interval below it), no
+ * dependency was carried.
+ */
 #define T32_CHAIN_FLOOR_CYCLES 0.9
 /*
  * A latency below its throughput by more than both intervals and this share of
@@ -29,7 +32,7 @@ struct t32_rate {
 
 enum t32_chain_verdict {
 	T32_CHAIN_OK,		/* a latency, as far as the rows can tell */
-	T32_CHAIN_BELOW_FLOOR,	/* under T32_CHAIN_FLOOR_CYCLES (unit cycles only) */
+	T32_CHAIN_BELOW_FLOOR,	/* wholly under T32_CHAIN_FLOOR_CYCLES (unit cycles only) */
 	T32_CHAIN_BELOW_TP,	/* under its own throughput */
 };
 
