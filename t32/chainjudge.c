@@ -92,9 +92,10 @@ enum t32_chain_verdict t32_chain_judge(const char *insn, int cycles, const struc
 			 lat->value, "cycles", T32_CHAIN_FLOOR_CYCLES);
 	else
 		snprintf(reason, len, "no dependency carried (%s): %.4f per instruction is below the "
-			 "form's own throughput %.4f [%.4f, %.4f], the rate of its instructions, "
-			 "not a latency",
-			 what ? what : "a chain that runs as fast as independent copies cannot be one",
-			 lat->value, tp->value, tp->lo, tp->hi);
+			 "form's own throughput %.4f [%.4f, %.4f], and no chain runs faster than "
+			 "independent copies of it: the rate of its instructions (or a throughput "
+			 "row that is not one), not a latency",
+			 what ? what : "no chain through the operation", lat->value, tp->value, tp->lo,
+			 tp->hi);
 	return v;
 }

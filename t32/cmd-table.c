@@ -121,7 +121,8 @@ static int table_gen(int argc, char **argv)
 }
 
 static const char check_usage[] =
-	"t32 table check [--ref REF.tbl]... [--rows] [--tolerance C] SWEEP.tsv [TABLE.tbl]";
+	"t32 table check [--ref REF.tbl]... [--rows] [--untrusted] [--tolerance C] SWEEP.tsv\n"
+	"                [TABLE.tbl]";
 
 /* `t32 table check`: a swept table read row by row (t32/tablecheck.c). */
 static int table_check(int argc, char **argv)
@@ -130,6 +131,7 @@ static int table_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "ref", required_argument, NULL, 'r' },
 		{ "rows", no_argument, NULL, 'R' },
+		{ "untrusted", no_argument, NULL, 'U' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -151,6 +153,7 @@ static int table_check(int argc, char **argv)
 			       "line names, where it still is).\n"
 			       "  --ref REF.tbl     published latencies to compare with (data/ref/CORE.tbl)\n"
 			       "  --rows            each row's command to measure it again as it was measured\n"
+			       "  --untrusted       judge and compare untrusted rows too (a busy machine)\n"
 			       "  --tolerance C     cycles within which a latency agrees (default 0.05)\n",
 			       check_usage);
 			return t32_close_stdout();
@@ -163,6 +166,9 @@ static int table_check(int argc, char **argv)
 			continue;
 		case 'R':
 			o.rows = 1;
+			continue;
+		case 'U':
+			o.untrusted = 1;
 			continue;
 		case 't': {
 			char *end;

@@ -21,6 +21,7 @@ struct t32_tablecheck_opts {
 	char **refs;		/* reference tables (data/ref/NAME.tbl) */
 	size_t nrefs;
 	int rows;		/* print each row's command to run it again */
+	int untrusted;		/* judge and compare untrusted rows too (a busy machine) */
 	double tolerance;	/* cycles: a latency this close to the reference agrees */
 };
 
