@@ -21,6 +21,7 @@ struct row {
 	char *form;
 	int latency;		/* mode latency (else throughput or raw) */
 	int throughput;
+	int cycles;		/* unit cycles: the floor applies */
 	unsigned long long n, k;
 	struct t32_rate rate;	/* have: status ok */
 	char status[24];
@@ -195,9 +196,9 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 		      size_t olen, int untrusted)
 {
 	struct t32_tsv t;
-	long col[10] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
-	static const char *const names[10] = { "row", "form", "mode", "n", "k", "per_insn",
-					       "ci_lo", "ci_hi", "status", "expected" };
+	long col[11] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	static const char *const names[11] = { "row", "form", "mode", "n", "k", "per_insn",
+					       "ci_lo", "ci_hi", "status", "expected", "unit" };
 	size_t cap = 0;
 	int header = 0, rc = 0;
 
@@ -222,7 +223,7 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 		}
 		t32_tsv_split(&t);
 		if (!header) {
-			for (int i = 0; i < 10; i++)
+			for (int i = 0; i < 11; i++)
 				if ((col[i] = t32_tsv_column(t.fields, t.nfields, names[i])) < 0) {
 					t32_error("not a sweep '%s' (no column '%s')", path, names[i]);
 					t32_tsv_close(&t);
@@ -231,7 +232,7 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 			header = 1;
 			continue;
 		}
-		if (t.nfields <= (size_t)col[9])
+		if (t.nfields <= (size_t)col[9] || t.nfields <= (size_t)col[10])
 			continue;	/* a row cut short: a sweep still running, or killed */
 		if (*nrows == cap) {
 			size_t ncap = cap ? 2 * cap : 4096;
@@ -256,6 +257,7 @@ static int read_sweep(const char *path, struct row **rows, size_t *nrows, char *
 		r->latency = !strcmp(t.fields[col[2]], "latency");
 		r->throughput = !strcmp(t.fields[col[2]], "throughput");
 		r->n = strtoull(t.fields[col[3]], NULL, 10);
+		r->cycles = !strcmp(t.fields[col[10]], "cycles");
 		r->k = strtoull(t.fields[col[4]], NULL, 10);
 		snprintf(r->status, sizeof(r->status), "%s", t.fields[col[8]]);
 		snprintf(r->expected, sizeof(r->expected), "%s", t.fields[col[9]]);
@@ -323,90 +325,81 @@ static void put_command(FILE *out, const struct row *r, const struct t32_form *f
 	}
 }
 
-int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
-		    struct t32_tablecheck_result *res)
+/*
+ * The table the sweep measured: o->table, else the one its sweep line names (of=)
+ * where it still is with the same forms hash.  *have 1 when one is loaded into
+ * tab.  0, or an exit code after a message.
+ */
+static int find_table(const struct t32_tablecheck_opts *o, const struct row *rows, size_t nrows,
+		      const char *forms, const char *of, struct t32_table *tab, int *have)
 {
-	struct row *rows = NULL;
-	size_t nrows = 0;
-	struct t32_table tab = { 0 };
-	int have_tab = 0, rc;
-	char barrier[32], store[8], forms[32] = "", of[4096] = "", err[1024];
 	const char *table = o->table;
+	char err[1024], mine[32];
+	int rc;
 
-	memset(res, 0, sizeof(*res));
-	rc = read_sweep(o->sweep, &rows, &nrows, barrier, sizeof(barrier), store, sizeof(store),
-			forms, sizeof(forms), of, sizeof(of), o->untrusted);
-	if (rc)
-		goto out;
-	if (!table && of[0]) {
-		/* the table the sweep line names, where it still is and is still that table */
-		char mine[32];
-
-		if (t32_table_load(of, &tab, err, sizeof(err)) == 0) {
-			snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(&tab));
-			if (!strcmp(mine, forms))
-				table = of;
-			t32_table_free(&tab);
-			memset(&tab, 0, sizeof(tab));
-		}
+	if (!table && of[0] && t32_table_load(of, tab, err, sizeof(err)) == 0) {
+		snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(tab));
+		if (!strcmp(mine, forms))
+			table = of;
+		t32_table_free(tab);
+		memset(tab, 0, sizeof(*tab));
 	}
 	if (!table && (o->rows || o->nrefs)) {
 		t32_error("no chains for '%s' (the table it swept is not at '%s' as it was: give it)",
 			  o->sweep, of[0] ? of : "?");
-		rc = T32_EXIT_USAGE;
-		goto out;
+		return T32_EXIT_USAGE;
 	}
-	if (table) {
-		rc = t32_table_load(table, &tab, err, sizeof(err));
-		if (rc) {
-			t32_error("%s", err);
-			rc = rc == -2 ? T32_EXIT_USAGE : T32_EXIT_ERROR;
-			goto out;
-		}
-		have_tab = 1;
-		for (size_t i = 0; i < nrows; i++)
-			if (!t32_table_find(&tab, rows[i].form)) {
-				t32_error("not the table swept '%s' (it has no form '%s')", table,
-					  rows[i].form);
-				rc = T32_EXIT_USAGE;
-				goto out;
-			}
-		/* the chains shown are the table's: say so when it is not the one swept */
-		{
-			char mine[32];
-
-			snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(&tab));
-			if (strcmp(mine, forms))
-				t32_warn("'%s' is not the table '%s' swept (forms %s, the sweep's %s): the "
-					 "chains shown are this table's", table, o->sweep, mine,
-					 forms[0] ? forms : "unknown");
-		}
+	if (!table)
+		return 0;
+	rc = t32_table_load(table, tab, err, sizeof(err));
+	if (rc) {
+		t32_error("%s", err);
+		return rc == -2 ? T32_EXIT_USAGE : T32_EXIT_ERROR;
 	}
-	if (o->rows && have_tab) {
-		fputs("row\tform\tmode\tn\tstatus\tcommand\n", out);
-		for (size_t i = 0; i < nrows; i++) {
-			const struct t32_form *f = t32_table_find(&tab, rows[i].form);
-
-			if (!rows[i].latency && !rows[i].throughput)
-				continue;
-			fprintf(out, "%zu\t%s\t%s\t%llu\t%s\t", rows[i].row, rows[i].form,
-				rows[i].latency ? "latency" : "throughput", rows[i].n, rows[i].status);
-			if ((rows[i].latency && f->nochain) || (rows[i].throughput && !f->tp))
-				fputs("-", out);
-			else
-				put_command(out, &rows[i], f, barrier, store);
-			fputc('\n', out);
+	*have = 1;
+	for (size_t i = 0; i < nrows; i++)
+		if (!t32_table_find(tab, rows[i].form)) {
+			t32_error("not the table swept '%s' (it has no form '%s')", table, rows[i].form);
+			return T32_EXIT_USAGE;
 		}
-	}
-	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	/* the chains shown are the table's: say so when it is not the one swept */
+	snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)t32_table_hash(tab));
+	if (strcmp(mine, forms))
+		t32_warn("'%s' is not the table '%s' swept (forms %s, the sweep's %s): the chains "
+			 "shown are this table's", table, o->sweep, mine, forms[0] ? forms : "unknown");
+	return 0;
+}
 
-	/* every ok latency row judged again */
+/* Each row's command to measure it again, in file order. */
+static void print_commands(FILE *out, const struct row *rows, size_t nrows,
+			   const struct t32_table *tab, const char *barrier, const char *store)
+{
+	fputs("row\tform\tmode\tn\tstatus\tcommand\n", out);
+	for (size_t i = 0; i < nrows; i++) {
+		const struct t32_form *f = t32_table_find(tab, rows[i].form);
+
+		if (!rows[i].latency && !rows[i].throughput)
+			continue;
+		fprintf(out, "%zu\t%s\t%s\t%llu\t%s\t", rows[i].row, rows[i].form,
+			rows[i].latency ? "latency" : "throughput", rows[i].n, rows[i].status);
+		if ((rows[i].latency && f->nochain) || (rows[i].throughput && !f->tp))
+			fputs("-", out);
+		else
+			put_command(out, &rows[i], f, barrier, store);
+		fputc('\n', out);
+	}
+}
+
+/* Every ok latency row (sorted beside its throughput row) judged again, the impossible listed. */
+static void judge_rows(const struct t32_tablecheck_opts *o, FILE *out, const struct row *rows,
+		       size_t nrows, const struct t32_table *tab, struct t32_tablecheck_result *res)
+{
 	fprintf(out, "# impossible ok latency rows (below %.1f cycles, or below the form's own "
 		"throughput by more than both intervals and %.0f%%)\n", T32_CHAIN_FLOOR_CYCLES,
 		100 * T32_CHAIN_TP_MARGIN);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i], *tp = NULL;
-		const struct t32_form *f = have_tab ? t32_table_find(&tab, r->form) : NULL;
+		const struct t32_form *f = tab ? t32_table_find(tab, r->form) : NULL;
 		enum t32_chain_verdict v;
 		char why[512];
 
@@ -420,8 +413,8 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 		if (i + 1 < nrows && rows[i + 1].throughput && rows[i + 1].n == r->n &&
 		    !strcmp(rows[i + 1].form, r->form))
 			tp = &rows[i + 1];
-		v = t32_chain_judge(f ? f->insn : NULL, 1, &r->rate, tp ? &tp->rate : NULL, why,
-				    sizeof(why));
+		v = t32_chain_judge(f ? f->insn : NULL, r->cycles, &r->rate, tp ? &tp->rate : NULL,
+				    why, sizeof(why));
 		if (v == T32_CHAIN_OK)
 			continue;
 		res->impossible++;
@@ -433,70 +426,95 @@ int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
 	fprintf(out, "impossible: %zu of %zu %s latency rows (%zu below %.1f cycles, %zu below their "
 		"throughput); %zu latency rows flagged %s by the sweep; %zu latency rows\n",
 		res->impossible, res->latency_ok, o->untrusted ? "ok or untrusted" : "ok",
-		res->below_floor, T32_CHAIN_FLOOR_CYCLES,
-		res->below_tp, res->nochain, T32_CHAIN_STATUS, res->latency_rows);
+		res->below_floor, T32_CHAIN_FLOOR_CYCLES, res->below_tp, res->nochain,
+		T32_CHAIN_STATUS, res->latency_rows);
+}
 
-	/* like with like: a reference's latency beside the row whose chain is its chain */
-	for (size_t k = 0; k < o->nrefs; k++) {
-		struct ref *refs = NULL;
-		size_t nrefs = 0, compared = 0, disagree = 0, within = 0, other = 0;
+/*
+ * Like with like: reference ref's latency beside each row whose chain is its chain;
+ * where the table's lat= says otherwise, both shown and the form left out of the
+ * agreement.  0, or an exit code after a message.
+ */
+static int compare_ref(const struct t32_tablecheck_opts *o, const char *ref, FILE *out,
+		       const struct row *rows, size_t nrows, const struct t32_table *tab,
+		       struct t32_tablecheck_result *res)
+{
+	struct ref *refs = NULL;
+	size_t nrefs = 0, compared = 0, disagree = 0, within = 0, other = 0;
+	int rc = load_refs(ref, &refs, &nrefs, out);
 
-		if (!have_tab) {
-			t32_error("no chains to compare '%s' (give the table swept)", o->refs[k]);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-		rc = load_refs(o->refs[k], &refs, &nrefs, out);
-		if (rc) {
-			free_refs(refs, nrefs);
-			goto out;
-		}
-		for (size_t i = 0; i < nrows; i++) {
-			const struct row *r = &rows[i];
-			const struct t32_form *f = t32_table_find(&tab, r->form);
-			const struct ref *match = NULL;
-			char norm[512];
-			int agree;
+	for (size_t i = 0; !rc && i < nrows; i++) {
+		const struct row *r = &rows[i];
+		const struct t32_form *f = t32_table_find(tab, r->form);
+		const struct ref *match = NULL;
+		char norm[512];
+		int agree;
 
-			if (!r->latency || f->nochain)
-				continue;
-			norm_chain(f->insn, norm, sizeof(norm));
-			for (size_t j = 0; j < nrefs && !match; j++)
-				if (!strcmp(refs[j].chain, norm))
-					match = &refs[j];
-			if (!match) {
-				other += *r->expected != 0;
-				continue;
-			}
-			if (!r->rate.have) {
-				fprintf(out, "%s\t%s\t%s\tref %g\t%s\tnot compared: the row is %s\n",
-					r->form, f->insn, "-", match->lat, match->note, r->status);
-				continue;
-			}
-			if (*r->expected && fabs(strtod(r->expected, NULL) - match->lat) > 1e-9) {
-				disagree++;
-				fprintf(out, "%s\t%s\t%.4f\tref %g\t%s\tsources disagree: the table's lat=%s, "
-					"the reference %g\n", r->form, f->insn, r->rate.value, match->lat,
-					match->note, r->expected, match->lat);
-				continue;
-			}
-			compared++;
-			agree = fabs(r->rate.value - match->lat) <= o->tolerance;
-			within += agree;
-			fprintf(out, "%s\t%s\t%.4f\tref %g\t%s\t%s\n", r->form, f->insn, r->rate.value,
-				match->lat, match->note, agree ? "within" : "OFF");
+		if (!r->latency || f->nochain)
+			continue;
+		norm_chain(f->insn, norm, sizeof(norm));
+		for (size_t j = 0; j < nrefs && !match; j++)
+			if (!strcmp(refs[j].chain, norm))
+				match = &refs[j];
+		if (!match) {
+			other += *r->expected != 0;
+			continue;
 		}
-		fprintf(out, "reference %s: %zu of %zu forms with its chain within %.2f cycles "
-			"(%.1f%%); %zu where its sources and the table's lat= disagree (each shown); "
-			"%zu rows with lat= whose chain is not a reference chain, not compared\n",
-			o->refs[k], within, compared, o->tolerance,
-			compared ? 100.0 * (double)within / (double)compared : 0.0, disagree, other);
-		res->compared += compared;
-		res->disagree += disagree;
-		res->within += within;
-		free_refs(refs, nrefs);
+		if (!r->rate.have) {
+			fprintf(out, "%s\t%s\t-\tref %g\t%s\tnot compared: the row is %s\n", r->form,
+				f->insn, match->lat, match->note, r->status);
+			continue;
+		}
+		if (*r->expected && fabs(strtod(r->expected, NULL) - match->lat) > 1e-9) {
+			disagree++;
+			fprintf(out, "%s\t%s\t%.4f\tref %g\t%s\tsources disagree: the table's lat=%s, "
+				"the reference %g\n", r->form, f->insn, r->rate.value, match->lat,
+				match->note, r->expected, match->lat);
+			continue;
+		}
+		compared++;
+		agree = fabs(r->rate.value - match->lat) <= o->tolerance;
+		within += agree;
+		fprintf(out, "%s\t%s\t%.4f\tref %g\t%s\t%s\n", r->form, f->insn, r->rate.value,
+			match->lat, match->note, agree ? "within" : "OFF");
 	}
-	rc = res->impossible ? T32_EXIT_UNTRUSTED : 0;
+	if (!rc)
+		fprintf(out, "reference %s: %zu of %zu forms with its chain within %.2f cycles (%.1f%%); "
+			"%zu where its sources and the table's lat= disagree (each shown); %zu rows "
+			"with lat= whose chain is not a reference chain, not compared\n", ref, within,
+			compared, o->tolerance,
+			compared ? 100.0 * (double)within / (double)compared : 0.0, disagree, other);
+	res->compared += compared;
+	res->disagree += disagree;
+	res->within += within;
+	free_refs(refs, nrefs);
+	return rc;
+}
+
+int t32_table_check(const struct t32_tablecheck_opts *o, FILE *out,
+		    struct t32_tablecheck_result *res)
+{
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	struct t32_table tab = { 0 };
+	int have_tab = 0, rc;
+	char barrier[32], store[8], forms[32] = "", of[4096] = "";
+
+	memset(res, 0, sizeof(*res));
+	rc = read_sweep(o->sweep, &rows, &nrows, barrier, sizeof(barrier), store, sizeof(store),
+			forms, sizeof(forms), of, sizeof(of), o->untrusted);
+	if (!rc)
+		rc = find_table(o, rows, nrows, forms, of, &tab, &have_tab);
+	if (rc)
+		goto out;
+	if (o->rows && have_tab)
+		print_commands(out, rows, nrows, &tab, barrier, store);
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	judge_rows(o, out, rows, nrows, have_tab ? &tab : NULL, res);
+	for (size_t k = 0; k < o->nrefs && !rc; k++)
+		rc = compare_ref(o, o->refs[k], out, rows, nrows, &tab, res);
+	if (!rc)
+		rc = res->impossible ? T32_EXIT_UNTRUSTED : 0;
 out:
 	for (size_t i = 0; i < nrows; i++)
 		free(rows[i].form);
