@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "t32/block.h"
+#include "t32/chainjudge.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
 #include "t32/record.h"
@@ -70,6 +71,15 @@ struct sweep {
 	char shard_line[64];		/* `# shard: K/N` line, or "" */
 	unsigned char *done;		/* rows already in the output (resume) */
 	size_t nrows;
+	struct t32_rate last;		/* the reading of the row measure_job last finished */
+	/*
+	 * throughput rows measured ahead of their turn, beside their latency rows
+	 * (slot row % nn: at most a form's n list waits at a time), or line NULL
+	 */
+	struct ahead {
+		size_t row;
+		char *line;
+	} *ahead;
 };
 
 /* A row to measure: which form, mode and n. */
@@ -252,6 +262,35 @@ static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsi
 	return 0;
 }
 
+static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len);
+
+/*
+ * The throughput row of latency job j's form and n, measured now when this run
+ * measures it at all (in this shard, not yet in the file), so the latency row can
+ * be judged against it; its line waits in w->ahead until its turn.  *tp is its
+ * reading (have 0 when there is none).  0, or an exit code to stop with.
+ */
+static int measure_ahead(struct sweep *w, const struct job *j, struct t32_rate *tp)
+{
+	size_t r = j->row + w->nn;
+	struct job t;
+	char line[8192];
+	int rc;
+
+	if (!(w->modes & (1u << MODE_THROUGHPUT)) || !w->ahead || r >= w->nrows ||
+	    r % w->shards != w->shard - 1 || w->done[r] || w->ahead[r % w->nn].line ||
+	    job_of(w, r, &t) || t.mode != MODE_THROUGHPUT || t.form != j->form)
+		return 0;
+	w->last.have = 0;
+	rc = measure_job(w, &t, line, sizeof(line));
+	if (rc)
+		return rc;
+	*tp = w->last;
+	w->ahead[r % w->nn].row = r;
+	w->ahead[r % w->nn].line = strdup(line);
+	return w->ahead[r % w->nn].line ? 0 : T32_EXIT_ERROR;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -267,8 +306,15 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 		return 0;
 	}
 	if (j->mode == MODE_LATENCY && j->form && j->form->nochain) {
-		format_row(buf, len, w, j, 0, NULL, "skipped",
-			   "the form has no dependency chain (chain=none): throughput only");
+		char why[256];
+
+		if (j->form->nochain > 1)
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none: %s): "
+				 "throughput only", t32_form_nochain_reason(j->form));
+		else
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none): "
+				 "throughput only");
+		format_row(buf, len, w, j, 0, NULL, "skipped", why);
 		return 0;
 	}
 	if (j->mode == MODE_THROUGHPUT && j->form && kmax > j->form->tp_period)
@@ -313,6 +359,21 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	}
 	if (best.untrusted[0])
 		status = "untrusted";
+	w->last = (struct t32_rate){ !strcmp(status, "ok"), best.value, best.value - best.halfwidth,
+				     best.value + best.halfwidth };
+	if (j->mode == MODE_LATENCY && j->form && w->last.have) {
+		/* a latency below a cycle or its own throughput carried no dependency */
+		struct t32_rate lat = w->last, tp = { 0 };
+
+		rc = measure_ahead(w, j, &tp);
+		if (rc)
+			return rc;
+		if (t32_chain_judge(j->form->insn, w->mo.unit == T32_UNIT_CYCLES, &lat, &tp, reason,
+				    sizeof(reason)) != T32_CHAIN_OK) {
+			format_row(buf, len, w, j, bestk, &best, T32_CHAIN_STATUS, reason);
+			return 0;
+		}
+	}
 	format_row(buf, len, w, j, bestk, &best, status, best.untrusted);
 	return 0;
 }
@@ -339,25 +400,6 @@ static void exact_num(FILE *f, double d)
 			break;
 	}
 	fputs(buf, f);
-}
-
-/* A table's forms as one hash: a table edited between shards is another sweep. */
-static uint64_t table_hash(const struct t32_table *t)
-{
-	uint64_t h = FNV_START;
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct t32_form *f = &t->forms[i];
-		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
-
-		for (size_t k = 0; k < 4; k++)
-			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
-		h = fnv1a(h, &f->lat, sizeof(f->lat));
-		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
-		if (f->nochain)
-			h = fnv1a(h, "chain=none", 11);
-	}
-	return h;
 }
 
 /* Text (escaped) in the sweep line: whole, or its start and a hash when long or odd. */
@@ -408,7 +450,7 @@ static int make_signature(struct sweep *w, const char *what)
 	fprintf(f, "# sweep: rows=%zu of=", w->nrows);
 	sig_text(f, what);
 	if (w->from_table)
-		fprintf(f, " forms=%016llx", (unsigned long long)table_hash(&w->table));
+		fprintf(f, " forms=%016llx", (unsigned long long)t32_table_hash(&w->table));
 	fputs(" modes=", f);
 	for (int m = 0; m < MODE_N; m++)
 		if (w->modes & (1u << m)) {
@@ -1052,7 +1094,8 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 		else
 			spec_name(&w.spec, what, sizeof(what));
 		w.done = calloc(w.nrows ? w.nrows : 1, 1);
-		if (!w.done || make_signature(&w, what)) {
+		w.ahead = w.from_table ? calloc(w.nn ? w.nn : 1, sizeof(*w.ahead)) : NULL;
+		if (!w.done || (w.from_table && !w.ahead) || make_signature(&w, what)) {
 			t32_error("out of memory for '%zu rows'", w.nrows);
 			rc = T32_EXIT_ERROR;
 			goto out;
@@ -1137,9 +1180,16 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 				fprintf(stderr, ", about %.0f s left",
 					el / written * (double)(todo_rows - written));
 		}
-		rc = measure_job(&w, &j, line, sizeof(line));
-		if (rc)
-			break;
+		if (w.ahead && w.ahead[r % w.nn].line && w.ahead[r % w.nn].row == r) {
+			/* measured ahead of its turn, beside its latency row */
+			snprintf(line, sizeof(line), "%s", w.ahead[r % w.nn].line);
+			free(w.ahead[r % w.nn].line);
+			w.ahead[r % w.nn].line = NULL;
+		} else {
+			rc = measure_job(&w, &j, line, sizeof(line));
+			if (rc)
+				break;
+		}
 		if (write_line(sink.fd, line)) {
 			int e = errno;
 
@@ -1197,6 +1247,9 @@ out:
 	t32_spec_free(&w.spec);
 	free(w.ns);
 	free(w.done);
+	for (size_t r = 0; w.ahead && r < w.nn; r++)
+		free(w.ahead[r].line);
+	free(w.ahead);
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
 	/* written whole, but not every row is a measurement to use: a batch script can tell */

@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "time", cmd_time, "one block in core cycles per instruction, below the TSC's step" },
 	{ "gen", cmd_gen, "print the NASM that would run, or write it as a program for perf" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
-	{ "table", cmd_table, "generate a full instruction table (table gen) from capstone and NASM" },
+	{ "table", cmd_table, "generate a full instruction table (table gen), read a swept one row by row (table check)" },
 	{ "compare", cmd_compare, "sweeps of one table from several machines side by side" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "sample", cmd_sample, "where timer interrupts land in a block" },
