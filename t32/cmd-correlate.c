@@ -35,7 +35,9 @@
 #include "t32/latcache.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/sampling.h"
 #include "t32/spec.h"
+#include "t32/sweep.h"
 #include "t32/run.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
@@ -73,6 +75,8 @@ static const char correlate_help[] =
 	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
 	"  --seconds S         or after S seconds (default 3)\n"
 	"  --backend B         sampling backend (default: the best available)\n"
+	"  --cpu N             pin the measuring processes to CPU N (default: the last\n"
+	"                      allowed, a P-core on a hybrid part)\n"
 	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"
 	"  --no-measure        take latencies from the shipped table alone; by default each\n"
 	"                      instruction form of the block is first timed here as a chain\n"
@@ -87,8 +91,8 @@ static const char correlate_help[] =
 	"                      default the model runs the loop as the sampler ran it (every\n"
 	"                      copy of the unit, then the loop's counter and branch)\n"
 	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
-	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
-	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
+	"  -o DIR              write shares.tsv, curve.tsv, the sampler's sample.tsv, the\n"
+	"                      sweep's sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
 	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
 	"\n"
 	"Exit 3 when no sampling backend is available here.\n";
@@ -104,6 +108,7 @@ struct corr_args {
 	uint64_t samples;
 	double seconds;
 	const char *backend;
+	int cpu;		/* --cpu N, or -1: the default */
 	const char *init[T32_MAX_INIT];	/* --init R=V,... as given */
 	size_t ninit;
 	int no_measure;		/* --no-measure: the shipped table alone */
@@ -380,69 +385,96 @@ static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char 
 	return 0;
 }
 
-/* Add `--init REG=V,...` for the spec's start values to argv at *ac. */
-static void corr_init_arg(const struct t32_spec *s, char *buf, size_t len, char **argv, int *ac)
+/* The step curve as the sweep hands its rows over: k copies of the unit, k = 0..kmax. */
+struct corr_curve {
+	struct corr_run *run;
+	unsigned char *seen;	/* kmax + 1 */
+};
+
+/*
+ * One row of the step curve: the block's cycles (block minus empty) and their
+ * 95% half-width (per instruction, times the instructions).  A row the sweep did
+ * not trust is kept and counted; a fault or an unsupported row stops the sweep.
+ */
+static int corr_curve_row(void *ctx, const struct t32_sweep_row *r)
 {
-	size_t at = 0;
+	struct corr_curve *c = ctx;
+	struct corr_run *run = c->run;
+	double tot, est;
 
-	if (!s->ninit)
-		return;
-	buf[0] = 0;
-	for (size_t i = 0; i < s->ninit; i++) {
-		char one[112], reg[96];
-
-		t32_init_format(&s->init[i], reg, sizeof(reg));
-		snprintf(one, sizeof(one), "%s%s", i ? "," : "", reg);
-		if (corr_append(buf, len, &at, one))
-			break;
+	if (strcmp(r->status, "untrusted") == 0) {
+		run->curve_untrusted++;
+	} else if (strcmp(r->status, "ok") != 0 || !r->m) {
+		t32_error("a step of the curve was not measured '%llu: %s'", (unsigned long long)r->n,
+			  r->status);
+		return T32_EXIT_ERROR;
 	}
-	argv[(*ac)++] = "--init";
-	argv[(*ac)++] = buf;
+	if (r->n > run->kmax)
+		return 0;
+	tot = r->m->block_value - r->m->empty_value;
+	est = r->m->value;
+	run->curve[r->n] = tot;
+	run->curve_hw[r->n] = r->m->halfwidth * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+	c->seen[r->n] = 1;
+	return 0;
 }
 
-/* Run the step-curve sweep as a child into run->sweep_tsv and read it.  Exit code. */
-static int corr_sweep(const char *self, const struct corr_args *a, struct corr_run *run)
+/*
+ * The step curve: k = 0..kmax copies of the unit between lfences, swept in this
+ * process into run->sweep_tsv (or read from it with --from).  Exit code.
+ */
+static int corr_sweep(const struct corr_args *a, struct corr_run *run)
 {
-	char nlist[64], init[2048], err[512];
-	char *argv[24];
-	int ac = 0, rc;
-	struct t32_child_output o;
+	char err[512], cmd[8192];
+	struct t32_sweep_req q;
+	struct t32_spec s = { 0 };
+	struct corr_curve c = { run, NULL };
+	uint64_t *ns = NULL;
+	char *body = run->unit_text;
+	int rc = T32_EXIT_ERROR;
 	FILE *f;
 
 	if (a->from)
 		goto read;	/* measured before: read it */
-	snprintf(nlist, sizeof(nlist), "0..%llu", (unsigned long long)a->kmax);
-	argv[ac++] = (char *)self;
-	argv[ac++] = "sweep";
-	argv[ac++] = "--n";
-	argv[ac++] = nlist;
-	argv[ac++] = "--budget";
-	argv[ac++] = "0.25";
-	argv[ac++] = "-o";
-	argv[ac++] = run->sweep_tsv;
-	if (t32_spec_raw_nasm())
-		argv[ac++] = "--raw-nasm";
-	corr_init_arg(&run->spec, init, sizeof(init), argv, &ac);
-	argv[ac++] = "l";
-	argv[ac++] = "m";
-	argv[ac++] = run->unit_text;
-	argv[ac] = NULL;
+	t32_sweep_req_init(&q);
+	ns = calloc(a->kmax + 1, sizeof(*ns));
+	c.seen = calloc(a->kmax + 1, 1);
+	if (!ns || !c.seen) {
+		t32_error("out of memory");
+		goto out;
+	}
+	for (uint64_t k = 0; k <= a->kmax; k++)
+		ns[k] = k;
+	memcpy(s.init, run->spec.init, sizeof(s.init));
+	s.ninit = run->spec.ninit;
+	if (t32_block_parse_head(&s, "l", "m") ||
+	    t32_spec_parse_body(&s, 1, &body, err, sizeof(err))) {
+		if (s.barrier[0])
+			t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	q.spec = &s;
+	q.ns = ns;
+	q.nn = a->kmax + 1;
+	q.mo.budget = 0.25;
+	q.bo.run.cpu = a->cpu;
+	q.out_path = run->sweep_tsv;
+	q.quiet = 1;
+	q.row = corr_curve_row;
+	q.ctx = &c;
+	q.command = t32_sweep_command(&q, cmd, sizeof(cmd));
 	unlink(run->sweep_tsv);
-	if (t32_run_program(argv, &o) < 0) {
-		t32_error("cannot run the sweep (%s) '%s'", o.error, self);
-		t32_child_output_free(&o);
-		return T32_EXIT_ERROR;
-	}
-	rc = o.status;
-	if (rc) {
-		const char *e = o.text ? strstr(o.text, "t32: ") : NULL;
-
-		t32_error("the step-curve sweep failed (%.*s) '%.200s'",
-			  e ? (int)strcspn(e + 5, "\n") : 9, e ? e + 5 : "no reason", run->unit_text);
-		t32_child_output_free(&o);
-		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_UNSUPPORTED ? rc : T32_EXIT_ERROR;
-	}
-	t32_child_output_free(&o);
+	rc = t32_sweep(&q);
+	for (size_t k = 0; k <= a->kmax && !rc; k++)
+		if (!c.seen[k]) {
+			t32_error("the sweep has no row for copies '%zu'", k);
+			rc = T32_EXIT_ERROR;
+		}
+	if (rc && rc != T32_EXIT_UNAVAILABLE && rc != T32_EXIT_UNSUPPORTED &&
+	    rc != T32_EXIT_INTERRUPTED)
+		rc = T32_EXIT_ERROR;
+	goto out;
 read:
 	f = fopen(run->sweep_tsv, "r");
 	if (!f) {
@@ -457,9 +489,13 @@ read:
 		return T32_EXIT_ERROR;
 	}
 	return 0;
+out:
+	t32_spec_free(&s);
+	free(ns);
+	free(c.seen);
+	return rc;
 }
 
-/* Run the sampler as a child, keep its TSV in run->sample_tsv, fold the counts.  Exit code. */
 /*
  * What the sample table says of its stability: a distribution whose parts
  * differed is refused unless asked for (exit 7); one that moved since the last
@@ -486,110 +522,94 @@ static int corr_stability(const char *text, const struct corr_args *a, const cha
 	return 0;
 }
 
-static int corr_sample(const char *self, const struct corr_args *a, struct corr_run *run)
+/*
+ * The samples: the block sampled in this process (its loop in a measuring
+ * child), the sample table kept in run->sample_tsv (or read from it with
+ * --from), and its counts folded onto the unit's positions.  Exit code.
+ */
+static int corr_sample(const struct corr_args *a, struct corr_run *run)
 {
-	char nsamp[32], nsec[32], err[512] = "";
-	char *argv[32 + 64];
-	int ac = 0;
-	struct t32_child_output o;
-	const char *e;
+	struct t32_sampling_req q;
+	struct t32_sampling out;
+	struct t32_spec s = { 0 };
+	char err[512] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
 
 	if (a->from) {
-		FILE *f = fopen(run->sample_tsv, "r");
-		char *text = NULL;
-		size_t cap = 0;
 		ssize_t got;
 
-		if (!f) {
+		if (!(f = fopen(run->sample_tsv, "r"))) {
 			t32_error("cannot read the samples (%s) '%s'", strerror(errno), run->sample_tsv);
 			return T32_EXIT_ERROR;
 		}
 		/* one sample table of the loop's positions: bounded by getdelim's own read */
-		got = getdelim(&text, &cap, '\0', f);
+		got = getdelim(&text, &len, '\0', f);
 		fclose(f);
-		if (got < 0 || corr_read_samples(text, run->n, run->counts, run->backend,
-						 sizeof(run->backend), err, sizeof(err))) {
-			t32_error("%s", got < 0 ? "cannot read the samples" : err);
+		if (got < 0) {
+			t32_error("%s", "cannot read the samples");
 			free(text);
 			return T32_EXIT_ERROR;
 		}
-		{
-			int rc = corr_stability(text, a, run->sample_tsv);
-
-			free(text);
-			if (rc)
-				return rc;
-		}
-		run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
-		return 0;
+		goto fold;
 	}
-	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
-	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
-	argv[ac++] = (char *)self;
-	argv[ac++] = "sample";
-	argv[ac++] = "--format=tsv";
-	argv[ac++] = "--samples";
-	argv[ac++] = nsamp;
-	argv[ac++] = "--seconds";
-	argv[ac++] = nsec;
-	if (a->backend) {
-		argv[ac++] = "--backend";
-		argv[ac++] = (char *)a->backend;
+	t32_sampling_req_init(&q);
+	memset(&out, 0, sizeof(out));
+	q.samples = a->samples;
+	q.seconds = a->seconds;
+	q.run.cpu = a->cpu;
+	if (a->backend && strcmp(a->backend, "auto") &&
+	    !(q.backend = t32_sample_backend_find(a->backend))) {
+		t32_error("unknown backend '%s' (auto, perf, signal, precise)", a->backend);
+		return T32_EXIT_USAGE;
 	}
-	if (t32_spec_raw_nasm())
-		argv[ac++] = "--raw-nasm";
-	for (size_t k = 0; k < a->ninit && ac < 32 + 40; k++) {
-		argv[ac++] = "--init";
-		argv[ac++] = (char *)a->init[k];
-	}
-	argv[ac++] = "--";
-	if (a->block_file[0]) {
-		argv[ac++] = (char *)a->block_file;
-	} else {
-		for (int i = 0; i < a->body_argc && ac < 32 + 63; i++)
-			argv[ac++] = a->body_argv[i];
-	}
-	argv[ac] = NULL;
-	if (t32_run_program(argv, &o) < 0) {
-		t32_error("cannot run the sampler (%s) '%s'", o.error, self);
-		t32_child_output_free(&o);
-		return T32_EXIT_ERROR;
-	}
-	e = o.text ? strstr(o.text, "t32: ") : NULL;
-	if (o.status && o.status != T32_EXIT_UNTRUSTED) {
-		int rc = o.status == T32_EXIT_UNAVAILABLE || o.status == T32_EXIT_USAGE ? o.status
-			: T32_EXIT_ERROR;
-
-		if (e)
-			fprintf(stderr, "%.*s\n", (int)strcspn(e, "\n"), e);
-		else
-			t32_error("the sampler failed (exit %d) '%s'", o.status, "t32 sample");
-		t32_child_output_free(&o);
-		return rc;
-	}
-	run->sample_untrusted = o.status == T32_EXIT_UNTRUSTED;
-	{
-		int rc = corr_stability(o.text, a, "t32 sample");
-
-		if (rc) {
-			t32_child_output_free(&o);
-			return rc;
-		}
-	}
-	if (t32_write_file(run->sample_tsv, o.text ? o.text : "", o.text ? strlen(o.text) : 0) ||
-	    corr_read_samples(o.text, run->n, run->counts, run->backend, sizeof(run->backend),
-				  err, sizeof(err))) {
-		if (!err[0])
-			snprintf(err, sizeof(err), "cannot write '%.400s' (%s)", run->sample_tsv,
-				 strerror(errno));
+	rc = t32_spec_set_barrier(&s, "n", err, sizeof(err)) ||
+	     t32_spec_set_store(&s, "m", err, sizeof(err)) ? T32_EXIT_ERROR : 0;
+	for (size_t k = 0; k < a->ninit && !rc; k++)
+		if (t32_spec_parse_init(&s, a->init[k], err, sizeof(err)))
+			rc = T32_EXIT_USAGE;
+	if (rc)
 		t32_error("%s", err);
-		t32_child_output_free(&o);
+	else if (a->block_file[0]) {
+		snprintf(q.block_file, sizeof(q.block_file), "%s", a->block_file);
+		rc = t32_sampling_load_block(&q, &s);
+	} else if (t32_spec_parse_body(&s, a->body_argc, a->body_argv, err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = t32_sampling_take(&q, &s, NULL, &out);
+	if (!rc && (f = open_memstream(&text, &len))) {
+		t32_sampling_tsv(f, &q, &s, &out, NULL);
+		if (fclose(f))
+			rc = T32_EXIT_ERROR;
+	} else if (!rc) {
+		rc = T32_EXIT_ERROR;
+	}
+	run->sample_untrusted = !rc && t32_sampling_doubt(&out) != T32_SAMPLING_TRUSTED;
+	t32_sampling_free(&out);
+	t32_spec_free(&s);
+	if (rc) {
+		free(text);
+		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_USAGE ? rc : T32_EXIT_ERROR;
+	}
+	if (t32_write_file(run->sample_tsv, text, len)) {
+		t32_error("cannot write '%.400s' (%s)", run->sample_tsv, strerror(errno));
+		free(text);
 		return T32_EXIT_ERROR;
 	}
-	t32_child_output_free(&o);
+fold:
+	rc = corr_stability(text, a, a->from ? run->sample_tsv : "t32 sample");
+	if (!rc && corr_read_samples(text, run->n, run->counts, run->backend,
+				     sizeof(run->backend), err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_ERROR;
+	}
+	free(text);
 	/* the precise backend puts the sample on the selected instruction itself */
 	run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
-	return 0;
+	return rc;
 }
 
 /* In-situ hold of instruction i: its selected samples (on i + skid) over the block's cycles. */
@@ -1027,6 +1047,13 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 				t32_error("bad seconds (above 0, at most 3600) '%s'", v);
 				return T32_EXIT_USAGE;
 			}
+		} else if ((v = t32_optval(argc, argv, &i, "--cpu"))) {
+			struct t32_block_opts bo;
+
+			t32_block_opts_init(&bo);
+			if (t32_block_option(0x100, v, &bo, NULL))
+				return T32_EXIT_USAGE;
+			a->cpu = bo.run.cpu;
 		} else if ((v = t32_optval(argc, argv, &i, "--backend"))) {
 			a->backend = v;
 		} else if ((v = t32_optval(argc, argv, &i, "--init"))) {
@@ -1148,14 +1175,14 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 /* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
 int cmd_correlate(int argc, char **argv)
 {
-	struct corr_args a = { .uarch = NULL, .kmax = 16, .samples = 2000, .seconds = 3,
+	struct corr_args a = { .uarch = NULL, .cpu = -1, .kmax = 16, .samples = 2000, .seconds = 3,
 			       .format = T32_FMT_TABLE };
 	struct corr_run *run = calloc(1, sizeof(*run));
 	struct t32_uarch u;
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_corr_data d;
 	struct t32_corr_opts co;
-	char err[1024], path[PATH_MAX], self[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
+	char err[1024], path[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
 	const char *params[T32_CORR_MAX_PARAMS];
 	unsigned char *code = NULL;
 	double t0 = t32_now(), *kx = NULL;
@@ -1274,10 +1301,6 @@ int cmd_correlate(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	if (corr_self(self, sizeof(self))) {
-		t32_error("cannot find this program (%s) '%s'", strerror(errno), "/proc/self/exe");
-		goto out;
-	}
 	if (a.from) {
 		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.from);
 		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.from);
@@ -1319,10 +1342,10 @@ int cmd_correlate(int argc, char **argv)
 		close(fd);
 	}
 	/* sampling first: no backend here is exit 3 before spending time on the sweep */
-	rc = corr_sample(self, &a, run);
+	rc = corr_sample(&a, run);
 	if (rc)
 		goto out;
-	rc = corr_sweep(self, &a, run);
+	rc = corr_sweep(&a, run);
 	if (rc)
 		goto out;
 	rc = T32_EXIT_ERROR;

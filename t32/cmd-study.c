@@ -34,6 +34,7 @@
 #include "t32/measure.h"
 #include "t32/run.h"
 #include "t32/study.h"
+#include "t32/sweep.h"
 #include "t32/table.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
@@ -43,9 +44,9 @@ static const char study_usage[] =
 	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--no-plots] [RECIPE...]";
 
 static const struct profile profiles[] = {
-	{ "quick", 1000, 1000000, "0.15", "1.5", "0.1", "0.7", "0.3", "2", 1 },
-	{ "full", 1000, 1000000, "3", "0.3", "2", "0.15", "3", "10", 6 },
-	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+	{ "quick", 1000, 1000000, 0.15, 1.5, 0.1, 0.7, 0.3, "2", 1 },
+	{ "full", 1000, 1000000, 3, 0.3, 2, 0.15, 3, "10", 6 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
 static volatile int stop;	/* Ctrl-C while the study measures on its own */
@@ -54,6 +55,41 @@ static void on_interrupt(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/*
+ * A sweep into the report directory, in this process: n over nlist, the spec
+ * BARRIER m BODY... (body words) or the table q->table, the rows into out.  Its
+ * `# command:` line is the sweep as one would run it alone; its warnings stay in
+ * its rows' flags.  Its exit code; 130 (Ctrl-C) stops the study.
+ */
+static int study_sweep(struct study *st, struct t32_sweep_req *q, const char *nlist,
+		       const char *out, int nbody, char **body)
+{
+	struct t32_spec s = { 0 };
+	uint64_t *ns = NULL;
+	char err[512], cmd[8192];
+	int rc = T32_EXIT_ERROR;
+
+	if (t32_parse_nlist(nlist, &ns, &q->nn, err, sizeof(err)) ||
+	    t32_block_parse_head(&s, st->barrier, "m") ||
+	    (nbody && t32_spec_parse_body(&s, nbody, body, err, sizeof(err)))) {
+		t32_error("cannot build the sweep '%s' (%s)", out, err);
+		goto out;
+	}
+	q->ns = ns;
+	q->spec = &s;
+	q->out_path = out;
+	q->quiet = 1;
+	q->command = t32_sweep_command(q, cmd, sizeof(cmd));
+	fflush(stdout);
+	rc = t32_sweep(q);
+	if (rc == T32_EXIT_INTERRUPTED)
+		st->interrupted = 1;
+out:
+	t32_spec_free(&s);
+	free(ns);
+	return rc;
 }
 
 /* A paragraph "What this shows", its text composed by the caller (HTML). */
@@ -410,26 +446,22 @@ static int run_table(struct study *st)
 	study_path(st, "table.tsv", lat, sizeof(lat));
 	study_path(st, "table-throughput.tsv", tp, sizeof(tp));
 	{
-		char *argv[] = { "sweep", "--n", "100,1000,10000,100000", "--mode", "latency",
-				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
-				 "--budget", (char *)st->p->table_budget,
-				 "--block-precision", (char *)st->p->table_block_precision,
-				 "-o", lat, tbl, NULL };
+		struct t32_sweep_req q;
 
+		t32_sweep_req_init(&q);
+		q.table = tbl;
+		q.modes = T32_SWEEP_BIT(T32_SWEEP_LATENCY);
+		q.mo.unit = st->ratio > 0 ? T32_UNIT_CYCLES : T32_UNIT_TICKS;
+		q.mo.budget = st->p->table_budget;
+		q.mo.block_precision = st->p->table_block_precision;
 		progress(st, "table: the 24 forms in latency mode (dependent chains)", 0);
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "100,1000,10000,100000", lat, 0, NULL)))
 			return rc;
-	}
-	{
 		/* k independent copies: Zen and the Cores retire up to 4 to 6 ALU operations a cycle */
-		char *argv[] = { "sweep", "--n", "1200", "--mode", "throughput", "--max-k", "6",
-				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
-				 "--budget", (char *)st->p->table_budget,
-				 "--block-precision", (char *)st->p->table_block_precision,
-				 "-o", tp, tbl, NULL };
-
+		q.modes = T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT);
+		q.max_k = 6;
 		progress(st, "table: the 24 forms in throughput mode (independent copies)", 0.6);
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "1200", tp, 0, NULL)))
 			return rc;
 	}
 	if (t32_table_load(tbl, &table, err, sizeof(err))) {
@@ -666,14 +698,15 @@ static int run_steps(struct study *st)
 		snprintf(name, sizeof(name), "%s.sweep.tsv", curves[c].base);
 		study_path(st, name, sw, sizeof(sw));
 		{
-			char *argv[] = { "sweep", "--n", "1..100",
-					 "--budget", (char *)st->p->steps_budget,
-					 "--block-precision", (char *)st->p->steps_block_precision,
-					 "-o", sw, (char *)st->barrier, "m", (char *)curves[c].insn, NULL };
+			struct t32_sweep_req q;
+			char *body = (char *)curves[c].insn;
 
+			t32_sweep_req_init(&q);
+			q.mo.budget = st->p->steps_budget;
+			q.mo.block_precision = st->p->steps_block_precision;
 			snprintf(what, sizeof(what), "steps: n x '%s', n = 1..100", curves[c].insn);
 			progress(st, what, 0.5 * c);
-			if ((rc = study_call(st, cmd_sweep, argv)))
+			if ((rc = study_sweep(st, &q, "1..100", sw, 1, &body)))
 				return rc;
 		}
 		if (tab_load(&t, sw, 0))
@@ -829,19 +862,15 @@ static int run_combos(struct study *st)
 	study_path(st, "combos.sweep.tsv", sw, sizeof(sw));
 	study_path(st, "combos-alone.sweep.tsv", alone, sizeof(alone));
 	{
-		char *argv[] = { "sweep", "--n", "0,1,2,3,10,100",
-				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
-				 "-o", sw, (char *)st->barrier, "m", "inc ebx", "inc eax", NULL };
+		struct t32_sweep_req q;
+		char *both[] = { "inc ebx", "inc eax" };
 
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		t32_sweep_req_init(&q);
+		q.mo.budget = st->p->combo_budget;
+		q.mo.block_precision = 0.3;
+		if ((rc = study_sweep(st, &q, "0,1,2,3,10,100", sw, 2, both)))
 			return rc;
-	}
-	{
-		char *argv[] = { "sweep", "--n", "1,2,3,10,100",
-				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
-				 "-o", alone, (char *)st->barrier, "m", "inc eax", NULL };
-
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "1,2,3,10,100", alone, 1, both + 1)))
 			return rc;
 	}
 	if (tab_load(&a, sw, 0))
@@ -1271,16 +1300,15 @@ static int section_interrupts(struct study *st, FILE *h)
  * Recipe allforms (the full profile, or named): the generated full table (t32
  * table gen) swept at +-0.02 cycles, resumable, and the forms whose latency or
  * throughput lies off the table's published value, with both (t32 compare
- * --differing, into allforms/).  Each step runs as a program.
+ * --differing, into allforms/).  The sweep runs in this process; table gen and
+ * compare run as programs (each writes its own files, and says so on its output).
  */
 static int run_allforms(struct study *st)
 {
 	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
 	char *gen[] = { self, "table", "gen", "--quiet", "-o", tbl, NULL };
-	char *sweep[] = { self, "sweep", "--n", "840", "--k-list", "12", "--precision", "0.02",
-			  "--resume", "-o", tsv, tbl, NULL };
 	char *cmp[] = { self, "compare", "--differing", "-o", dir, tsv, NULL };
-	char **steps[] = { gen, sweep, cmp };
+	char **steps[] = { gen, NULL, cmp };
 	static const char *const what[] = { "allforms: table gen", "allforms: the sweep",
 					    "allforms: compare" };
 	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -1295,8 +1323,20 @@ static int run_allforms(struct study *st)
 	study_path(st, "allforms", dir, sizeof(dir));
 	for (size_t i = 0; i < 3 && !stop; i++) {
 		struct t32_child_output res;
+		struct t32_sweep_req q;
+		int rc;
 
 		progress(st, what[i], i / 3.0);
+		if (!steps[i]) {
+			t32_sweep_req_init(&q);
+			q.table = tbl;
+			q.klist[q.nk++] = 12;
+			q.mo.precision = 0.02;
+			q.resume = 1;
+			if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
+				return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
+			continue;
+		}
 		if (t32_run_program(steps[i], &res) < 0 || res.status) {
 			t32_error("%s failed (%s) '%s'", what[i], res.error[0] ? res.error :
 				  res.text ? res.text : "no output", tbl);

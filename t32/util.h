@@ -173,6 +173,8 @@ int t32_parse_format(const char *arg, enum t32_format *out);
 extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/* The same, naming `cmd` (a command line as one would type it) as the command. */
+void t32_provenance_of(FILE *f, const char *cmd);
 /*
  * While a recording is replayed, provenance names the machine and date it was
  * recorded on (these values) and the file (a `# replayed:` line); NULLs end that.
@@ -187,6 +189,8 @@ void t32_provenance_json(FILE *f, int argc, char **argv);
 const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */
 void t32_command_line(char *buf, size_t len, int argc, char **argv);
+/* argv[0..argc) as one shell-readable string into buf (this process's line not consulted). */
+void t32_command_words(char *buf, size_t len, int argc, const char *const *argv);
 
 /*
  * The CPU's brand string, vendor/family/model and core from cpuid (t32/cpu.h):
