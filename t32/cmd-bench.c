@@ -16,6 +16,7 @@
 #include "analysis/uarch.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/sampling.h"
 #include "t32/measure.h"
 #include "t32/table.h"
 #include "t32/tablegen.h"
@@ -309,48 +310,58 @@ static void bench_steps(void)
 	}
 }
 
-/* Samples per second of wall time and the loop's slowdown, for each sampling backend. */
+/*
+ * Samples per second of wall time and the loop's slowdown, for each sampling
+ * backend, sampling the block load-nop10 for 2 s in this process (the loop in
+ * its measuring child).
+ */
 static void bench_sampling(void)
 {
 	static const char *const backends[][2] = {
 		{ "perf", "task-clock" }, { "signal", "cpu-clock" }, { "precise", "task-clock" },
 	};
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0)
-		return;
-	self[n] = 0;
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		char *argv[] = { self, "sample", "--format=tsv", "--backend", (char *)backends[i][0],
-				 "--clock", (char *)backends[i][1], "--seconds", "2", "load-nop10", NULL };
-		struct t32_child_output res;
-		char what[80], fig[120];
-		unsigned long long got = 0;
-		double secs = 0, slow = NAN;
-		double t0 = t32_now(), took;
-		const char *p;
+		struct t32_sampling_req q;
+		struct t32_sampling out;
+		struct t32_spec s = { 0 };
+		char what[80], fig[120], why[512];
+		double t0, took, slow;
+		int rc;
 
 		snprintf(what, sizeof(what), "sampling: %s (%s), load-nop10", backends[i][0],
 			 backends[i][1]);
-		if (t32_run_program(argv, &res)) {
-			t32_child_output_free(&res);
-			continue;
-		}
-		took = t32_now() - t0;
-		if (res.status == T32_EXIT_UNAVAILABLE) {
+		t32_sampling_req_init(&q);
+		q.backend = t32_sample_backend_find(backends[i][0]);
+		q.clock = t32_sample_clock_find(backends[i][1]);
+		q.seconds = 2;
+		if (!q.backend || q.backend->probe(why, sizeof(why))) {
 			report(what, "unavailable here (exit 3)", "(figure only)", 1);
-			t32_child_output_free(&res);
 			continue;
 		}
-		if (res.text && (p = strstr(res.text, "# samples: ")))
-			sscanf(p, "# samples: %llu in %lf s", &got, &secs);
-		if (res.text && (p = strstr(res.text, "# slowdown_percent: ")))
-			sscanf(p, "# slowdown_percent: %lf", &slow);
-		snprintf(fig, sizeof(fig), "%.0f samples/s of wall time, slowdown %.1f%%",
-			 took > 0 ? (double)got / took : 0, slow);
-		report(what, fig, "(figure only)", res.status == 0 && got > 0);
-		t32_child_output_free(&res);
+		if (t32_spec_set_barrier(&s, "n", why, sizeof(why)) ||
+		    t32_spec_set_store(&s, "m", why, sizeof(why)) ||
+		    !t32_blockfile_find("load-nop10", t32_datadir(), q.block_file,
+					sizeof(q.block_file)) ||
+		    t32_sampling_load_block(&q, &s)) {
+			report(what, "cannot load the block load-nop10", "(figure only)", 0);
+			t32_spec_free(&s);
+			continue;
+		}
+		t0 = t32_now();
+		rc = t32_sampling_take(&q, &s, NULL, &out);
+		took = t32_now() - t0;
+		if (rc == T32_EXIT_UNAVAILABLE) {
+			report(what, "unavailable here (exit 3)", "(figure only)", 1);
+		} else {
+			slow = out.r.ns_alone > 0 ? (out.r.ns_sampled / out.r.ns_alone - 1) * 100 : NAN;
+			snprintf(fig, sizeof(fig), "%.0f samples/s of wall time, slowdown %.1f%%",
+				 took > 0 && !rc ? (double)out.r.samples / took : 0, slow);
+			report(what, fig, "(figure only)", !rc && out.r.samples > 0 &&
+			       t32_sampling_doubt(&out) == T32_SAMPLING_TRUSTED);
+		}
+		t32_sampling_free(&out);
+		t32_spec_free(&s);
 	}
 }
 
