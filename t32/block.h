@@ -50,17 +50,6 @@ struct t32_block_opts {
 	{ "format", required_argument, NULL, 0x105 }, \
 	{ "raw-nasm", no_argument, NULL, 0x106 }
 
-/* All the shared options' help (t32_block_opts_help lists only those a command takes). */
-#define T32_BLOCK_OPTHELP \
-	"  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n" \
-	"  --timeout S      give up on a block after S seconds (default 10); nasm gets\n" \
-	"                   S and S more per ten million instructions\n" \
-	"  --init R=V,...   start register R with V instead of an arena pointer\n" \
-	"  --no-dither      do not randomise the TSC phase before each run\n" \
-	"  --warmup N       runs to throw away first (default 1000)\n" \
-	"  --format F       table, tsv or json\n" \
-	"  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n"
-
 /*
  * The help lines of the shared options o takes (o->accept), with their defaults
  * as o has them and the formats o->formats offers.

@@ -6,6 +6,7 @@
  * that they belong to one sweep and cover it exactly once.
  */
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/record.h"
 #include "t32/sweepfile.h"
 #include "t32/table.h"
@@ -49,187 +51,132 @@ static int parse_shard(const char *arg, unsigned *k, unsigned *n)
 }
 
 
+/* --shard K/N into the request. */
+static int opt_shard(const struct t32_option *row, const char *arg)
+{
+	struct t32_sweep_req *w = row->ctx;
+
+	if (parse_shard(arg, &w->shard, &w->shards)) {
+		t32_error("bad shard '%s' (K/N, 1 <= K <= N)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --unit U */
+static int opt_unit(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_unit(arg, row->ctx)) {
+		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --k-list K,...: copy counts 1 to 64. */
+static int opt_klist(const struct t32_option *row, const char *arg)
+{
+	struct t32_sweep_req *w = row->ctx;
+	char *copy = strdup(arg), *save = NULL, *tok;
+	uint64_t v;
+
+	w->nk = 0;
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		if (w->nk == 64 || t32_parse_u64(tok, 1, 64, &v)) {
+			w->nk = 0;
+			break;
+		}
+		w->klist[w->nk++] = (unsigned)v;
+	}
+	free(copy);
+	if (!w->nk) {
+		t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --replay FILE beside other options (t32_replay_or_run takes it alone). */
+static int opt_replay(const struct t32_option *row, const char *arg)
+{
+	(void)row;
+	t32_error("--replay takes only --format beside it '%s'", arg);
+	return -1;
+}
+
 /*
- * The command, measuring or replaying (rec).  Its length is its option table and
- * the steps of a sweep in order (table or spec, rows, header, the rows measured).
+ * The command, measuring or replaying (rec): its options into a request, the
+ * merge or the sweep run.
  */
 static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "resume", no_argument, NULL, 'R' },
-		{ "shard", required_argument, NULL, 'S' },
-		{ "merge", no_argument, NULL, 'M' },
-		{ "allow-mixed-cpus", no_argument, NULL, 'A' },
-		{ "precision", required_argument, NULL, 'p' },
-		{ "block-precision", required_argument, NULL, 'P' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "max-runs", required_argument, NULL, 'x' },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "max-k", required_argument, NULL, 'k' },
-		{ "k-list", required_argument, NULL, 'K' },
-		{ "barrier", required_argument, NULL, 'B' },
-		{ "store", required_argument, NULL, 's' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "replay", required_argument, NULL, 'y' },
-		{ "ignore-busy", no_argument, NULL, 'I' },
-		{ "whole", no_argument, NULL, 'W' },
-		T32_BLOCK_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_sweep_req w;
 	struct t32_spec spec = { 0 };
+	struct t32_block_optset shared;
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL, *record = NULL;
-	int opt, rc = 0, do_merge = 0, allow_mixed = 0;
-	char err[512], *end;
-	uint64_t v, *ns = NULL;
+	int rc = 0, do_merge = 0, optind_ = 0;
+	char err[512];
+	uint64_t *ns = NULL;
 
 	t32_sweep_req_init(&w);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
-			       "One TSV row per (form, mode, n); a spec sweeps the repeat count of its last item.\n"
-			       "  --n LIST            100,1000  0..100  1..1e5/log:20 (joined by commas)\n"
-			       "  --mode M,...        raw, latency, throughput (tables: latency,throughput)\n"
-			       "  -o, --output FILE   write rows here (default stdout)\n"
-			       "  --resume            skip rows FILE already holds; finish the rest\n"
-			       "  --shard K/N         measure only rows with row %% N == K - 1\n"
-			       "  --merge -o OUT F... join shards, checking they form one whole sweep\n"
-			       "  --allow-mixed-cpus  merge shards, or resume a file, measured on another CPU\n"
-			       "  --precision P       stop a row at +-P unit per instruction (default 0.01)\n"
-			       "  --block-precision P ... or at +-P unit on the whole block (default 0.5)\n"
-			       "  --budget S          seconds per measurement at most (default 1)\n"
-			       "  --max-runs N        runs per measurement at most (default 1000000)\n"
-			       "  --unit U            cycles, ticks or ns\n"
-			       "  --max-k K           throughput copies to try, 1..K (default 12)\n"
-			       "  --k-list K,...      try these copy counts only (a count above what the\n"
-			       "                      template's registers allow tries the largest they do)\n"
-			       "  --barrier B --store S  for tables (default l m)\n"
-			       "  --whole             latency and throughput rows as block minus empty over\n"
-			       "                      n (fixed cost included), not the marginal cost\n"
-			       "  --record FILE       keep every reading behind the rows in FILE\n"
-			       "  --replay FILE       recompute a recorded sweep's rows from FILE, offline\n"
-			       "  --ignore-busy       count readings taken while other CPUs were busy\n",
-			       sweep_usage);
-			t32_block_opts_help(stdout, &w.bo);
-			return t32_close_stdout();
-		case 'n':
-			nlist = optarg;
-			continue;
-		case 'm':
-			modelist = optarg;
-			continue;
-		case 'o':
-			w.out_path = optarg;
-			continue;
-		case 'R':
-			w.resume = 1;
-			continue;
-		case 'S':
-			if (parse_shard(optarg, &w.shard, &w.shards)) {
-				t32_error("bad shard '%s' (K/N, 1 <= K <= N)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'M':
-			do_merge = 1;
-			continue;
-		case 'A':
-			allow_mixed = w.allow_mixed = 1;
-			continue;
-		case 'p':
-		case 'P':
-		case 'b': {
-			double d = strtod(optarg, &end);
+	t32_block_optset_init(&shared, &w.bo, &spec);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_STRING("n", 0, "LIST", &nlist,
+				       "100,1000  0..100  1..1e5/log:20 (joined by commas)"),
+			T32_OPT_STRING("mode", 0, "M,...", &modelist,
+				       "raw, latency, throughput (tables: latency,throughput)"),
+			T32_OPT_STRING("output", 'o', "FILE", &w.out_path, "write rows here (default stdout)"),
+			T32_OPT_FLAG("resume", 0, &w.resume, "skip rows FILE already holds; finish the rest"),
+			T32_OPT_FN("shard", "K/N", opt_shard, &w, "measure only rows with row % N == K - 1"),
+			T32_OPT_FLAG("merge", 0, &do_merge,
+				     "join shards (--merge -o OUT FILE...), checking they\n"
+				     "form one whole sweep"),
+			T32_OPT_FLAG("allow-mixed-cpus", 0, &w.allow_mixed,
+				     "merge shards, or resume a file, measured on another CPU"),
+			T32_OPT_REAL("precision", "P", &w.mo.precision, 0, DBL_MAX, "precision",
+				     "stop a row at +-P unit per instruction (default 0.01)"),
+			T32_OPT_REAL("block-precision", "P", &w.mo.block_precision, 0, DBL_MAX, "precision",
+				     "... or at +-P unit on the whole block (default 0.5)"),
+			T32_OPT_REAL("budget", "S", &w.mo.budget, 0, DBL_MAX, "budget",
+				     "seconds per measurement at most (default 1)"),
+			T32_OPT_U64("max-runs", "N", &w.mo.max_runs, 1, UINT32_MAX, "run count",
+				    "runs per measurement at most (default 1000000)"),
+			T32_OPT_FN("unit", "U", opt_unit, &w.mo.unit, "cycles, ticks or ns"),
+			T32_OPT_UINT("max-k", "K", &w.max_k, 1, 64, "max-k",
+				     "throughput copies to try, 1..K (default 12)"),
+			T32_OPT_FN("k-list", "K,...", opt_klist, &w,
+				   "try these copy counts only (a count above what the\n"
+				   "template's registers allow tries the largest they do)"),
+			T32_OPT_STRING("barrier", 0, "B", &barrier, "barrier letters, for tables (default l)"),
+			T32_OPT_STRING("store", 0, "S", &store, "store letter, for tables (default m)"),
+			T32_OPT_FLAG("whole", 0, &w.whole,
+				     "latency and throughput rows as block minus empty over\n"
+				     "n (fixed cost included), not the marginal cost"),
+			T32_OPT_STRING("record", 0, "FILE", &record,
+				       "keep every reading behind the rows in FILE"),
+			T32_OPT_FN("replay", "FILE", opt_replay, NULL,
+				   "recompute a recorded sweep's rows from FILE, offline"),
+			T32_OPT_FLAG("ignore-busy", 0, &w.mo.ignore_busy,
+				     "count readings taken while other CPUs were busy"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
 
-			if (end == optarg || *end || !(d >= 0)) {
-				t32_error("bad number '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			if (opt == 'p')
-				w.mo.precision = d;
-			else if (opt == 'P')
-				w.mo.block_precision = d;
-			else
-				w.mo.budget = d;
-			continue;
-		}
-		case 'x':
-			if (t32_parse_u64(optarg, 1, UINT32_MAX, &v)) {
-				t32_error("bad run count '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w.mo.max_runs = v;
-			continue;
-		case 'u':
-			if (t32_parse_unit(optarg, &w.mo.unit)) {
-				t32_error("unknown unit '%s' (cycles, ticks, ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'k':
-			if (t32_parse_u64(optarg, 1, 64, &v)) {
-				t32_error("bad max-k '%s' (1 to 64)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w.max_k = (unsigned)v;
-			continue;
-		case 'K': {
-			char *copy = strdup(optarg), *save = NULL, *tok;
-
-			w.nk = 0;
-			for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (w.nk == 64 || t32_parse_u64(tok, 1, 64, &v)) {
-					t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
-					free(copy);
-					return T32_EXIT_USAGE;
-				}
-				w.klist[w.nk++] = (unsigned)v;
-			}
-			free(copy);
-			if (!w.nk) {
-				t32_error("bad k list '%s' (counts 1 to 64, comma-separated)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		}
-		case 'B':
-			barrier = optarg;
-			continue;
-		case 's':
-			store = optarg;
-			continue;
-		case 'r':
-			record = optarg;
-			continue;
-		case 'y':
-			t32_error("--replay takes only --format beside it '%s'", optarg);
-			return T32_EXIT_USAGE;
-		case 'I':
-			w.mo.ignore_busy = 1;
-			continue;
-		case 'W':
-			w.whole = 1;
-			continue;
-		}
-		rc = t32_block_option(opt, optarg, &w.bo, &spec);
-		if (rc < 0)
-			return T32_EXIT_USAGE;
-		if (rc > 0)
-			return t32_usage(sweep_usage);
+		rc = t32_options_parse("sweep", sweep_usage, "One TSV row per (form, mode, n); a spec "
+				       "sweeps the repeat count of its last item.\n", NULL, opts, argc,
+				       argv, &optind_);
+		if (rc >= 0)
+			return rc;
+		rc = 0;
+		optind = optind_;
 	}
 	if (format && t32_block_option(0x105, format, &w.bo, &spec))
 		return T32_EXIT_USAGE;
 	if (do_merge) {
 		if (!w.out_path || optind >= argc)
 			return t32_usage("t32 sweep --merge -o OUT FILE...");
-		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind, allow_mixed);
+		rc = t32_sweep_merge(w.out_path, argc - optind, argv + optind, w.allow_mixed);
 		return t32_close_stdout() && !rc ? T32_EXIT_ERROR : rc;
 	}
 	if (optind >= argc || !nlist)
