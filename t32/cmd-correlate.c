@@ -13,7 +13,6 @@
  * `10 INSN; INSN...` is ten copies of one unit), else the whole body.  Samples
  * on the body's copies are folded onto the unit.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -150,17 +149,6 @@ struct corr_run {
 	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
 	double seconds;			/* wall time of the whole command */
 };
-
-/* The path of this very binary, to run its subcommands as children. */
-static int corr_self(char *buf, size_t len)
-{
-	ssize_t l = readlink("/proc/self/exe", buf, len - 1);
-
-	if (l <= 0)
-		return -1;
-	buf[l] = 0;
-	return 0;
-}
 
 /* Append text to buf (len bytes) at *at; -1 when it does not fit. */
 static int corr_append(char *buf, size_t len, size_t *at, const char *text)
@@ -1425,92 +1413,4 @@ out_early:
 	t32_spec_free(&run->spec);
 	free(run);
 	return rc;
-}
-
-/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
-static double corr_summary_value(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "# %s: ", key);
-	char *end;
-	double v;
-
-	p = text ? strstr(text, pat) : NULL;
-	if (!p)
-		return NAN;
-	v = strtod(p + strlen(pat), &end);
-	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
-}
-
-/*
- * make bench: `t32 correlate` on every block file in data/blocks, each as a child, with
- * the TVD of the fitted shares (target <= 0.10), the retire width and group chosen, the
- * error of the predicted cycles per iteration (target <= 5%) and the time taken.
- */
-void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
-					int ok))
-{
-	char dir[PATH_MAX], self[PATH_MAX];
-	struct dirent **names = NULL;
-	int count;
-
-	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
-	if (corr_self(self, sizeof(self))) {
-		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
-		return;
-	}
-	count = scandir(dir, &names, NULL, alphasort);
-	if (count < 0) {
-		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
-		return;
-	}
-	for (int i = 0; i < count; i++) {
-		const char *nm = names[i]->d_name;
-		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
-		struct t32_child_output o;
-		double t0, took, tvd, err, w, g;
-
-		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
-			free(names[i]);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
-		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
-		{
-			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
-					 "--seconds", "3", path, NULL };
-
-			t0 = t32_now();
-			if (t32_run_program(argv, &o) < 0) {
-				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
-				t32_child_output_free(&o);
-				free(names[i]);
-				continue;
-			}
-			took = t32_now() - t0;
-		}
-		if (o.status == T32_EXIT_UNAVAILABLE) {
-			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
-		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
-			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
-			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
-		} else {
-			tvd = corr_summary_value(o.text, "tvd");
-			err = corr_summary_value(o.text, "cycles_error_percent");
-			w = corr_summary_value(o.text, "retire_width");
-			g = corr_summary_value(o.text, "retire_group");
-			/* an undetermined width or group reads as NaN: shown as '?' */
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
-				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
-				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
-			report(what, fig, "TVD <= 0.10, err <= 5%",
-			       t32_corr_meets_target(tvd, err) && o.status == 0);
-		}
-		t32_child_output_free(&o);
-		free(names[i]);
-	}
-	free(names);
 }

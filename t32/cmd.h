@@ -22,10 +22,6 @@ int cmd_wake(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-/* make bench's figures for correlate, through the bench's report function */
-void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
-					int ok));
-
 /* make bench's figures for wake: t32 beside cyclictest, the spin method's gap */
 void t32_bench_wake(void (*report)(const char *what, const char *figure, const char *target,
 				   int ok));
