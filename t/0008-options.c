@@ -2,7 +2,7 @@
  * 0008-options: one option table.  Rows read their values in range, a value
  * out of range or an unknown option is a usage error (2), operands follow the
  * options, --help prints every listed row, and a shared option a command leaves
- * out is refused by name.
+ * out (or any row without help) is refused by name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,7 @@ int main(void)
 			T32_OPT_REAL("budget", "S", &budget, 0, 60, "budget", "seconds"),
 			T32_OPT_FLAG("whole", 0, &flag, "whole blocks"),
 			T32_OPT_STRING("output", 'o', "FILE", &out, "write here"),
+			T32_OPT_FLAG("hidden", 0, &flag, NULL),
 			T32_OPT_SET(set.rows),
 			T32_OPT_END
 		};
@@ -55,8 +56,9 @@ int main(void)
 		char *a4[] = { "demo", "--bogus", "arg", NULL };
 		char *a5[] = { "demo", "--cpu", "1", "arg", NULL };
 		char *a6[] = { "demo", "--budget", "inf", "arg", NULL };
+		char *a7[] = { "demo", "--hidden", "arg", NULL };
 
-		plan(14);
+		plan(16);
 		rc = parse(10, a1, opts, &first);
 		is_int(-1, rc, "a good command line goes on");
 		ok(runs == 100 && budget == 2.5 && flag == 1 && out && !strcmp(out, "x.tsv"),
@@ -70,6 +72,8 @@ int main(void)
 		is_int(2, parse(3, a4, opts, &first), "an unknown option: usage error");
 		is_int(2, parse(4, a5, opts, &first), "a shared option left out is refused");
 		is_int(2, parse(4, a6, opts, &first), "inf is no number");
+		is_int(2, parse(3, a7, opts, &first), "a row without help is refused by name");
+		is_int(0, flag, "and not taken");
 		is_string("1 to 100", t32_options_range(&opts[0], range, sizeof(range)),
 			  "a range as errors say it");
 		{

@@ -20,6 +20,7 @@
 #include "t32/cmd.h"
 #include "t32/sampling.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/table.h"
 #include "t32/tablegen.h"
 #include "t32/tscsim.h"
@@ -161,11 +162,17 @@ out:
 	free(d);
 }
 
+/* A reference build to time against (--reference), or NULL; the CPU asked for, or "". */
+static const char *reference;
+static char bench_cpu[16];
+
 /*
- * Run this binary's sweep as a child (argv) into path; wall seconds, or -1.
- * The rows are then read back for their intervals.
+ * Run a sweep (prog: a t32 binary, NULL for this one) as a child with args into
+ * path; wall seconds, or -1.  A fresh process on purpose: the time is that of
+ * the command a user runs, start-up included, and a reference build can only
+ * run that way.  The rows are then read back for their intervals.
  */
-static double sweep_child(char *const *args, const char *path)
+static double sweep_child(const char *prog, char *const *args, const char *path)
 {
 	char self[PATH_MAX], *argv[40];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -176,10 +183,14 @@ static double sweep_child(char *const *args, const char *path)
 	if (n <= 0)
 		return -1;
 	self[n] = 0;
-	argv[k++] = self;
+	argv[k++] = prog ? (char *)prog : self;
 	argv[k++] = "sweep";
 	argv[k++] = "-o";
 	argv[k++] = (char *)path;
+	if (bench_cpu[0]) {
+		argv[k++] = "--cpu";
+		argv[k++] = bench_cpu;
+	}
 	while (*args && k < 39)
 		argv[k++] = *args++;
 	argv[k] = NULL;
@@ -268,7 +279,7 @@ static void bench_table(void)
 		return;
 	close(fd);
 	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
-	took = sweep_child(args, path);
+	took = sweep_child(NULL, args, path);
 	rows = sweep_rows(path, &hw, &bhw);
 	unlink(path);
 	snprintf(fig, sizeof(fig), "%zu rows in %.1f s, worst +-%.4f tick/insn", rows, took, hw);
@@ -298,7 +309,7 @@ static void bench_steps(void)
 		if (fd < 0)
 			return;
 		close(fd);
-		took = sweep_child(args, path);
+		took = sweep_child(NULL, args, path);
 		rows = sweep_rows(path, &hw, &bhw);
 		unlink(path);
 		snprintf(what, sizeof(what), "step curve: n = 1..100 x %s", insns[i]);
@@ -310,6 +321,82 @@ static void bench_steps(void)
 			report("sweep throughput (a step curve)", fig, "(figure only)", took > 0);
 		}
 	}
+}
+
+/* Doubles in ascending order, for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The same sweep by this build and the reference build, in pairs whose order
+ * alternates (so drift of the machine falls on both alike): the median of this
+ * build's time over the reference's, its range, and the median seconds of each.
+ */
+static void paired_sweep(const char *what, char *const *args)
+{
+	enum { PAIRS = 5 };
+	double ratio[PAIRS], mine[PAIRS], theirs[PAIRS];
+	char path[] = "/tmp/t32-bench-paired-XXXXXX", fig[160];
+	int fd = mkstemp(path), n = 0;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int p = 0; p < PAIRS; p++) {
+		double a, b;
+
+		if (p % 2) {
+			b = sweep_child(reference, args, path);
+			a = sweep_child(NULL, args, path);
+		} else {
+			a = sweep_child(NULL, args, path);
+			b = sweep_child(reference, args, path);
+		}
+		if (a <= 0 || b <= 0)
+			continue;
+		mine[n] = a;
+		theirs[n] = b;
+		ratio[n++] = a / b;
+	}
+	unlink(path);
+	if (!n) {
+		report(what, "a sweep failed (this build or the reference)", "<= 1.00x reference", 0);
+		return;
+	}
+	qsort(ratio, (size_t)n, sizeof(double), cmp_double);
+	qsort(mine, (size_t)n, sizeof(double), cmp_double);
+	qsort(theirs, (size_t)n, sizeof(double), cmp_double);
+	snprintf(fig, sizeof(fig), "%.2fx (%.2f-%.2f, %d pairs; %.2f s vs %.2f s)", ratio[n / 2],
+		 ratio[0], ratio[n - 1], n, mine[n / 2], theirs[n / 2]);
+	report(what, fig, "<= 1.00x reference", ratio[n / 2] <= 1.0);
+}
+
+/*
+ * The step curve and the coursework table, each timed against a reference build
+ * (--reference T32, say one built at an older commit) doing the same work at the
+ * same precision on this machine, as a ratio: seconds differ between machines,
+ * the ratio of two builds on one machine much less.
+ */
+static void bench_paired(void)
+{
+	char tbl[PATH_MAX];
+	char *steps[] = { "--n", "1..100", "--unit", "ticks", "--precision", "0",
+			  "--block-precision", "0.8", "--budget", "0.5", "l", "m", "inc eax", NULL };
+	char *table[] = { "--n", "100,1000,10000,100000", "--mode", "latency", "--unit", "ticks",
+			  "--precision", "0.004", "--budget", "1", tbl, NULL };
+
+	if (!reference) {
+		report("paired: against a reference build", "skipped (t32 bench --reference T32)",
+		       "<= 1.00x reference", 1);
+		return;
+	}
+	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
+	paired_sweep("paired: step curve n = 1..100 x inc eax", steps);
+	paired_sweep("paired: coursework table, latency", table);
 }
 
 /*
@@ -413,7 +500,7 @@ static void bench_correlate(void)
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
+		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16], cpu[16];
 		struct t32_child_output o;
 		double t0, took, tvd, err, w, g;
 
@@ -423,9 +510,10 @@ static void bench_correlate(void)
 		}
 		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
 		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
+		snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
 		{
 			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
-					 "--seconds", "3", path, NULL };
+					 "--seconds", "3", "--cpu", cpu, path, NULL };
 
 			t0 = t32_now();
 			if (t32_run_program(argv, &o) < 0) {
@@ -527,6 +615,10 @@ static int time_child(const struct t32_form *f, const char *rec, struct timed *t
 	argv[k++] = self;
 	argv[k++] = "time";
 	argv[k++] = "--format=json";
+	if (bench_cpu[0]) {
+		argv[k++] = "--cpu";
+		argv[k++] = bench_cpu;
+	}
 	if (f->init) {
 		argv[k++] = "--init";
 		argv[k++] = f->init;
@@ -598,13 +690,6 @@ static int held_back(const char *name)
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
 	return (int)(h >> 63);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* What one pass over the forms gave, per half. */
@@ -860,7 +945,7 @@ static void bench_fulltable(void)
 	}
 	snprintf(fig, sizeof(fig), "%zu forms in %.1f s", st.forms, st.seconds);
 	report("full table: forms generated (table gen)", fig, ">= 1,500", st.forms >= 1500);
-	took = sweep_child(args, out);
+	took = sweep_child(NULL, args, out);
 	count_fulltable(out, &c);
 	unlink(tbl);
 	unlink(out);
@@ -899,29 +984,56 @@ static const struct bench {
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend", 8 },
 	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks", 30 },
 	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)", 25 },
+	{ "paired", bench_paired, "step curve and coursework table against --reference T32, as ratios", 120 },
 	{ "fulltable", bench_fulltable, "the generated full table swept at +-0.02 (takes about 12 minutes)", 720 },
 	{ NULL, NULL, NULL, 0 }
 };
+
+/* The options: --record DIR, --reference T32, --cpu N; -1 to go on, else an exit code. */
+static int bench_options(int argc, char **argv, int *first)
+{
+	struct t32_block_opts bo;
+	struct t32_block_optset shared;
+	char outro[4096] = "\n";
+	size_t used = 1;
+	int rc;
+
+	t32_block_opts_init(&bo);
+	bo.cmd = "bench";
+	bo.accept = T32_OPT_CPU;
+	t32_block_optset_init(&shared, &bo, NULL);
+	for (const struct bench *b = benches; b->name && used < sizeof(outro); b++)
+		used += (size_t)snprintf(outro + used, sizeof(outro) - used, "  %-14s %s\n", b->name,
+					 b->summary);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_STRING("record", 0, "DIR", &record_dir,
+				       "keep coverage's readings in DIR, one recording a form"),
+			T32_OPT_STRING("reference", 0, "T32", &reference,
+				       "a reference build for the paired figures (its binary)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32] [--cpu N] "
+				       "[NAME]...", NULL, outro, opts, argc, argv, first);
+	}
+	if (rc < 0 && bo.run.cpu >= 0)
+		snprintf(bench_cpu, sizeof(bench_cpu), "%d", bo.run.cpu);
+	return rc;
+}
 
 int cmd_bench(int argc, char **argv)
 {
 	struct t32_cpu c;
 	double t0 = t32_now(), planned = 0, done = 0;
-	int progress = isatty(2);
+	int progress = isatty(2), first, rc = bench_options(argc, argv, &first);
 
-	if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-		printf("usage: t32 bench [--record DIR] [NAME]...\n\n"
-		       "  --record DIR   keep coverage's readings in DIR, one recording a form\n\n");
-		for (const struct bench *b = benches; b->name; b++)
-			printf("  %-14s %s\n", b->name, b->summary);
-		return t32_close_stdout();
-	}
-	if (argc > 2 && strcmp(argv[1], "--record") == 0) {
-		/* the names follow; argv[2] stands in for the command's name */
-		record_dir = argv[2];
-		argc -= 2;
-		argv += 2;
-	}
+	if (rc >= 0)
+		return rc;
+	/* the names follow; argv[0] stands in for the command's name */
+	argc -= first - 1;
+	argv += first - 1;
 	for (int i = 1; i < argc; i++) {
 		const struct bench *b = benches;
 

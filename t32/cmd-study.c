@@ -32,6 +32,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/run.h"
 #include "t32/study.h"
 #include "t32/sweep.h"
@@ -41,7 +42,7 @@
 #include "t32/wake.h"
 
 static const char study_usage[] =
-	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--no-plots] [RECIPE...]";
+	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--cpu N] [--no-plots] [RECIPE...]";
 
 static const struct profile profiles[] = {
 	{ "quick", 1000, 1000000, 0.15, 1.5, 0.1, 0.7, 0.3, "2", 1 },
@@ -1014,15 +1015,17 @@ static int run_interrupts(struct study *st)
 		return T32_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < n && !stop; i++) {
-		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256];
+		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256], cpu[16];
 		char *argv[] = { self, "correlate", "--format=tsv", "--seconds",
-				 (char *)st->p->interrupt_seconds, "-o", sub, names[i], NULL };
+				 (char *)st->p->interrupt_seconds, "--cpu", cpu, "-o", sub, names[i],
+				 NULL };
 		struct t32_child_output res;
 		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (l <= 0)
 			break;
 		self[l] = 0;
+		snprintf(cpu, sizeof(cpu), "%d", st->env.pinned);
 		snprintf(rel, sizeof(rel), "interrupts/%.200s", names[i]);
 		study_path(st, rel, sub, sizeof(sub));
 		snprintf(what, sizeof(what), "interrupts: %.100s (%zu of %zu)", names[i], i + 1, n);
@@ -1109,11 +1112,12 @@ static int run_wake(struct study *st)
 	}
 	self[l] = 0;
 	for (size_t i = 0; i < 2 && !stop; i++) {
-		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64];
+		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64], cpu[16];
 		char *argv[] = { self, "wake", "--method", (char *)methods[i], "--count",
-				 (char *)count, "--format=tsv", "-o", raw, NULL };
+				 (char *)count, "--cpu", cpu, "--format=tsv", "-o", raw, NULL };
 		struct t32_child_output res;
 
+		snprintf(cpu, sizeof(cpu), "%d", st->env.pinned);
 		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
 		study_path(st, name, raw, sizeof(raw));
 		snprintf(what, sizeof(what), "wake: %s", methods[i]);
@@ -1472,72 +1476,94 @@ static int check_recipes(int argc, char **argv)
 	return 0;
 }
 
+/* --profile P */
+static int opt_profile(const struct t32_option *row, const char *arg)
+{
+	const struct profile **p = row->ctx;
+
+	*p = NULL;
+	for (const struct profile *q = profiles; q->name; q++)
+		if (strcmp(arg, q->name) == 0)
+			*p = q;
+	if (!*p) {
+		t32_error("unknown profile '%s' (quick, full)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --barrier B: letters of the classic form. */
+static int opt_barrier(const struct t32_option *row, const char *arg)
+{
+	struct t32_spec unused = { 0 };
+	char err[256];
+
+	if (t32_spec_set_barrier(&unused, arg, err, sizeof(err))) {
+		t32_error("%s", err);
+		return -1;
+	}
+	*(const char **)row->ctx = arg;
+	return 0;
+}
+
+/* The options into st and bo (the CPU); -1 to go on, else an exit code. */
+static int study_options(int argc, char **argv, struct study *st, struct t32_block_opts *bo,
+			 int *first)
+{
+	struct t32_block_optset shared;
+	int no_plots = 0, rc;
+	char intro[4096];
+	size_t used;
+
+	t32_block_opts_init(bo);
+	bo->cmd = "study";
+	bo->accept = T32_OPT_CPU;
+	t32_block_optset_init(&shared, bo, NULL);
+	used = (size_t)snprintf(intro, sizeof(intro), "Recipes (all when none is named; one named "
+				"is run into the directory and the page keeps the others):\n");
+	for (const struct recipe *r = recipes; r->name && used < sizeof(intro); r++)
+		used += (size_t)snprintf(intro + used, sizeof(intro) - used, "  %-14s %s\n", r->name,
+					 r->summary);
+	snprintf(intro + used, sizeof(intro) - used, "\n");
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("profile", "P", opt_profile, &st->p,
+				   "quick (default, about two minutes) or full (the\n"
+				   "coursework's precision)"),
+			T32_OPT_STRING("output", 'o', "DIR", &st->dir,
+				       "the report directory (default report)"),
+			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier,
+				   "barrier letters of the classic form (default l)"),
+			T32_OPT_FLAG("no-plots", 0, &no_plots, "no figures (no gnuplot)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("study", study_usage, intro,
+				       "\nWrites DIR/NAME.tsv, DIR/NAME.svg and .png, DIR/env.json and "
+				       "DIR/index.html.\n", opts, argc, argv, first);
+	}
+	st->plots = !no_plots;
+	return rc;
+}
+
 int cmd_study(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "barrier", required_argument, NULL, 'b' },
-		{ "no-plots", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct study st = { .p = &profiles[0], .dir = "report", .barrier = "l", .plots = 1 };
 	struct t32_block_opts bo;
-	struct t32_spec unused = { 0 };
 	struct t32_cpu cpu;
 	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term, old_hup;
 	size_t sections = 0, ran = 0;
 	double t0 = t32_now();
-	int opt, all, rc = 0, first;
-	char err[256];
+	int all, rc = 0, first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\nRecipes (all when none is named; one named is run into the "
-			       "directory and the page keeps the others):\n", study_usage);
-			for (const struct recipe *r = recipes; r->name; r++)
-				printf("  %-14s %s\n", r->name, r->summary);
-			printf("\n  --profile P      quick (default, about two minutes) or full (the "
-			       "coursework's precision)\n"
-			       "  -o, --output DIR the report directory (default report)\n"
-			       "  --barrier B      barrier letters of the classic form (default l)\n"
-			       "  --no-plots       no figures (no gnuplot)\n\n"
-			       "Writes DIR/NAME.tsv, DIR/NAME.svg and .png, DIR/env.json and "
-			       "DIR/index.html.\n");
-			return t32_close_stdout();
-		case 'p':
-			st.p = NULL;
-			for (const struct profile *p = profiles; p->name; p++)
-				if (strcmp(optarg, p->name) == 0)
-					st.p = p;
-			if (!st.p) {
-				t32_error("unknown profile '%s' (quick, full)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			st.dir = optarg;
-			break;
-		case 'b':
-			if (t32_spec_set_barrier(&unused, optarg, err, sizeof(err))) {
-				t32_error("%s", err);
-				return T32_EXIT_USAGE;
-			}
-			st.barrier = optarg;
-			break;
-		case 'n':
-			st.plots = 0;
-			break;
-		default:
-			return t32_usage(study_usage);
-		}
-	}
+	rc = study_options(argc, argv, &st, &bo, &first);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	optind = first;
 	if (check_recipes(argc, argv))
 		return T32_EXIT_USAGE;
-	first = optind;	/* the commands run in-process parse with getopt too */
 	find_plotdir(st.plotdir, sizeof(st.plotdir));
 	t32_cpu_identify(&cpu);
 	snprintf(st.machine, sizeof(st.machine), "%s", cpu.brand);
@@ -1560,8 +1586,8 @@ int cmd_study(int argc, char **argv)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	/* the machine first: its clock converts every tick the recipes read */
-	t32_block_opts_init(&bo);
-	bo.run.cpu = t32_default_cpu();
+	if (bo.run.cpu < 0)
+		bo.run.cpu = t32_default_cpu();
 	progress(&st, "the machine (t32 env)", 0);
 	t32_warn_quiet = 1;
 	t32_env_gather(&st.env, &bo);
