@@ -14,12 +14,20 @@
 #define MAX_ROWS 96
 #define HELP_COLUMN 22	/* where the help text starts */
 
-/* opts with its sets spliced in, into rows; their count (-1: too many). */
-static int flatten(const struct t32_option *opts, const struct t32_option **rows, int n)
+/*
+ * opts with its sets spliced in, into rows; their count (-1: too many).
+ * *in_order is set when a table holds T32_OPT_IN_ORDER.
+ */
+static int flatten(const struct t32_option *opts, const struct t32_option **rows, int n,
+		   int *in_order)
 {
 	for (; opts->kind != T32_OPTK_END; opts++) {
+		if (opts->kind == T32_OPTK_IN_ORDER) {
+			*in_order = 1;
+			continue;
+		}
 		if (opts->kind == T32_OPTK_SET) {
-			n = flatten(opts->set, rows, n);
+			n = flatten(opts->set, rows, n, in_order);
 			if (n < 0)
 				return -1;
 			continue;
@@ -33,7 +41,11 @@ static int flatten(const struct t32_option *opts, const struct t32_option **rows
 
 const char *t32_options_range(const struct t32_option *row, char *buf, size_t len)
 {
-	if (row->max >= 1e300)
+	if (row->min > 0 && row->min < 1e-300 && row->max >= 1e300)
+		snprintf(buf, len, "more than 0");
+	else if (row->min > 0 && row->min < 1e-300)
+		snprintf(buf, len, "more than 0, up to %.15g", row->max);
+	else if (row->max >= 1e300)
 		snprintf(buf, len, "%.15g or more", row->min);
 	else
 		snprintf(buf, len, "%.15g to %.15g", row->min, row->max);
@@ -92,7 +104,10 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 	const struct t32_option *rows[MAX_ROWS];
 	struct option longopts[MAX_ROWS + 2];
 	char shorts[2 * MAX_ROWS + 4] = ":h";
-	int n = flatten(opts, rows, 0), opt, idx;
+	int in_order = 0, n = flatten(opts, rows, 0, &in_order), opt, idx;
+
+	if (in_order)
+		memcpy(shorts, "+:h", 4);
 
 	if (n < 0) {
 		t32_error("too many options '%s'", cmd);
@@ -150,7 +165,7 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 void t32_options_help(FILE *f, const struct t32_option *opts)
 {
 	const struct t32_option *rows[MAX_ROWS];
-	int n = flatten(opts, rows, 0);
+	int in_order = 0, n = flatten(opts, rows, 0, &in_order);
 
 	for (int i = 0; i < n; i++) {
 		const struct t32_option *r = rows[i];

@@ -28,6 +28,8 @@ enum t32_option_kind {
 	T32_OPTK_STRING,	/* *(const char **)dest = the argument */
 	T32_OPTK_FN,		/* fn(row, arg): a value with its own grammar */
 	T32_OPTK_SET,		/* the rows of set (a shared table), in place */
+	T32_OPTK_IN_ORDER,	/* no row: options end at the first operand (its body
+				   may start with '-'), not anywhere on the line */
 };
 
 struct t32_option {
@@ -57,6 +59,7 @@ struct t32_option {
 #define T32_OPT_STRING(n, l, a, d, h) { T32_OPTK_STRING, n, l, a, d, 0, 0, NULL, h, NULL, NULL, NULL, 1 }
 #define T32_OPT_FN(n, a, f, c, h) { T32_OPTK_FN, n, 0, a, NULL, 0, 0, NULL, h, f, c, NULL, (a) != NULL }
 #define T32_OPT_SET(s) { T32_OPTK_SET, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, s, 0 }
+#define T32_OPT_IN_ORDER { T32_OPTK_IN_ORDER, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 #define T32_OPT_END { T32_OPTK_END, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 
 /*
