@@ -122,7 +122,7 @@ expect 2 "^t32: not an instruction '%error' $REFUSED" "correlate: %error %!HOME"
 	-- correlate 'nop; %error %!HOME'
 expect 2 "^t32: evil.blk:2: not an instruction '\[map'" "correlate: [map] in a block file" \
 	-- correlate evil.blk
-expect 2 "^t32: bad kmax \(2 to 1000\) '0x10'" "correlate: --kmax 0x10" -- correlate --kmax 0x10 nop
+expect 2 "^t32: bad kmax '0x10' \(--kmax takes 2 to 1000\)" "correlate: --kmax 0x10" -- correlate --kmax 0x10 nop
 
 # ---- gen, gen --elf ----
 expect 2 "^t32: not an instruction 'incbin' $DIRECTIVE" "gen: incbin" -- gen l m 'incbin "/etc/passwd"'

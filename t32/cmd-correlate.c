@@ -14,6 +14,7 @@
  * on the body's copies are folded onto the unit.
  */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@
 #include "t32/latcache.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/sampling.h"
 #include "t32/spec.h"
 #include "t32/sweep.h"
@@ -49,52 +51,11 @@
 
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
-	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
+	"[--samples N] [--seconds S] [--backend B] [--cpu N] [--init R=V,...] [--no-measure] "
+	"[--cache DIR] "
 	"[--unit-loop] [--from DIR] [--allow-unstable] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
-
-static const char correlate_help[] =
-	"\n"
-	"Measure one block two ways and fit one retirement model to both: the step\n"
-	"curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
-	"timer interrupts land in it run as a loop (t32 sample).\n"
-	"\n"
-	"  --uarch NAME|FILE   micro-architecture to start from (default: the one this\n"
-	"                      CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
-	"                      its vendor's newest, else zen5)\n"
-	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
-	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
-	"                      retire_delay.atretire...) or latency@I, the latency of\n"
-	"                      instruction I of the unit; default: retire_width,\n"
-	"                      retire_group (1 or 2), the class latencies and delays\n"
-	"                      the latency table leaves open, and the retire delay of\n"
-	"                      the sampled loop's branch (unless --unit-loop)\n"
-	"  --kmax K            step curve up to K copies (default 16)\n"
-	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
-	"  --seconds S         or after S seconds (default 3)\n"
-	"  --backend B         sampling backend (default: the best available)\n"
-	"  --cpu N             pin the measuring processes to CPU N (default: the last\n"
-	"                      allowed, a P-core on a hybrid part)\n"
-	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"
-	"  --no-measure        take latencies from the shipped table alone; by default each\n"
-	"                      instruction form of the block is first timed here as a chain\n"
-	"                      of itself, cached per CPU in --cache DIR (default\n"
-	"                      $T32_CACHE_DIR, else ~/.cache/t32) and reused\n"
-	"  --from DIR          fit what an earlier `-o DIR` measured (its sample.tsv and\n"
-	"                      sweep.tsv, and the --kmax it used) instead of measuring: model\n"
-	"                      variants fitted to the same data\n"
-	"  --allow-unstable    fit samples whose parts differ (t32 sample's flag unstable);\n"
-	"                      by default such a distribution is refused (exit 7)\n"
-	"  --unit-loop         model the samples as the unit alone running as a loop; by\n"
-	"                      default the model runs the loop as the sampler ran it (every\n"
-	"                      copy of the unit, then the loop's counter and branch)\n"
-	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
-	"  -o DIR              write shares.tsv, curve.tsv, the sampler's sample.tsv, the\n"
-	"                      sweep's sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
-	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
-	"\n"
-	"Exit 3 when no sampling backend is available here.\n";
 
 /* What the command was asked for. */
 struct corr_args {
@@ -979,104 +940,128 @@ static int corr_plot(const char *dir, const char *script, const char *in, const 
 	return 0;
 }
 
+/* --set KEY=VALUE, once for each key */
+static int opt_set(const struct t32_option *row, const char *arg)
+{
+	struct corr_args *a = row->ctx;
+
+	if (a->nsets >= CORR_MAX_SETS) {
+		t32_error("too many --set options '%s'", arg);
+		return -1;
+	}
+	a->sets[a->nsets++] = arg;
+	return 0;
+}
+
+/* --fit P,...: names of at most T32_CORR_MAX_PARAMS parameters */
+static int opt_fit(const struct t32_option *row, const char *v)
+{
+	struct corr_args *a = row->ctx;
+
+	while (*v) {
+		size_t l = strcspn(v, ",");
+
+		if (a->nfit >= T32_CORR_MAX_PARAMS || l == 0 || l >= 48) {
+			t32_error("bad --fit list '%s' (at most %d names)", v, T32_CORR_MAX_PARAMS);
+			return -1;
+		}
+		snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
+		v += l + (v[l] == ',');
+	}
+	return 0;
+}
+
+/* --init R=V,...: kept as given, read into the block once it is known */
+static int opt_init(const struct t32_option *row, const char *arg)
+{
+	struct corr_args *a = row->ctx;
+
+	if (a->ninit >= T32_MAX_INIT) {
+		t32_error("too many --init options '%s'", arg);
+		return -1;
+	}
+	a->init[a->ninit++] = arg;
+	return 0;
+}
+
 /* Parse the command line into a; -1 to go on, else the exit code. */
 static int corr_parse(int argc, char **argv, struct corr_args *a)
 {
-	const char *v;
-	int i;
+	struct t32_block_opts bo;
+	struct t32_block_optset shared;
+	int rc, first;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: %s\n%s", correlate_usage, correlate_help);
-			return t32_close_stdout();
-		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
-			t32_spec_allow_raw_nasm(1);
-		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
-			a->uarch = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
-			if (a->nsets >= CORR_MAX_SETS) {
-				t32_error("too many --set options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			a->sets[a->nsets++] = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--fit"))) {
-			while (*v) {
-				size_t l = strcspn(v, ",");
-
-				if (a->nfit >= T32_CORR_MAX_PARAMS || l == 0 || l >= 48) {
-					t32_error("bad --fit list (at most %d names) '%s'",
-						  T32_CORR_MAX_PARAMS, v);
-					return T32_EXIT_USAGE;
-				}
-				snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
-				v += l + (v[l] == ',');
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--kmax"))) {
-			if (t32_parse_u64(v, 2, CORR_MAX_KMAX, &a->kmax)) {
-				t32_error("bad kmax (2 to %d) '%s'", CORR_MAX_KMAX, v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--samples"))) {
+	t32_block_opts_init(&bo);
+	bo.cmd = "correlate";
+	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
+	t32_block_optset_init(&shared, &bo, NULL);
+	shared.rows[5].help = "table (default), tsv (shares, two blank lines, curve) or json";
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_IN_ORDER,
+			T32_OPT_STRING("uarch", 0, "NAME|FILE", &a->uarch,
+				       "micro-architecture to start from (default: the one this\n"
+				       "CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
+				       "its vendor's newest, else zen5)"),
+			T32_OPT_FN("set", "KEY=VALUE", opt_set, a,
+				   "pin a parameter (not fitted unless named in --fit)"),
+			T32_OPT_FN("fit", "P,...", opt_fit, a,
+				   "parameters to fit: uarch keys (retire_width, latency.alu,\n"
+				   "retire_delay.atretire...) or latency@I, the latency of\n"
+				   "instruction I of the unit; default: retire_width,\n"
+				   "retire_group (1 or 2), the class latencies and delays\n"
+				   "the latency table leaves open, and the retire delay of\n"
+				   "the sampled loop's branch (unless --unit-loop)"),
+			T32_OPT_U64("kmax", "K", &a->kmax, 2, CORR_MAX_KMAX, "kmax",
+				    "step curve up to K copies (default 16)"),
 			/* the sampler's own floor: fewer never give shares to trust */
-			if (t32_parse_u64(v, 50, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (50 to 10000000: fewer in the body "
-					  "give no shares to trust)", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--seconds"))) {
-			char *end;
+			T32_OPT_U64("samples", "N", &a->samples, 50, 10000000, "sample count",
+				    "stop sampling after N samples, at least 50 (default 2000)"),
+			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "seconds",
+				     "or after S seconds (default 3)"),
+			T32_OPT_STRING("backend", 0, "B", &a->backend,
+				       "sampling backend (default: the best available)"),
+			T32_OPT_FN("init", "R=V,...", opt_init, a,
+				   "start register R with V (a block file's init lines do the same)"),
+			T32_OPT_FLAG("no-measure", 0, &a->no_measure,
+				     "take latencies from the shipped table alone; by default each\n"
+				     "instruction form of the block is first timed here as a chain\n"
+				     "of itself, cached per CPU in --cache DIR (default\n"
+				     "$T32_CACHE_DIR, else ~/.cache/t32) and reused"),
+			T32_OPT_STRING("cache", 0, "DIR", &a->cache_dir, "where measured latencies are kept"),
+			T32_OPT_STRING("from", 0, "DIR", &a->from,
+				       "fit what an earlier `-o DIR` measured (its sample.tsv and\n"
+				       "sweep.tsv, and the --kmax it used) instead of measuring: model\n"
+				       "variants fitted to the same data"),
+			T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
+				     "fit samples whose parts differ (t32 sample's flag unstable);\n"
+				     "by default such a distribution is refused (exit 7)"),
+			T32_OPT_FLAG("unit-loop", 0, &a->unit_loop,
+				     "model the samples as the unit alone running as a loop; by\n"
+				     "default the model runs the loop as the sampler ran it (every\n"
+				     "copy of the unit, then the loop's counter and branch)"),
+			T32_OPT_STRING("output", 'o', "DIR", &a->outdir,
+				       "write shares.tsv, curve.tsv, the sampler's sample.tsv, the\n"
+				       "sweep's sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
 
-			a->seconds = strtod(v, &end);
-			if (end == v || *end || !(a->seconds > 0 && a->seconds <= 3600)) {
-				t32_error("bad seconds (above 0, at most 3600) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--cpu"))) {
-			struct t32_block_opts bo;
-
-			t32_block_opts_init(&bo);
-			if (t32_block_option(0x100, v, &bo, NULL))
-				return T32_EXIT_USAGE;
-			a->cpu = bo.run.cpu;
-		} else if ((v = t32_optval(argc, argv, &i, "--backend"))) {
-			a->backend = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--init"))) {
-			if (a->ninit >= T32_MAX_INIT) {
-				t32_error("too many --init options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			a->init[a->ninit++] = v;
-		} else if (strcmp(argv[i], "--no-measure") == 0) {
-			a->no_measure = 1;
-		} else if (strcmp(argv[i], "--unit-loop") == 0) {
-			a->unit_loop = 1;
-		} else if (strcmp(argv[i], "--allow-unstable") == 0) {
-			a->allow_unstable = 1;
-		} else if ((v = t32_optval(argc, argv, &i, "--from"))) {
-			a->from = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
-			a->cache_dir = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
-			if (t32_parse_format(v, &a->format)) {
-				t32_error("unknown format (table, tsv, json) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "-o")) ||
-			   (v = t32_optval(argc, argv, &i, "--output"))) {
-			a->outdir = v;
-		} else {
-			t32_error("unknown option '%s'", argv[i]);
-			return t32_usage(correlate_usage);
-		}
+		rc = t32_options_parse("correlate", correlate_usage,
+				       "Measure one block two ways and fit one retirement model to both: the step\n"
+				       "curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
+				       "timer interrupts land in it run as a loop (t32 sample).\n\n",
+				       "\nExit 3 when no sampling backend is available here.\n", opts, argc,
+				       argv, &first);
 	}
-	if (i >= argc)
+	if (rc >= 0)
+		return rc;
+	a->cpu = bo.run.cpu;
+	a->format = bo.format;
+	if (first >= argc)
 		return t32_usage(correlate_usage);
-	a->body_argc = argc - i;
-	a->body_argv = argv + i;
+	a->body_argc = argc - first;
+	a->body_argv = argv + first;
 	return -1;
 }
 
@@ -1158,6 +1143,84 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 		return T32_EXIT_USAGE;
 	}
 	return -1;
+}
+
+/*
+ * Where the measurements go: the files of --from DIR (read, not measured), of
+ * -o DIR, else temporary ones removed at the end.  0, or an exit code.
+ */
+static int corr_files(const struct corr_args *a, struct corr_run *run)
+{
+	if (a->from) {
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a->from);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a->from);
+		if (a->outdir) {
+			t32_error("--from and -o together '%s' (the figures of --from DIR are its own)",
+				  a->outdir);
+			return T32_EXIT_USAGE;
+		}
+	} else if (a->outdir) {
+		if (mkdir(a->outdir, 0777) && errno != EEXIST) {
+			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
+				  a->outdir);
+			return T32_EXIT_ERROR;
+		}
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a->outdir);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a->outdir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		int fd;
+
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sweep_tsv);
+			run->sweep_tsv[0] = 0;
+			return T32_EXIT_ERROR;
+		}
+		close(fd);
+		if ((fd = mkstemp(run->sample_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sample_tsv);
+			run->sample_tsv[0] = 0;
+			return T32_EXIT_ERROR;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* The result printed as asked, and -o DIR's tables and figures; 0, or an exit code. */
+static int corr_output(const struct corr_args *a, const struct corr_run *run, int argc,
+		       char **argv)
+{
+	int rc = 0;
+
+	if (a->format == T32_FMT_JSON) {
+		corr_print_json(stdout, run);
+	} else if (a->format == T32_FMT_TSV) {
+		t32_provenance(stdout, argc, argv);
+		corr_clock_lines(stdout);
+		corr_print_summary(stdout, run);
+		corr_print_shares(stdout, run);
+		printf("\n\n");
+		corr_print_curve(stdout, run);
+	} else {
+		corr_print_table(stdout, a, run);
+	}
+	if (a->outdir &&
+	    (corr_write(a->outdir, "shares.tsv", argc, argv, run, corr_print_shares) ||
+	     corr_write(a->outdir, "curve.tsv", argc, argv, run, corr_print_curve) ||
+	     corr_plot(a->outdir, "shares", "shares.tsv", "shares.svg", run->unit_text) ||
+	     corr_plot(a->outdir, "model-overlay", "curve.tsv", "model-overlay.svg",
+		       run->unit_text)))
+		rc = T32_EXIT_ERROR;
+	if (t32_close_stdout())
+		rc = T32_EXIT_ERROR;
+	return rc;
 }
 
 /* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
@@ -1289,46 +1352,9 @@ int cmd_correlate(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	if (a.from) {
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.from);
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.from);
-		if (a.outdir) {
-			t32_error("--from and -o together '%s' (the figures of --from DIR are its own)",
-				  a.outdir);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-	} else if (a.outdir) {
-		if (mkdir(a.outdir, 0777) && errno != EEXIST) {
-			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
-				  a.outdir);
-			goto out;
-		}
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.outdir);
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.outdir);
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		int fd;
-
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sweep_tsv);
-			run->sweep_tsv[0] = 0;
-			goto out;
-		}
-		close(fd);
-		if ((fd = mkstemp(run->sample_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sample_tsv);
-			run->sample_tsv[0] = 0;
-			goto out;
-		}
-		close(fd);
-	}
+	rc = corr_files(&a, run);
+	if (rc)
+		goto out;
 	/* sampling first: no backend here is exit 3 before spending time on the sweep */
 	rc = corr_sample(&a, run);
 	if (rc)
@@ -1363,29 +1389,7 @@ int cmd_correlate(int argc, char **argv)
 	}
 	run->seconds = t32_now() - t0;
 
-	if (a.format == T32_FMT_JSON) {
-		corr_print_json(stdout, run);
-	} else if (a.format == T32_FMT_TSV) {
-		t32_provenance(stdout, argc, argv);
-		corr_clock_lines(stdout);
-		corr_print_summary(stdout, run);
-		corr_print_shares(stdout, run);
-		printf("\n\n");
-		corr_print_curve(stdout, run);
-	} else {
-		corr_print_table(stdout, &a, run);
-	}
-	rc = 0;
-	if (a.outdir) {
-		if (corr_write(a.outdir, "shares.tsv", argc, argv, run, corr_print_shares) ||
-		    corr_write(a.outdir, "curve.tsv", argc, argv, run, corr_print_curve) ||
-		    corr_plot(a.outdir, "shares", "shares.tsv", "shares.svg", run->unit_text) ||
-		    corr_plot(a.outdir, "model-overlay", "curve.tsv", "model-overlay.svg",
-			      run->unit_text))
-			rc = T32_EXIT_ERROR;
-	}
-	if (t32_close_stdout())
-		rc = T32_EXIT_ERROR;
+	rc = corr_output(&a, run, argc, argv);
 	if (!rc && run->sample_untrusted) {
 		t32_error("too few samples in the body to trust the shares '%llu'",
 			  (unsigned long long)run->fit.samples);

@@ -36,6 +36,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/latcache.h"
+#include "t32/options.h"
 #include "t32/sample.h"
 #include "t32/sampling.h"
 
@@ -50,9 +51,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-#define DEFAULT_PERIOD_NS 1000000	/* each interrupt costs tens of us in a VM */
-#define DEFAULT_SAMPLES 2000
-#define DEFAULT_SECONDS 10.0
 
 
 
@@ -208,128 +206,108 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 	printf("}\n");
 }
 
-/* --help text. */
-static void print_help(void)
+/* --backend B: auto or a backend's name. */
+static int opt_backend(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n"
-	       "Runs the block in a counted loop and samples where interrupts land in it.\n"
-	       "BLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n"
-	       "  --backend B      auto (default: precise, else perf, else signal), perf, signal,\n"
-	       "                   precise\n"
-	       "  --clock C        task-clock (default) or cpu-clock\n"
-	       "  --period NS      ns of the clock between samples (default %d)\n"
-	       "  --samples N      stop after N samples, at least 50 (default %d)\n"
-	       "  --seconds S      or after S seconds of sampling (default %.0f)\n"
-	       "  --barrier L      barrier letters around the body each iteration (default none)\n"
-	       "  --unroll K       body copies per loop iteration (default 1)\n"
-	       "  --fold           fold a body repeated k times into one copy\n"
-	       "  --init R=V,...   start register R with V instead of an arena pointer\n"
-	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n"
-	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
-	       "  --format F       table (default), tsv or json\n"
-	       "  --raw-nasm       let instructions hold any NASM text (%%include, incbin...)\n\n"
-	       "The run's samples are split in time into %d parts and tested for\n"
-	       "homogeneity; the last run of the same block here (within a day, kept in the\n"
-	       "cache directory) is compared too, and a move is warned of.\n\n"
-	       "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
-	       "in the body to trust the shares, or when the parts of the run differ\n"
-	       "(flag unstable).\n",
-	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS,
-	       T32_SAMPLE_PARTS);
+	const struct t32_sample_backend **b = row->ctx;
+
+	if (!strcmp(arg, "auto")) {
+		*b = NULL;
+	} else if (!(*b = t32_sample_backend_find(arg))) {
+		t32_error("unknown backend '%s' (auto, perf, signal, precise)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --clock C */
+static int opt_clock(const struct t32_option *row, const char *arg)
+{
+	const struct t32_sample_clock **c = row->ctx;
+
+	if (!(*c = t32_sample_clock_find(arg))) {
+		t32_error("unknown clock '%s' (task-clock, cpu-clock)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where --barrier goes: the spec's letters, and the request's say of them. */
+struct sample_barrier {
+	struct t32_sampling_req *a;
+	struct t32_spec *s;
+};
+
+/* --barrier L: letters around the body each iteration (the spec's barrier). */
+static int opt_barrier(const struct t32_option *row, const char *arg)
+{
+	const struct sample_barrier *b = row->ctx;
+	struct t32_sampling_req *a = b->a;
+	struct t32_spec *s = b->s;
+	char err[512];
+
+	if (t32_spec_set_barrier(s, arg, err, sizeof(err))) {
+		t32_error("%s", err);
+		return -1;
+	}
+	a->barrier_set = 1;
+	a->loop_barrier = strcmp(s->barrier, "n") != 0;
+	return 0;
 }
 
 /* Parse the command line into a, s, o; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct t32_spec *s,
 		      struct t32_block_opts *o, int *loop_barrier)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "period", required_argument, NULL, 'P' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "barrier", required_argument, NULL, 'b' },
-		{ "unroll", required_argument, NULL, 'u' },
-		{ "fold", no_argument, NULL, 'f' },
-		{ "cpu", required_argument, NULL, 0x100 },
-		{ "timeout", required_argument, NULL, 0x101 },
-		{ "init", required_argument, NULL, 0x102 },
-		{ "format", required_argument, NULL, 0x105 },
-		{ "raw-nasm", no_argument, NULL, 0x106 },
-		{ NULL, 0, NULL, 0 }
-	};
-	char err[512];
-	int opt, timeout_set = 0;
+	struct t32_block_optset shared;
+	struct sample_barrier bar = { a, s };
+	char err[512], intro[512], outro[1024];
+	int rc;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			print_help();
-			return t32_close_stdout();
-		case 'B':
-			if (!strcmp(optarg, "auto")) {
-				a->backend = NULL;
-			} else if (!(a->backend = t32_sample_backend_find(optarg))) {
-				t32_error("unknown backend '%s' (auto, perf, signal, precise)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			if (!(a->clock = t32_sample_clock_find(optarg))) {
-				t32_error("unknown clock '%s' (task-clock, cpu-clock)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'P':
-			if (t32_parse_u64(optarg, 10000, UINT64_C(10000000000), &a->period_ns)) {
-				t32_error("bad period '%s' (ns, 10000 to 10000000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'n':
+	o->accept &= ~(T32_OPT_DITHER | T32_OPT_WARMUP);
+	o->run.timeout = -1;	/* not given: --seconds + 30 */
+	a->unroll = 0;		/* not given: the block file's, else 1 */
+	t32_block_optset_init(&shared, o, s);
+	shared.rows[1].help = "give up after S seconds (default: --seconds + 30)";
+	snprintf(intro, sizeof(intro), "Runs the block in a counted loop and samples where "
+		 "interrupts land in it.\nBLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n",
+		 t32_datadir());
+	snprintf(outro, sizeof(outro), "\nThe run's samples are split in time into %d parts and "
+		 "tested for\nhomogeneity; the last run of the same block here (within a day, kept "
+		 "in the\ncache directory) is compared too, and a move is warned of.\n\n"
+		 "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
+		 "in the body to trust the shares, or when the parts of the run differ\n"
+		 "(flag unstable).\n", T32_SAMPLE_PARTS);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("backend", "B", opt_backend, &a->backend,
+				   "auto (default: precise, else perf, else signal), perf, signal,\n"
+				   "precise"),
+			T32_OPT_FN("clock", "C", opt_clock, &a->clock, "task-clock (default) or cpu-clock"),
+			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period",
+				    "ns of the clock between samples (default 1000000)"),
 			/* fewer than T32_SAMPLING_MIN_BODY could never give shares to trust */
-			if (t32_parse_u64(optarg, T32_SAMPLING_MIN_BODY, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (%d to 10000000: fewer in the body "
-					  "give no shares to trust)", optarg, T32_SAMPLING_MIN_BODY);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (t32_parse_real(optarg, DBL_MIN, 3600, &a->seconds)) {
-				t32_error("bad duration '%s' (seconds, up to 3600)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			if (t32_spec_set_barrier(s, optarg, err, sizeof(err))) {
-				t32_error("%s", err);
-				return T32_EXIT_USAGE;
-			}
-			a->barrier_set = 1;
-			*loop_barrier = strcmp(s->barrier, "n") != 0;
-			break;
-		case 'u':
-			if (t32_parse_u64(optarg, 1, 1000, &a->unroll)) {
-				t32_error("bad unroll '%s' (1 to 1000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			a->unroll_set = 1;
-			break;
-		case 'f':
-			a->fold = 1;
-			break;
-		case '?':
-			return t32_usage(sample_usage);
-		default:
-			if (opt == 0x101)
-				timeout_set = 1;
-			if (t32_block_option(opt, optarg, o, s))
-				return T32_EXIT_USAGE;
-			break;
-		}
+			T32_OPT_U64("samples", "N", &a->samples, T32_SAMPLING_MIN_BODY, 10000000,
+				    "sample count", "stop after N samples, at least 50 (default 2000)"),
+			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "duration",
+				     "or after S seconds of sampling (default 10)"),
+			T32_OPT_FN("barrier", "L", opt_barrier, &bar,
+				   "barrier letters around the body each iteration (default none)"),
+			T32_OPT_U64("unroll", "K", &a->unroll, 1, 1000, "unroll",
+				    "body copies per loop iteration (default 1)"),
+			T32_OPT_FLAG("fold", 0, &a->fold, "fold a body repeated k times into one copy"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("sample", sample_usage, intro, outro, opts, argc, argv, &optind);
 	}
+	if (rc >= 0)
+		return rc;
+	*loop_barrier = a->loop_barrier;
+	a->unroll_set = a->unroll != 0;
+	if (!a->unroll)
+		a->unroll = 1;
 	if (optind >= argc)
 		return t32_usage(sample_usage);
 	if (argc - optind == 1 &&
@@ -350,7 +328,7 @@ static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct 
 		t32_error("%s", err);
 		return T32_EXIT_USAGE;
 	}
-	if (!timeout_set)
+	if (o->run.timeout < 0)
 		o->run.timeout = a->seconds + 30;
 	return -1;
 }
