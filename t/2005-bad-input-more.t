@@ -111,7 +111,7 @@ expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "model: --lat-from /dev/zer
 	-- model --lat-from /dev/zero
 expect 2 "^t32: lines.blk:100001: more than 100000 lines" "model: an endless block file" \
 	-- model lines.blk
-expect 2 "^t32: bad skid \(0 or 1\) '0x1'" "model: --skid 0x1" -- model --skid 0x1 nop
+expect 2 "^t32: bad skid '0x1' \(--skid takes 0 to 1\)" "model: --skid 0x1" -- model --skid 0x1 nop
 
 # ---- fit ----
 expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "fit: /dev/zero" -- fit /dev/zero

@@ -9,6 +9,7 @@
 #include "t32/cmd.h"
 #include "t32/env.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 
 static const char env_usage[] = "t32 env [--cpu N] [--timeout S] [--format=table|json]";
 
@@ -65,36 +66,25 @@ static void print_table(const struct t32_env *v)
 
 int cmd_env(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		T32_BLOCK_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_block_opts o;
-	struct t32_spec unused = { 0 };
+	struct t32_block_optset shared;
 	struct t32_env v;
-	int opt, rc;
+	int rc, first;
 
 	t32_block_opts_init(&o);
 	o.cmd = "env";
 	o.accept = T32_OPT_CPU | T32_OPT_TIMEOUT | T32_OPT_FORMAT;
 	o.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_JSON);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			printf("usage: %s\n\nWhat this machine offers and costs: the CPU and its core (on "
-			       "a hybrid part, the\npinned CPU's core type and which CPUs are P- and "
-			       "E-cores), the TSC (rate, step),\nthe core/TSC ratio, each barrier's cost, "
-			       "the pinned CPU, perf_event, rdpmc\nand precise sampling.\n\n", env_usage);
-			t32_block_opts_help(stdout, &o);
-			return t32_close_stdout();
-		}
-		rc = t32_block_option(opt, optarg, &o, &unused);
-		if (rc < 0)
-			return T32_EXIT_USAGE;
-		if (rc > 0)
-			return t32_usage(env_usage);
-	}
+	t32_block_optset_init(&shared, &o, NULL);
+	rc = t32_options_parse("env", env_usage,
+			       "What this machine offers and costs: the CPU and its core (on a hybrid "
+			       "part, the\npinned CPU's core type and which CPUs are P- and E-cores), "
+			       "the TSC (rate, step),\nthe core/TSC ratio, each barrier's cost, the "
+			       "pinned CPU, perf_event, rdpmc\nand precise sampling.\n\n", NULL,
+			       shared.rows, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	optind = first;
 	if (optind != argc)
 		return t32_usage(env_usage);
 	if (o.run.cpu < 0)

@@ -94,7 +94,7 @@ static int take(const struct t32_option *row, const char *arg)
 /* A usage error: the message, then the usage line; exit 2. */
 static int misuse(const char *usage, const char *fmt, const char *subject, const char *cmd)
 {
-	t32_error(fmt, subject, cmd);
+	t32_error(fmt, subject, cmd, cmd[0] ? " " : "");
 	return t32_usage(usage);
 }
 
@@ -140,10 +140,10 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 			return t32_close_stdout();
 		}
 		if (opt == ':')
-			return misuse(usage, "option '%s' needs a value (t32 %s --help)",
+			return misuse(usage, "option '%s' needs a value (t32 %s%s--help)",
 				      argv[optind - 1], cmd);
 		if (opt == '?')
-			return misuse(usage, "unknown option '%s' (t32 %s --help lists the options)",
+			return misuse(usage, "unknown option '%s' (t32 %s%s--help lists the options)",
 				      argv[optind - 1], cmd);
 		if (opt >= 0x1000)
 			row = rows[opt - 0x1000];
@@ -151,8 +151,8 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 			if (rows[i]->letter == opt)
 				row = rows[i];
 		if (!row->help) {
-			t32_error("%s does not take '--%s' (t32 %s --help lists what it takes)", cmd,
-				  row->name, cmd);
+			t32_error("%s does not take '--%s' (t32 %s%s--help lists what it takes)",
+				  cmd[0] ? cmd : "the classic form", row->name, cmd, cmd[0] ? " " : "");
 			return T32_EXIT_USAGE;
 		}
 		if (take(row, optarg))

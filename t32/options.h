@@ -64,7 +64,7 @@ struct t32_option {
 
 /*
  * Read argv's options with the rows of opts (`cmd` names the command in
- * messages, `usage` is its usage line).  --help and -h print usage, intro (may
+ * messages, "" for the classic form; `usage` is its usage line).  --help and -h print usage, intro (may
  * be NULL), the help of every listed row and outro (may be NULL) to stdout.
  * Options stop at the first operand or at "--"; *first is the first operand.
  * -1 to go on; else the exit code: 0 after help, 2 after a usage error (one
