@@ -227,7 +227,4 @@ const char *t32_nearest(const char *word, const char *const *names, size_t n, si
  */
 int t32_cpu_line_identity(const char *line, char *buf, size_t len);
 
-/* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
-const char *t32_optval(int argc, char **argv, int *i, const char *name);
-
 #endif
