@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "t32/cmd.h"
 #include "t32/latcache.h"
 #include "t32/learned.h"
+#include "t32/options.h"
 #include "t32/recorded.h"
 #include "t32/util.h"
 
@@ -39,33 +41,13 @@ static const char learn_usage[] =
 	"[--samples N] [--seconds S] [--allow-unstable] "
 	"[--format=table|tsv]";
 
-static const char learn_help[] =
-	"\n"
+static const char learn_intro[] =
 	"Learn this machine's retirement model once: measure every probe block (the\n"
 	"step curve and the interrupt samples, as t32 correlate -o does), fit one\n"
 	"parameter set to all of them at once, and keep it per CPU and microcode\n"
-	"beside the latency cache, where t32 correlate finds it.\n"
-	"\n"
-	"  --probes DIR      the probe blocks (default: data/probes, *.blk)\n"
-	"  -o DIR            keep each probe's measurements in DIR/NAME (default: the\n"
-	"                    cache's probes-CPU folder)\n"
-	"  --from DIR        measure nothing: learn from DIR/NAME folders an earlier\n"
-	"                    learn or t32 correlate -o wrote (any machine's)\n"
-	"  --uarch NAME|FILE the data to start from (default: this CPU's; with --from,\n"
-	"                    the one the probes were recorded with)\n"
-	"  --cache DIR       the cache folder (default as for the latency cache)\n"
-	"  --store FILE      write the learned model to FILE; --no-store: print it only\n"
-	"                    (with --from, it is kept in the cache only when the probes\n"
-	"                    were recorded on this CPU)\n"
-	"  --set KEY=VALUE   pin a parameter (not learned): an experiment on the probes\n"
-	"  --keys K,...|none the parameters to learn (default: those the probes touch);\n"
-	"                    none: learn nothing, only predict the probes\n"
-	"  --measure-only    measure the blocks of --probes DIR into -o DIR and stop\n"
-	"                    (how a machine's other blocks are recorded beside its probes)\n"
-	"  --samples N, --seconds S   per probe, as t32 correlate (default 2000, 2)\n"
-	"  --allow-unstable  learn from probes whose samples the sampler found unstable\n"
-	"                    (left out by default, and said so)\n"
-	"  --format=tsv      `#` lines and a parameter table for programs\n"
+	"beside the latency cache, where t32 correlate finds it.\n\n";
+
+static const char learn_outro[] =
 	"\n"
 	"Every parameter comes with the interval of values that fit the probes as well\n"
 	"(the one-sd rise of the joint objective, widened by the misfit), or as\n"
@@ -78,7 +60,7 @@ struct learn_args {
 	const char *sets[32];
 	size_t nsets;
 	const char *keys;	/* --keys, NULL: the default set */
-	unsigned long samples;
+	uint64_t samples;
 	double seconds;
 	enum t32_format format;
 };
@@ -295,7 +277,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 		return -1;
 	}
 	self[l] = 0;
-	snprintf(nsamp, sizeof(nsamp), "%lu", a->samples);
+	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
 	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
@@ -361,64 +343,78 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	return done;
 }
 
+/* --set KEY=VALUE: kept, applied to the data learning starts from */
+static int learn_opt_set(const struct t32_option *row, const char *arg)
+{
+	struct learn_args *a = row->ctx;
+
+	if (a->nsets >= sizeof(a->sets) / sizeof(a->sets[0])) {
+		t32_error("too many --set options '%s'", arg);
+		return -1;
+	}
+	a->sets[a->nsets++] = arg;
+	return 0;
+}
+
+/* --format table|tsv */
+static int learn_opt_format(const struct t32_option *row, const char *arg)
+{
+	struct learn_args *a = row->ctx;
+
+	if (t32_parse_format(arg, &a->format) || a->format == T32_FMT_JSON) {
+		t32_error("bad format '%s' (--format takes table or tsv)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int learn_parse(int argc, char **argv, struct learn_args *a)
 {
-	const char *v;
+	const struct t32_option opts[] = {
+		T32_OPT_STRING("probes", 0, "DIR", &a->probes,
+			       "the probe blocks (default: data/probes, *.blk)"),
+		T32_OPT_STRING("output", 'o', "DIR", &a->outdir,
+			       "keep each probe's measurements in DIR/NAME (default: the\n"
+			       "cache's probes-CPU folder)"),
+		T32_OPT_STRING("from", 0, "DIR", &a->from,
+			       "measure nothing: learn from DIR/NAME folders an earlier\n"
+			       "learn or t32 correlate -o wrote (any machine's)"),
+		T32_OPT_STRING("uarch", 0, "NAME|FILE", &a->uarch,
+			       "the data to start from (default: this CPU's; with --from,\n"
+			       "the one the probes were recorded with)"),
+		T32_OPT_STRING("cache", 0, "DIR", &a->cache,
+			       "the cache folder (default as for the latency cache)"),
+		T32_OPT_STRING("store", 0, "FILE", &a->store,
+			       "write the learned model to FILE (with --from, it is kept in\n"
+			       "the cache only when the probes were recorded on this CPU)"),
+		T32_OPT_FLAG("no-store", 0, &a->no_store, "print the learned model only"),
+		T32_OPT_FN("set", "KEY=VALUE", learn_opt_set, a,
+			   "pin a parameter (not learned): an experiment on the probes"),
+		T32_OPT_STRING("keys", 0, "K,...|none", &a->keys,
+			       "the parameters to learn (default: those the probes touch);\n"
+			       "none: learn nothing, only predict the probes"),
+		T32_OPT_FLAG("measure-only", 0, &a->measure_only,
+			     "measure the blocks of --probes DIR into -o DIR and stop\n"
+			     "(how a machine's other blocks are recorded beside its probes)"),
+		T32_OPT_U64("samples", "N", &a->samples, 100, 10000000, "sample count",
+			    "per probe, as t32 correlate (default 2000)"),
+		T32_OPT_REAL("seconds", "S", &a->seconds, 0.1, 3600, "seconds",
+			     "per probe, as t32 correlate (default 2)"),
+		T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
+			     "learn from probes whose samples the sampler found unstable\n"
+			     "(left out by default, and said so)"),
+		T32_OPT_FN("format", "F", learn_opt_format, a,
+			   "table (default) or tsv: `#` lines and a parameter table"),
+		T32_OPT_END
+	};
+	int first, rc = t32_options_parse("learn", learn_usage, learn_intro, learn_outro, opts, argc,
+					  argv, &first);
 
-	for (int i = 1; i < argc; i++) {
-		char *end;
-
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: %s\n%s", learn_usage, learn_help);
-			return t32_close_stdout();
-		} else if ((v = t32_optval(argc, argv, &i, "--from"))) {
-			a->from = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--probes"))) {
-			a->probes = v;
-		} else if ((v = t32_optval(argc, argv, &i, "-o"))) {
-			a->outdir = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
-			a->uarch = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
-			a->cache = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--store"))) {
-			a->store = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
-			if (a->nsets >= 32) {
-				t32_error("too many --set options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			a->sets[a->nsets++] = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--keys"))) {
-			a->keys = v;
-		} else if (strcmp(argv[i], "--measure-only") == 0) {
-			a->measure_only = 1;
-		} else if (strcmp(argv[i], "--no-store") == 0) {
-			a->no_store = 1;
-		} else if (strcmp(argv[i], "--allow-unstable") == 0) {
-			a->allow_unstable = 1;
-		} else if ((v = t32_optval(argc, argv, &i, "--samples"))) {
-			errno = 0;
-			a->samples = strtoul(v, &end, 10);
-			if (errno || *end || a->samples < 100 || a->samples > 10000000) {
-				t32_error("--samples takes 100 to 10000000 '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--seconds"))) {
-			a->seconds = strtod(v, &end);
-			if (*end || !(a->seconds >= 0.1 && a->seconds <= 3600)) {
-				t32_error("--seconds takes 0.1 to 3600 '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
-			if (t32_parse_format(v, &a->format) || a->format == T32_FMT_JSON) {
-				t32_error("--format takes table or tsv '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else {
-			t32_error("unknown option '%s'", argv[i]);
-			return t32_usage(learn_usage);
-		}
+	if (rc >= 0)
+		return rc;
+	if (first < argc) {
+		t32_error("learn takes no operands '%s'", argv[first]);
+		return t32_usage(learn_usage);
 	}
 	if (a->from && a->outdir) {
 		t32_error("--from and -o together '%s' (--from measures nothing)", a->outdir);
