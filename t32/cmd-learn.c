@@ -309,8 +309,8 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 				argv[ac++] = "--cache";
 				argv[ac++] = (char *)a->cache;
 			}
-			if (a->allow_unstable)
-				argv[ac++] = "--allow-unstable";
+			/* kept and flagged either way: whether to learn from it is decided below */
+			argv[ac++] = "--allow-unstable";
 			argv[ac++] = "-o";
 			argv[ac++] = out;
 			argv[ac++] = path;
