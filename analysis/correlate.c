@@ -211,6 +211,13 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 		return INFINITY;
 	if (corr_loop_shares(c, v))
 		return INFINITY;
+	if (c->u.sample_stray) {
+		/* the sampler's own share spread evenly over the unit (a skid that varies) */
+		double s = c->u.sample_stray / 100.0;
+
+		for (size_t i = 0; i < c->n; i++)
+			c->share[i] = (1 - s) * c->share[i] + s / (double)c->n;
+	}
 	if (c->d->curve && t32_model_curve(&c->u, c->block, c->n, c->d->kmax, c->curve))
 		return INFINITY;
 	c->deviance = corr_deviance(c, c->share);

@@ -34,6 +34,7 @@
 #define LEARN_MEMO_SLOTS 65536	/* a power of 2 */
 #define LEARN_DELAY_MAX 8	/* retire delays scanned over 0..this (cycles) */
 #define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
+#define LEARN_STRAY_MAX 20	/* percent of stray samples scanned over 0..this */
 #define LEARN_GROUP_MAX 2	/* retire groups scanned over 1..this (pairs are what cores have shown) */
 
 /* The parts of one probe's objective at one set of values. */
@@ -354,6 +355,8 @@ static int learn_param_init(struct learn_ctx *c, size_t j, const char *key, char
 		p->hi = start > LEARN_GROUP_MAX ? start : LEARN_GROUP_MAX;
 	} else if (strncmp(key, "retire_delay.", 13) == 0) {
 		p->hi = start > LEARN_DELAY_MAX ? start : LEARN_DELAY_MAX;
+	} else if (strcmp(key, "sample_stray") == 0) {
+		p->hi = start > LEARN_STRAY_MAX ? start : LEARN_STRAY_MAX;
 	} else if (strncmp(key, "ports.", 6) == 0) {
 		p->lo = 1;
 		p->hi = start > LEARN_WIDTH_MAX ? start : LEARN_WIDTH_MAX;
@@ -431,6 +434,9 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	/* how many of a class start a cycle: the ALUs (every loop's counter is one) */
 	if (m < max)
 		snprintf(keys[m++], 48, "ports.alu");
+	/* and the share of samples the sampler spreads evenly */
+	if (m < max)
+		snprintf(keys[m++], 48, "sample_stray");
 	/* and how many allocate a cycle: the front end's delivery */
 	if (m < max)
 		snprintf(keys[m++], 48, "alloc_width");

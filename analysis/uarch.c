@@ -41,6 +41,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "retire_group_flags", FIELD(retire_group_flags), 0, 1, 0,
 	  "1: only instructions that write flags retire in groups (runs of them cut "
 	  "into groups of retire_group), every other alone; 0: every instruction" },
+	{ "sample_stray", FIELD(sample_stray), 0, 50, 0,
+	  "percent of the samples spread evenly over the block (a sampler whose skid "
+	  "varies); 0 or absent: none" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

@@ -34,6 +34,9 @@ struct t32_uarch {
 						   groups, a run of them cut into groups of
 						   retire_group from its first (shifted by the
 						   phase); every other instruction alone */
+	unsigned sample_stray;			/* percent of the interrupt samples that land on
+						   any instruction of the unit alike (a sampler
+						   whose skid varies), not where the model says */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */

@@ -40,7 +40,7 @@ struct probe_data {
 
 /* Draw a probe's counts and curve from machine u. */
 static void synth(const struct t32_uarch *u, struct probe_data *p, gsl_rng *rng, unsigned N,
-		  double sd)
+		  double sd, double stray)
 {
 	struct t32_model_insn *b = calloc(p->n, sizeof(*b));
 	struct t32_model_result res;
@@ -50,7 +50,7 @@ static void synth(const struct t32_uarch *u, struct probe_data *p, gsl_rng *rng,
 	if (t32_model_steady(u, b, p->n, 1, &res) || t32_model_curve(u, b, p->n, KMAX, p->curve))
 		bail("the model does not run on a probe");
 	for (size_t i = 0; i < p->n; i++)
-		res.share[i] = 0.995 * res.share[i] + 0.005 / (double)p->n;
+		res.share[i] = (0.995 - stray) * res.share[i] + (0.005 + stray) / (double)p->n;
 	gsl_ran_multinomial(rng, p->n, N, res.share, k);
 	for (size_t i = 0; i < p->n; i++)
 		p->counts[i] = k[i];
@@ -106,7 +106,7 @@ int main(void)
 	size_t nd;
 	int rc;
 
-	plan(24);
+	plan(27);
 	kit_uarch(&truth, "test", 6, 224, 5);
 	truth.retire_delay[T32_CLASS_LOAD] = 3;
 	start = truth;
@@ -118,9 +118,9 @@ int main(void)
 	decode(LOAD_ADDS, sizeof(LOAD_ADDS), &pd[1]);
 	decode(LOAD_NOPS, sizeof(LOAD_NOPS), &pd[2]);
 	gsl_rng_set(rng, 5103);
-	synth(&truth, &pd[0], rng, 2000, 0.3);
-	synth(&truth, &pd[1], rng, 2000, 0.3);
-	synth(&narrow, &pd[2], rng, 2000, 0.3);	/* another machine's: must not count when held */
+	synth(&truth, &pd[0], rng, 2000, 0.3, 0);
+	synth(&truth, &pd[1], rng, 2000, 0.3, 0);
+	synth(&narrow, &pd[2], rng, 2000, 0.3, 0);	/* another machine's: must not count when held */
 	as_probe(&pd[0], "load-nops", &pr[0]);
 	as_probe(&pd[1], "load-adds", &pr[1]);
 	as_probe(&pd[2], "other-machine", &pr[2]);
@@ -172,11 +172,36 @@ int main(void)
 	ok(tvd_true < 0.05, "the true machine's prediction matches its probe (TVD %.3f)", tvd_true);
 	ok(tvd_start > tvd_true + 0.1, "the starting machine's does not (TVD %.3f)", tvd_start);
 
+	/* a sampler that spreads 10% of its samples evenly: sample_stray learned */
+	pr[2].held = 1;
+	synth(&truth, &pd[0], rng, 4000, 0.3, 0.10);
+	synth(&truth, &pd[1], rng, 4000, 0.3, 0.10);
+	rc = t32_learn_fit(&start, pr, 3, (const char *[]){ "retire_width", "sample_stray" }, 2, &o,
+			   &r2, err, sizeof(err));
+	ok(rc == 0 && r2.p[1].value >= 8 && r2.p[1].value <= 12 && r2.p[0].value == 6,
+	   "10%% stray samples learned as %lu%%, the width still %lu", rc ? 0 : r2.p[1].value,
+	   rc ? 0 : r2.p[0].value);
+	rc = t32_learn_predict(&r2.u, &pr[0], &cr, err, sizeof(err));
+	ok(rc == 0 && cr.gof.tvd < 0.05, "the prediction with the stray share matches (TVD %.3f)",
+	   rc ? 1 : cr.gof.tvd);
+	{
+		double lo = 1, sum = 0;
+
+		for (size_t i = 0; i < pr[0].n; i++) {
+			sum += cr.pred_share[i];
+			lo = cr.pred_share[i] < lo ? cr.pred_share[i] : lo;
+		}
+		ok(fabs(sum - 1) < 1e-9 && lo >= r2.u.sample_stray / 100.0 / (double)pr[0].n - 1e-12,
+		   "predicted shares sum to 1 (%g), none below the stray share (%g)", sum, lo);
+	}
+	t32_corr_result_free(&cr);
+
 	/* the parameters worth learning */
 	nd = t32_learn_default_params(&start, pr, 2, dk, T32_LEARN_MAX_PARAMS);
 	ok(has_key(dk, nd, "retire_width") && has_key(dk, nd, "retire_group") &&
 	   has_key(dk, nd, "retire_delay.load") && has_key(dk, nd, "retire_delay.alu") &&
-	   has_key(dk, nd, "retire_delay.branch") && has_key(dk, nd, "ports.alu"),
+	   has_key(dk, nd, "retire_delay.branch") && has_key(dk, nd, "ports.alu") &&
+	   has_key(dk, nd, "sample_stray"),
 	   "width, group, the present classes' delays, the branch's and the ALUs learned (%zu)", nd);
 	ok(!has_key(dk, nd, "retire_delay.div") && !has_key(dk, nd, "lock_early") &&
 	   !has_key(dk, nd, "retire_delay.nop"),
