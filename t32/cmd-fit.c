@@ -8,6 +8,7 @@
  * the slope is the cost per instruction.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 
 #include "analysis/fit.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 
@@ -621,75 +623,55 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 	printf("\n]}\n");
 }
 
-/* `t32 fit --help`: usage and options on stdout. */
-static void fit_help(void)
+/* --by COL[,COL]: the groups named, no longer the default's */
+static int opt_by(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n", FIT_USAGE);
-	printf("Fit a line y = intercept + slope * x to a sweep and find its steps, per group.\n\n"
-	       "  --format=FMT        table for people (default), tsv with # provenance lines, json\n"
-	       "  --x COL             the x column (default n)\n"
-	       "  --y COL             the y column (default total: a sweep's whole block over the\n"
-	       "                      barrier, so the slope is the cost per instruction)\n"
-	       "  --by COL[,COL]      one fit per value of these columns (default form,mode, those\n"
-	       "                      present)\n"
-	       "  --min-jump Y        the smallest jump of y counted as a step (default: from the noise)\n"
-	       "  --help              this text\n\n"
-	       "FILE.tsv has # comment lines, then a header row of column names, then rows;\n"
-	       "'-' reads standard input.  Rows with an empty, '-' or 'nan' value are skipped.\n");
+	struct fit_cols *c = row->ctx;
+
+	c->by = arg;
+	c->by_auto = 0;
+	return 0;
+}
+
+/* The options into c, so and fmt; -1 to go on, else an exit code. */
+static int fit_options(int argc, char **argv, struct fit_cols *c, struct t32_steps_opts *so,
+		       enum t32_format *fmt, int *first)
+{
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("format", "F", t32_opt_format, fmt,
+				   "table for people (default), tsv with # provenance lines, json"),
+			T32_OPT_STRING("x", 0, "COL", &c->x, "the x column (default n)"),
+			T32_OPT_STRING("y", 0, "COL", &c->y,
+				       "the y column (default total: a sweep's whole block over the\n"
+				       "barrier, so the slope is the cost per instruction)"),
+			T32_OPT_FN("by", "COL[,COL]", opt_by, c,
+				   "one fit per value of these columns (default form,mode, those\n"
+				   "present)"),
+			T32_OPT_REAL("min-jump", "Y", &so->min_jump, DBL_MIN, DBL_MAX, "min-jump",
+				     "the smallest jump of y counted as a step (default: from the noise)"),
+			T32_OPT_END
+		};
+
+		return t32_options_parse("fit", FIT_USAGE, "Fit a line y = intercept + slope * x to a "
+				       "sweep and find its steps, per group.\n\n",
+				       "\nFILE.tsv has # comment lines, then a header row of column names, "
+				       "then rows;\n'-' reads standard input.  Rows with an empty, '-' or "
+				       "'nan' value are skipped.\n", opts, argc, argv, first);
+	}
 }
 
 /* `t32 fit`: see the top of this file.  Exit 0 ok, 1 error, 2 usage. */
 int cmd_fit(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "x", required_argument, NULL, 'x' },
-		{ "y", required_argument, NULL, 'y' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "min-jump", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	/* the block's cost against n: the slope is the cost per instruction */
 	struct fit_cols c = { .x = "n", .y = "total", .by = "form,mode", .by_auto = 1 };
 	struct t32_steps_opts so = { 0 };
 	enum t32_format fmt = T32_FMT_TABLE;
-	int opt;
+	int rc = fit_options(argc, argv, &c, &so, &fmt, &optind);
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (t32_parse_format(optarg, &fmt) < 0)
-				goto usage;
-			break;
-		case 'x':
-			c.x = optarg;
-			break;
-		case 'y':
-			c.y = optarg;
-			break;
-		case 'b':
-			c.by = optarg;
-			c.by_auto = 0;
-			break;
-		case 'j': {
-			char *end;
-			errno = 0;
-			so.min_jump = strtod(optarg, &end);
-			if (end == optarg || *end || errno == ERANGE || !(so.min_jump > 0) ||
-			    !isfinite(so.min_jump))
-				goto usage;
-			break;
-		}
-		case 'h':
-			fit_help();
-			return t32_close_stdout();
-		default:
-			goto usage;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 1)
 		goto usage;
 

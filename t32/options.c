@@ -198,6 +198,15 @@ void t32_options_help(FILE *f, const struct t32_option *opts)
 	}
 }
 
+int t32_opt_format(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_format(arg, row->ctx)) {
+		t32_error("unknown format '%s' (table, tsv or json)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* A shared option: handled by t32_block_option, its code from the row's place. */
 static int block_row(const struct t32_option *row, const char *arg)
 {
