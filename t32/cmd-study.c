@@ -431,6 +431,70 @@ static void heat(FILE *o, const char *form, const char *col, double v)
 		fprintf(o, "%s\t%s\t%.4f\n", form, col, v);
 }
 
+/*
+ * One form of the table: its cells of the heat map (o) and its summary row
+ * (sum) from the latency rows tl and the throughput rows tt, with the model's
+ * predictions beside them when there is a model (u, lt; else u is NULL).
+ */
+static void table_form(const struct study *st, FILE *o, FILE *sum, const struct t32_form *form,
+		       const struct tab *tl, const struct tab *tt, const struct t32_uarch *u,
+		       const struct t32_lattab *lt)
+{
+	double l[8], tput = NAN, lm = NAN, tm = NAN, k = NAN;
+	size_t nl = 0;
+
+	for (size_t r = 0; r < tl->nrows; r++) {
+		if (strcmp(tab_get(tl, r, "form"), form->name) ||
+		    (strcmp(tab_get(tl, r, "status"), "ok") &&
+		     strcmp(tab_get(tl, r, "status"), "untrusted")))
+			continue;
+		heat(o, form->name, tab_get(tl, r, "n"), tab_num(tl, r, "per_insn"));
+		if (tab_num(tl, r, "n") >= 1000 && nl < 8)
+			l[nl++] = tab_num(tl, r, "per_insn");
+	}
+	for (size_t r = 0; r < tt->nrows; r++)
+		if (!strcmp(tab_get(tt, r, "form"), form->name) &&
+		    (!strcmp(tab_get(tt, r, "status"), "ok") ||
+		     !strcmp(tab_get(tt, r, "status"), "untrusted"))) {
+			tput = tab_num(tt, r, "per_insn");
+			k = tab_num(tt, r, "k");
+		}
+	if (u && st->ratio > 0) {
+		char unitbody[4096] = "", copy[512];
+		unsigned kk = form->tp_period ? (form->tp_period < 6 ? form->tp_period : 6) : 0;
+
+		if (model_cycles(u, lt, form->insn, &lm))
+			lm = NAN;
+		for (unsigned c = 0; c < kk; c++)
+			if (!t32_form_tp_expand(form, c, copy, sizeof(copy)))
+				snprintf(unitbody + strlen(unitbody), sizeof(unitbody) - strlen(unitbody),
+					 "%s%s", c ? "; " : "", copy);
+		if (!kk || model_cycles(u, lt, unitbody, &tm))
+			tm = NAN;
+		else
+			tm /= kk;
+	}
+	heat(o, form->name, "model", lm);
+	heat(o, form->name, "tp", tput);
+	heat(o, form->name, "tp model", tm);
+	heat(o, form->name, "manual", form->rtp);
+	/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
+	for (size_t i = 1; i < nl; i++)
+		for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
+			double x = l[j];
+
+			l[j] = l[j - 1];
+			l[j - 1] = x;
+		}
+	fprintf(sum, "%s\t", form->name);
+	fprintf(sum, nl ? "%.4f\t" : "\t", nl ? l[nl / 2] : 0.0);
+	fprintf(sum, isfinite(lm) ? "%.4f\t" : "\t", lm);
+	fprintf(sum, isfinite(tput) ? "%.4f\t" : "\t", tput);
+	fprintf(sum, isfinite(k) ? "%.0f\t" : "\t", k);
+	fprintf(sum, isfinite(tm) ? "%.4f\t" : "\t", tm);
+	fprintf(sum, isfinite(form->rtp) ? "%g\n" : "\n", form->rtp);
+}
+
 static int run_table(struct study *st)
 {
 	char tbl[PATH_MAX], lat[PATH_MAX], tp[PATH_MAX], path[PATH_MAX], err[512], text[512];
@@ -502,62 +566,8 @@ static int run_table(struct study *st)
 		unit);
 	fprintf(sum, "form\tlatency\tlatency_model\tthroughput\tthroughput_k\tthroughput_model\t"
 		     "manual_rtp\n");
-	for (size_t f = 0; f < table.n; f++) {
-		const struct t32_form *form = &table.forms[f];
-		double l[8], tput = NAN, lm = NAN, tm = NAN, k = NAN;
-		size_t nl = 0;
-
-		for (size_t r = 0; r < tl.nrows; r++) {
-			if (strcmp(tab_get(&tl, r, "form"), form->name) ||
-			    (strcmp(tab_get(&tl, r, "status"), "ok") &&
-			     strcmp(tab_get(&tl, r, "status"), "untrusted")))
-				continue;
-			heat(o, form->name, tab_get(&tl, r, "n"), tab_num(&tl, r, "per_insn"));
-			if (tab_num(&tl, r, "n") >= 1000 && nl < 8)
-				l[nl++] = tab_num(&tl, r, "per_insn");
-		}
-		for (size_t r = 0; r < tt.nrows; r++)
-			if (!strcmp(tab_get(&tt, r, "form"), form->name) &&
-			    (!strcmp(tab_get(&tt, r, "status"), "ok") ||
-			     !strcmp(tab_get(&tt, r, "status"), "untrusted"))) {
-				tput = tab_num(&tt, r, "per_insn");
-				k = tab_num(&tt, r, "k");
-			}
-		if (have_model && st->ratio > 0) {
-			char unitbody[4096] = "", copy[512];
-			unsigned kk = form->tp_period ? (form->tp_period < 6 ? form->tp_period : 6) : 0;
-
-			if (model_cycles(&u, &lt, form->insn, &lm))
-				lm = NAN;
-			for (unsigned c = 0; c < kk; c++)
-				if (!t32_form_tp_expand(form, c, copy, sizeof(copy)))
-					snprintf(unitbody + strlen(unitbody), sizeof(unitbody) - strlen(unitbody),
-						 "%s%s", c ? "; " : "", copy);
-			if (!kk || model_cycles(&u, &lt, unitbody, &tm))
-				tm = NAN;
-			else
-				tm /= kk;
-		}
-		heat(o, form->name, "model", lm);
-		heat(o, form->name, "tp", tput);
-		heat(o, form->name, "tp model", tm);
-		heat(o, form->name, "manual", form->rtp);
-		/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
-		for (size_t i = 1; i < nl; i++)
-			for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
-				double x = l[j];
-
-				l[j] = l[j - 1];
-				l[j - 1] = x;
-			}
-		fprintf(sum, "%s\t", form->name);
-		fprintf(sum, nl ? "%.4f\t" : "\t", nl ? l[nl / 2] : 0.0);
-		fprintf(sum, isfinite(lm) ? "%.4f\t" : "\t", lm);
-		fprintf(sum, isfinite(tput) ? "%.4f\t" : "\t", tput);
-		fprintf(sum, isfinite(k) ? "%.0f\t" : "\t", k);
-		fprintf(sum, isfinite(tm) ? "%.4f\t" : "\t", tm);
-		fprintf(sum, isfinite(form->rtp) ? "%g\n" : "\n", form->rtp);
-	}
+	for (size_t f = 0; f < table.n; f++)
+		table_form(st, o, sum, &table.forms[f], &tl, &tt, have_model ? &u : NULL, &lt);
 	tab_free(&tl);
 	tab_free(&tt);
 	t32_lattab_free(&lt);

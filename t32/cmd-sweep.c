@@ -106,7 +106,7 @@ static int opt_replay(const struct t32_option *row, const char *arg)
 
 /*
  * The command, measuring or replaying (rec): its options into a request, the
- * merge or the sweep run.
+ * merge or the sweep run.  Its length is its option table, one row an option.
  */
 static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
