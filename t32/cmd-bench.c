@@ -700,6 +700,30 @@ struct coverage {
 	double seconds;
 };
 
+/* One pass's figures for one half of the forms: intervals holding, near or flagged, error. */
+static void coverage_report(const char *pass, const char *half, struct coverage *h)
+{
+	char what[96], fig[128];
+	double med = NAN;
+
+	if (h->nerr) {
+		qsort(h->err, h->nerr, sizeof(double), cmp_double);
+		med = h->nerr % 2 ? h->err[h->nerr / 2]
+				  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
+	}
+	snprintf(what, sizeof(what), "coverage %s, %s: interval holds", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
+		 100.0 * h->held / (h->forms ? h->forms : 1));
+	report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged, h->forms,
+		 h->flagged);
+	report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: median error", pass, half);
+	snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+	report(what, fig, "(figure only)", 1);
+}
+
 /*
  * Coverage: every form of the core's published reference table (data/ref/CORE.tbl,
  * whole-number latencies on which two sources agree), each timed as a user times it
@@ -714,7 +738,7 @@ static void bench_coverage(void)
 	struct t32_cpu cpu;
 	struct t32_uarch_choice c;
 	struct t32_table tab;
-	char path[PATH_MAX], err[256], what[96], fig[128];
+	char path[PATH_MAX], err[256];
 	static const char *const passes[] = { "quiet", "busy" };
 	static const char *const halves[] = { "development", "held back" };
 	FILE *manifest = NULL;
@@ -786,30 +810,8 @@ static void bench_coverage(void)
 			kill(spinner, SIGKILL);
 			waitpid(spinner, NULL, 0);
 		}
-		for (int hf = 0; hf < 2; hf++) {
-			struct coverage *h = &cov[hf];
-			double med = NAN;
-
-			if (h->nerr) {
-				qsort(h->err, h->nerr, sizeof(double), cmp_double);
-				med = h->nerr % 2 ? h->err[h->nerr / 2]
-						  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
-			}
-			snprintf(what, sizeof(what), "coverage %s, %s: interval holds", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
-				 100.0 * h->held / (h->forms ? h->forms : 1));
-			report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged,
-				 h->forms, h->flagged);
-			report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: median error", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
-			report(what, fig, "(figure only)", 1);
-		}
+		for (int hf = 0; hf < 2; hf++)
+			coverage_report(passes[pass], halves[hf], &cov[hf]);
 		printf("#   %s pass: %.0f s for %u forms (%s)\n", passes[pass], t32_now() - t0,
 		       cov[0].forms + cov[1].forms, path);
 	}
