@@ -995,7 +995,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 	bo.cmd = "correlate";
 	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
 	t32_block_optset_init(&shared, &bo, NULL);
-	shared.rows[5].help = "table (default), tsv (shares, two blank lines, curve) or json";
+	t32_block_optset_help(&shared, T32_OPT_FORMAT,
+			      "table (default), tsv (shares, two blank lines, curve) or json");
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,

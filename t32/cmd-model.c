@@ -294,8 +294,9 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	bo->cmd = "model";
 	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
 	t32_block_optset_init(&shared, bo, NULL);
-	shared.rows[0].help = "model CPU N's core and time forms there (default: the last\n"
-			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)";
+	t32_block_optset_help(&shared, T32_OPT_CPU,
+			      "model CPU N's core and time forms there (default: the last\n"
+			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)");
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,	/* options first, then the block */

@@ -252,3 +252,10 @@ void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *
 	}
 	set->rows[7] = (struct t32_option)T32_OPT_END;
 }
+
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help)
+{
+	for (int i = 0; i < 7; i++)
+		if (bit == 1u << i && set->rows[i].help)
+			set->rows[i].help = help;
+}

@@ -98,5 +98,7 @@ struct t32_block_optset {
 };
 void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *o,
 			   struct t32_spec *s);
+/* The help of the shared option `bit` (T32_OPT_*) as this command says it, if it takes it. */
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help);
 
 #endif
