@@ -164,6 +164,7 @@ out:
 
 /* A reference build to time against (--reference), or NULL; the CPU asked for, or "". */
 static const char *reference;
+static uint64_t pairs = 5;	/* --pairs: runs of each build per paired figure */
 static char bench_cpu[16];
 
 /*
@@ -338,15 +339,14 @@ static int cmp_double(const void *a, const void *b)
  */
 static void paired_sweep(const char *what, char *const *args)
 {
-	enum { PAIRS = 5 };
-	double ratio[PAIRS], mine[PAIRS], theirs[PAIRS];
+	double ratio[50], mine[50], theirs[50];
 	char path[] = "/tmp/t32-bench-paired-XXXXXX", fig[160];
 	int fd = mkstemp(path), n = 0;
 
 	if (fd < 0)
 		return;
 	close(fd);
-	for (int p = 0; p < PAIRS; p++) {
+	for (int p = 0; p < (int)pairs; p++) {
 		double a, b;
 
 		if (p % 2) {
@@ -1013,12 +1013,14 @@ static int bench_options(int argc, char **argv, int *first)
 				       "keep coverage's readings in DIR, one recording a form"),
 			T32_OPT_STRING("reference", 0, "T32", &reference,
 				       "a reference build for the paired figures (its binary)"),
+			T32_OPT_U64("pairs", "N", &pairs, 1, 50, "pair count",
+				    "runs of each build in a paired figure (default 5)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};
 
-		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32] [--cpu N] "
-				       "[NAME]...", NULL, outro, opts, argc, argv, first);
+		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32 [--pairs N]] "
+				       "[--cpu N] [NAME]...", NULL, outro, opts, argc, argv, first);
 	}
 	if (rc < 0 && bo.run.cpu >= 0)
 		snprintf(bench_cpu, sizeof(bench_cpu), "%d", bo.run.cpu);
