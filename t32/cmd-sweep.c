@@ -6,6 +6,7 @@
  * that they belong to one sweep and cover it exactly once.
  */
 #include <errno.h>
+#include <limits.h>
 #include <float.h>
 #include <fcntl.h>
 #include <math.h>
@@ -116,6 +117,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	const char *barrier = "l", *store = "m", *nlist = NULL, *modelist = NULL, *record = NULL;
 	int rc = 0, do_merge = 0, optind_ = 0;
 	char err[512];
+	static char table_path[PATH_MAX];
 	uint64_t *ns = NULL;
 
 	t32_sweep_req_init(&w);
@@ -189,7 +191,8 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	w.spec = &spec;
 	/* a table, or a spec: BARRIER STORE [N] INSN... */
 	if (argc - optind == 1) {
-		w.table = argv[optind];
+		/* a table by name from anywhere: coursework.tbl is data/coursework.tbl */
+		w.table = t32_table_locate(argv[optind], table_path, sizeof(table_path));
 		if (t32_block_parse_head(&spec, barrier, store))
 			rc = T32_EXIT_USAGE;
 	} else if (argc - optind < 3) {
@@ -210,6 +213,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	else if (!rc)
 		w.mo.rec = rec;
 	w.progress = 1;
+	w.rows_exit = 1;
 	if (!rc)
 		rc = t32_sweep(&w);
 	/* the readings behind the rows written stay */

@@ -86,6 +86,14 @@ void html_head(struct study *st, FILE *h, int argc, char **argv);
 /* Every file of the report directory, linked, with its size (SVG, PNG, TSV, JSON...). */
 void html_files(const struct study *st, FILE *h);
 
+/*
+ * Recipe NAME's section of index.html written on h from the files in st->dir
+ * (what `t32 study` writes for it): 1, 0 when its files are not there, -1 for
+ * an unknown recipe.  The page's sentences are computed here, so a test can
+ * give it any data.
+ */
+int study_section(struct study *st, const char *name, FILE *h);
+
 /* n formatted with thousands separators into buf (1,000,000). */
 const char *study_thousands(double n, char *buf, size_t len);
 

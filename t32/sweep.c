@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "t32/chainjudge.h"
 #include "t32/record.h"
 #include "t32/sweepfile.h"
 #include "t32/tsv.h"
@@ -60,6 +61,18 @@ struct sweep {
 	size_t nrows;
 	struct t32_sweep_row last;	/* the row format_row wrote last, for the caller's sink */
 	struct t32_measurement last_m;
+	struct t32_rate rate;		/* the reading of the row measure_job last finished */
+	struct t32_sweep_counts counts;	/* the rows written, by status */
+	/*
+	 * throughput rows measured ahead of their turn, beside their latency rows
+	 * (slot row % nn: at most a form's n list waits at a time), or line NULL
+	 */
+	struct ahead {
+		size_t row;
+		char *line;
+		struct t32_sweep_row r;
+		struct t32_measurement m;
+	} *ahead;
 };
 
 /* A row to measure: which form, mode and n. */
@@ -249,6 +262,56 @@ static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsi
 	return 0;
 }
 
+static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len);
+
+/*
+ * The throughput row of latency job j's form and n, measured now when this run
+ * measures it at all (in this shard, not yet in the file), so the latency row can
+ * be judged against it; its line waits in w->ahead until its turn.  *tp is its
+ * reading (have 0 when there is none).  0, or an exit code to stop with.
+ */
+static int measure_ahead(struct sweep *w, const struct job *j, struct t32_rate *tp)
+{
+	size_t r = j->row + w->nn;
+	struct ahead *a;
+	struct job t;
+	char line[8192];
+	int rc;
+
+	if (!(w->modes & T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT)) || !w->ahead || r >= w->nrows ||
+	    r % w->shards != w->shard - 1 || w->done[r] || w->ahead[r % w->nn].line ||
+	    job_of(w, r, &t) || t.mode != T32_SWEEP_THROUGHPUT || t.form != j->form)
+		return 0;
+	w->rate.have = 0;
+	rc = measure_job(w, &t, line, sizeof(line));
+	if (rc)
+		return rc;
+	*tp = w->rate;
+	a = &w->ahead[r % w->nn];
+	a->row = r;
+	a->r = w->last;
+	a->m = w->last_m;
+	a->line = strdup(line);
+	return a->line ? 0 : T32_EXIT_ERROR;
+}
+
+/* Row r when it was measured ahead of its turn: its line into buf, w->last its row. */
+static int take_ahead(struct sweep *w, size_t r, char *buf, size_t len)
+{
+	struct ahead *a = w->ahead ? &w->ahead[r % w->nn] : NULL;
+
+	if (!a || !a->line || a->row != r)
+		return 0;
+	snprintf(buf, len, "%s", a->line);
+	free(a->line);
+	a->line = NULL;
+	w->last = a->r;
+	w->last_m = a->m;
+	if (w->last.m)
+		w->last.m = &w->last_m;
+	return 1;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -264,8 +327,15 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 		return 0;
 	}
 	if (j->mode == T32_SWEEP_LATENCY && j->form && j->form->nochain) {
-		format_row(buf, len, w, j, 0, NULL, "skipped",
-			   "the form has no dependency chain (chain=none): throughput only");
+		char why[256];
+
+		if (j->form->nochain > 1)
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none: %s): "
+				 "throughput only", t32_form_nochain_reason(j->form));
+		else
+			snprintf(why, sizeof(why), "the form has no dependency chain (chain=none): "
+				 "throughput only");
+		format_row(buf, len, w, j, 0, NULL, "skipped", why);
 		return 0;
 	}
 	if (j->mode == T32_SWEEP_THROUGHPUT && j->form && kmax > j->form->tp_period)
@@ -310,6 +380,21 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	}
 	if (best.untrusted[0])
 		status = "untrusted";
+	w->rate = (struct t32_rate){ !strcmp(status, "ok"), best.value, best.value - best.halfwidth,
+				     best.value + best.halfwidth };
+	if (j->mode == T32_SWEEP_LATENCY && j->form && w->rate.have) {
+		/* a latency below a cycle or its own throughput carried no dependency */
+		struct t32_rate lat = w->rate, tp = { 0 };
+
+		rc = measure_ahead(w, j, &tp);
+		if (rc)
+			return rc;
+		if (t32_chain_judge(j->form->insn, w->mo.unit == T32_UNIT_CYCLES, &lat, &tp, reason,
+				    sizeof(reason)) != T32_CHAIN_OK) {
+			format_row(buf, len, w, j, bestk, &best, T32_CHAIN_STATUS, reason);
+			return 0;
+		}
+	}
 	format_row(buf, len, w, j, bestk, &best, status, best.untrusted);
 	return 0;
 }
@@ -336,25 +421,6 @@ static void exact_num(FILE *f, double d)
 			break;
 	}
 	fputs(buf, f);
-}
-
-/* A table's forms as one hash: a table edited between shards is another sweep. */
-static uint64_t table_hash(const struct t32_table *t)
-{
-	uint64_t h = FNV_START;
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct t32_form *f = &t->forms[i];
-		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
-
-		for (size_t k = 0; k < 4; k++)
-			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
-		h = fnv1a(h, &f->lat, sizeof(f->lat));
-		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
-		if (f->nochain)
-			h = fnv1a(h, "chain=none", 11);
-	}
-	return h;
 }
 
 /* Text (escaped) in the sweep line: whole, or its start and a hash when long or odd. */
@@ -405,7 +471,7 @@ static int make_signature(struct sweep *w, const char *what)
 	fprintf(f, "# sweep: rows=%zu of=", w->nrows);
 	sig_text(f, what);
 	if (w->from_table)
-		fprintf(f, " forms=%016llx", (unsigned long long)table_hash(&w->table));
+		fprintf(f, " forms=%016llx", (unsigned long long)t32_table_hash(&w->table));
 	fputs(" modes=", f);
 	for (int m = 0; m < T32_SWEEP_MODES; m++)
 		if (w->modes & (1u << m)) {
@@ -890,7 +956,8 @@ static int sweep_setup(const struct t32_sweep_req *q, struct sweep *w)
 		else
 			spec_name(&w->spec, what, sizeof(what));
 		w->done = calloc(w->nrows ? w->nrows : 1, 1);
-		if (!w->done || make_signature(w, what)) {
+		w->ahead = w->from_table ? calloc(w->nn ? w->nn : 1, sizeof(*w->ahead)) : NULL;
+		if (!w->done || (w->from_table && !w->ahead) || make_signature(w, what)) {
 			t32_error("out of memory for '%zu rows'", w->nrows);
 			return T32_EXIT_ERROR;
 		}
@@ -957,6 +1024,33 @@ static void write_failed(const struct sweep *w, const struct sink *sink, size_t 
 		t32_error("cannot write '%s' (%s)", sink->path, strerror(e));
 }
 
+/* A row's status counted: whatever statuses the rows carry, ok or not. */
+static void count_status(struct t32_sweep_counts *c, const char *status)
+{
+	c->rows++;
+	if (strcmp(status, "ok"))
+		c->not_ok++;
+	for (size_t k = 0; k < c->kinds; k++)
+		if (!strcmp(c->s[k].name, status)) {
+			c->s[k].n++;
+			return;
+		}
+	if (c->kinds < sizeof(c->s) / sizeof(c->s[0])) {
+		snprintf(c->s[c->kinds].name, sizeof(c->s[0].name), "%s", status);
+		c->s[c->kinds++].n = 1;
+	}
+}
+
+/* "80 ok, 10 untrusted, 6 skipped" into buf. */
+static const char *status_text(const struct t32_sweep_counts *c, char *buf, size_t len)
+{
+	buf[0] = 0;
+	for (size_t k = 0; k < c->kinds; k++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu %s", k ? ", " : "", c->s[k].n,
+			 c->s[k].name);
+	return buf;
+}
+
 /* The rows of this shard not yet written, measured in order; an exit code. */
 static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const struct sink *sink,
 		      size_t *written)
@@ -985,8 +1079,9 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 				fprintf(stderr, ", about %.0f s left",
 					el / (double)*written * (double)(todo - *written));
 		}
-		rc = measure_job(w, &j, line, sizeof(line));
-		if (rc)
+		/* a throughput row may have been measured ahead, beside its latency row */
+		if (!take_ahead(w, r, line, sizeof(line)) &&
+		    (rc = measure_job(w, &j, line, sizeof(line))))
 			break;
 		if (sink->fd >= 0 && write_line(sink->fd, line)) {
 			if (progress)
@@ -997,15 +1092,25 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 			break;
 		}
 		(*written)++;
+		count_status(&w->counts, w->last.status);
 		if (q->row && (rc = q->row(q->ctx, &w->last)))
 			break;
 	}
-	if (progress) {
+	if (progress)
 		fprintf(stderr, "\r\033[K");
-		/* one closing line: what was written where */
-		if (!rc && w->out_path && w->out_path[0] && strcmp(w->out_path, "-"))
-			fprintf(stderr, "t32 sweep: %zu rows written to %s in %.1f s\n", *written,
-				w->out_path, t32_now() - start);
+	/*
+	 * One closing line, what was written where and the rows by status: on a
+	 * terminal, and wherever rows are not ok (the exit code says so too).
+	 */
+	if (!rc && (progress || (w->counts.not_ok && !q->quiet))) {
+		char st[512];
+		int to = w->out_path && w->out_path[0] && strcmp(w->out_path, "-");
+
+		fprintf(stderr, "t32 sweep: %zu row%s written%s%s in %.1f s: %s%s\n", *written,
+			*written == 1 ? "" : "s", to ? " to " : "", to ? w->out_path : "",
+			t32_now() - start, *written ? status_text(&w->counts, st, sizeof(st)) : "none",
+			w->counts.not_ok && q->rows_exit
+				? " (exit 5; t32 help flags says what each status means)" : "");
 	}
 	return rc;
 }
@@ -1054,5 +1159,11 @@ out:
 	free(w.signature);
 	t32_table_free(&w.table);
 	free(w.done);
+	for (size_t r = 0; w.ahead && r < w.nn; r++)
+		free(w.ahead[r].line);
+	free(w.ahead);
+	/* written whole, but not every row is a measurement to use: a batch script can tell */
+	if (!rc && w.counts.not_ok && q->rows_exit)
+		rc = T32_EXIT_ROWS;
 	return rc;
 }

@@ -43,6 +43,15 @@ struct t32_sweep_row {
  * store and start registers, and its body when there is no table (the last item
  * repeats n times).
  */
+/* The rows written, by status (ok, untrusted, nochain, skipped, ...). */
+struct t32_sweep_counts {
+	struct {
+		char name[32];
+		size_t n;
+	} s[16];
+	size_t kinds, rows, not_ok;
+};
+
 struct t32_sweep_req {
 	const char *table;		/* TABLE.tbl to sweep, or NULL: the spec */
 	const struct t32_spec *spec;
@@ -63,6 +72,7 @@ struct t32_sweep_req {
 	int resume;			/* skip the rows out_path holds */
 	int progress;			/* a progress line on stderr (a terminal) */
 	int quiet;			/* warnings held back (t32_warn_quiet): the rows carry them */
+	int rows_exit;			/* exit T32_EXIT_ROWS when a row written is not ok */
 	const char *command;		/* the file's `# command:` line; NULL: this process's */
 	int (*row)(void *ctx, const struct t32_sweep_row *r);	/* nonzero stops: an exit code */
 	void *ctx;

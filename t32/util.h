@@ -15,6 +15,7 @@ enum {
 	T32_EXIT_USAGE = 2,
 	T32_EXIT_UNAVAILABLE = 3,	/* a facility is unavailable here */
 	T32_EXIT_UNSUPPORTED = 4,	/* not supported by this CPU */
+	T32_EXIT_ROWS = 5,		/* a sweep finished, but not every row is ok */
 	T32_EXIT_UNTRUSTED = 7,		/* measured, but not trustworthy */
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };

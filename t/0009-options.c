@@ -1,5 +1,5 @@
 /*
- * 0008-options: one option table.  Rows read their values in range, a value
+ * 0009-options: one option table.  Rows read their values in range, a value
  * out of range or an unknown option is a usage error (2), operands follow the
  * options, --help prints every listed row, and a shared option a command leaves
  * out (or any row without help) is refused by name.
