@@ -965,6 +965,8 @@ static int run_steps(struct study *st)
  * points on either side by more than half a TSC step) named.  It is called a
  * staircase only when every jump rises by about one TSC step (within a
  * quarter) at regular distances; otherwise it is "not a staircase", with why.
+ * It runs past a hundred lines because the spikes, rises, falls and distances it
+ * counts all go into one paragraph, each reason beside the others.
  */
 static void steps_shows(const struct study *st, FILE *h, const char *insn, const char *base,
 			const double *x, const double *mn, size_t n, const double *sx,
