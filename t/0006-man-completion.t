@@ -6,7 +6,7 @@
 
 "$T32" --list commands >"$TMP/commands" 2>"$TMP/err" || { echo "1..1"; echo "not ok 1 - t32 --list commands"; exit 1; }
 ncmd=$(wc -l <"$TMP/commands" | tr -d ' ')
-plan $((2 * ncmd + 13))
+plan $((2 * ncmd + 16))
 
 sh "$T32_SRC/doc/t32.1.sh" "$T32" >"$TMP/t32.1" 2>"$TMP/man.err"
 ok $? "the manual page is generated from the binary"
@@ -28,7 +28,7 @@ else
 	skip "no groff here to render the page"
 fi
 
-command -v bash >/dev/null 2>&1 || { for i in $(seq $((ncmd + 8))); do skip "no bash here"; done; done_testing; }
+command -v bash >/dev/null 2>&1 || { for i in $(seq $((ncmd + 11))); do skip "no bash here"; done; done_testing; }
 { mkdir -p "$TMP/bin" && ln -s "$T32" "$TMP/bin/t32"; } || bail "cannot put t32 on a PATH in $TMP/bin"
 # complete WORDS...: what bash would offer for the last word
 complete_() {
@@ -55,4 +55,10 @@ complete_ t32 bench "" >"$TMP/c"
 grep -qx coverage "$TMP/c"; ok $? "bench names after bench"
 complete_ t32 help f >"$TMP/c"
 grep -qx flags "$TMP/c"; ok $? "help completes flags"
+complete_ t32 table "" >"$TMP/c"
+is gen "$(cat "$TMP/c")" "table's subcommand"
+complete_ t32 table gen --ua >"$TMP/c"
+is --uarch "$(cat "$TMP/c")" "table gen's own options"
+complete_ t32 model --uarch zen >"$TMP/c"
+grep -qx zen4 "$TMP/c" && grep -qx zen5 "$TMP/c"; ok $? "micro-architecture names after --uarch"
 done_testing
