@@ -176,7 +176,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(29);
+	plan(30);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -205,6 +205,11 @@ int main(void)
 	s = section(&st, "scatter");
 	ok(has(s, "Over the run the bulk moved"),
 	   "scatter: a bulk that dips in the middle of the run and comes back has moved");
+	free(s);
+	scatter(100200, 0, -0.07);
+	s = section(&st, "scatter");
+	ok(has(s, "0 (0.0%) lie more than 5% above the bulk where it stood"),
+	   "scatter: a stretch of the run 7%% higher is the bulk moving, not interrupts");
 	free(s);
 
 	/* table: the rate against the model's ALUs and the copies tried */
