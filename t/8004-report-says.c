@@ -216,7 +216,7 @@ int main(void)
 	summary(0.25, 3, 6, 4);
 	chains(0.25);
 	s = section(&st, "table");
-	ok(has(s, "as many a cycle as the core has ALUs in the model's data (4)"),
+	ok(has(s, "as many instructions a cycle as the core has ALUs in the model's data (4)"),
 	   "table: 4 a cycle on a core of 4 ALUs");
 	ok(has(s, "fewer copies than the most tried (6)"), "table: k = 3 of 6 did not limit");
 	ok(!has(s, "different <i>n</i>"), "table: a cost the same at every n is not remarked");
@@ -224,8 +224,8 @@ int main(void)
 	summary(0.25, 6, 6, 6);
 	chains(0.5);
 	s = section(&st, "table");
-	ok(has(s, "fewer a cycle than the core has ALUs in the model's data (6)") &&
-	   !has(s, "as many a cycle as"), "table: 4 a cycle on a core of 6 ALUs is short of them");
+	ok(has(s, "fewer instructions a cycle than the core has ALUs in the model's data (6)") &&
+	   !has(s, "as many instructions a cycle as"), "table: 4 a cycle on a core of 6 ALUs is short of them");
 	ok(has(s, "fastest with 6 copies, the most tried") && has(s, "lower bound"),
 	   "table: every form best at the largest k: the copies limited the rate");
 	ok(has(s, "<code>nop</code> (0.250 [0.240, 0.260] at n = 1,000, 0.500 [0.490, 0.510] at "
@@ -233,7 +233,7 @@ int main(void)
 	free(s);
 	summary(0.20, 3, 6, 4);
 	s = section(&st, "table");
-	ok(has(s, "more a cycle than the core has ALUs in the model's data (4)"),
+	ok(has(s, "more instructions a cycle than the core has ALUs in the model's data (4)"),
 	   "table: 5 a cycle on a core of 4 ALUs is more than it has");
 	free(s);
 

@@ -705,14 +705,14 @@ static void table_throughput_shows(const struct tab *t, FILE *h, const char *u)
 		snprintf(alu, sizeof(alu), " The model's data give no ALU count for this core to "
 			 "set it against.");
 	else if (fabs(rate - alus) <= 0.5)
-		snprintf(alu, sizeof(alu), " That is as many a cycle as the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is as many instructions a cycle as the core has ALUs in the "
 			 "model's data (%.0f).", alus);
 	else if (rate < alus)
-		snprintf(alu, sizeof(alu), " That is fewer a cycle than the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is fewer instructions a cycle than the core has ALUs in the "
 			 "model's data (%.0f): something other than the ALUs held these blocks back%s.",
 			 alus, atmax * 2 > near ? " (above: the number of copies)" : "");
 	else
-		snprintf(alu, sizeof(alu), " That is more a cycle than the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is more instructions a cycle than the core has ALUs in the "
 			 "model's data (%.0f): either these forms need no ALU (eliminated at rename) "
 			 "or the model's ALU count is wrong for this core.", alus);
 	fprintf(h, "<p>With independent copies (throughput), %zu of %zu forms cost about %.2f %s "
