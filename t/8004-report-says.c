@@ -114,12 +114,13 @@ static void chains(double second)
 
 /* steps-inc.tsv: the line n + 2 and a minimum-based curve in whole TSC steps of sc
    cycles; the jumps listed in steps-inc.steps.tsv; spike: a point one step up. */
-static void steps(double sc, const double *jx, const double *jh, size_t nj, int spike)
+static void steps(double sc, const double *jx, const double *jh, size_t nj, int spike,
+		  double slope)
 {
 	FILE *f = open_put("steps-inc.tsv"), *g;
 
-	fprintf(f, "# fit: cycles = 2.000 + 1.0000 n (robust; se 0.100, 0.0010)\n"
-		   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n");
+	fprintf(f, "# fit: cycles = 2.000 + %.4f n (robust; se 0.100, 0.0010)\n"
+		   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n", slope);
 	for (int n = 1; n <= 100; n++) {
 		double m = 0;
 
@@ -176,7 +177,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(30);
+	plan(31);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -242,13 +243,14 @@ int main(void)
 		const double sx[] = { 30, 64, 98 }, sh[] = { 33.6, 33.6, 33.6 };
 		const double bx[] = { 9, 13, 27, 51, 89 }, bh[] = { 36.2, -36.2, 35.3, 32.7, 39.7 };
 
-		steps(33.6, sx, sh, 3, 0);
+		steps(33.6, sx, sh, 3, 0, 1.0);
 		s = section(&st, "steps");
 		ok(has(s, "A staircase: every jump rises by 33.6 to 33.6 cycles"),
 		   "steps: three rises of one TSC step, evenly apart, are a staircase");
-		ok(!has(s, "Not a staircase") && !has(s, "Spikes"), "steps: ... and nothing else");
+		ok(!has(s, "Not a staircase") && !has(s, "Spikes") && !has(s, "Its interval lies"),
+		   "steps: ... and nothing else (a slope of 1.000 +- 0.002 holds one cycle)");
 		free(s);
-		steps(33.6, bx, bh, 5, 64);
+		steps(33.6, bx, bh, 5, 64, 0.97);
 		s = section(&st, "steps");
 		ok(has(s, "<b>Not a staircase</b>") && !has(s, "A staircase:"),
 		   "steps: the coursework's jumps with a fall are not a staircase");
@@ -261,6 +263,8 @@ int main(void)
 		if (!has(s, "n = 9&ndash;12, 64."))
 			diag("%s", s);
 		ok(!has(s, "21.6"), "steps: no mean of signed heights");
+		ok(has(s, "Its interval lies below one cycle, which a chain of dependent one-cycle "
+			  "instructions cannot run"), "steps: a slope of 0.970 +- 0.002 is flagged");
 		free(s);
 	}
 

@@ -984,6 +984,7 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 	double gap_lo = INFINITY, gap_hi = 0, gap_sum = 0, last_rise = NAN, spike_t;
 	size_t rises = 0, falls = 0, gaps = 0, nspikes = 0;
 	char jumps[2048] = "", fallat[512] = "", spikes[1024] = "", tail[512] = "", why[1024] = "";
+	char slope[512] = "";
 	int stair;
 
 	/*
@@ -1038,15 +1039,26 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 		}
 		last_rise = sx[k];
 	}
+	/* a chain of one-cycle instructions costs one cycle a copy: an interval without 1 says so */
+	if (isfinite(b) && isfinite(se) && b + 1.96 * se < 1)
+		snprintf(slope, sizeof(slope), " <b>Its interval lies below one cycle, which a chain of "
+			 "dependent one-cycle instructions cannot run</b>: the conversion of ticks to "
+			 "cycles (one ratio, measured as the study began) is at least %.1f%% off for "
+			 "these blocks, not the chain.", 100 * (1 - (b + 1.96 * se)));
+	else if (isfinite(b) && isfinite(se) && b - 1.96 * se > 1)
+		snprintf(slope, sizeof(slope), " Its interval lies above the one cycle a dependent "
+			 "one-cycle instruction takes, by at least %.1f%%: the core ran slower than the "
+			 "ratio measured as the study began, or something else held the chain.",
+			 100 * ((b - 1.96 * se) - 1));
 	if (worst > 3)
 		snprintf(tail, sizeof(tail), " The estimate's largest departure from the line, %.1f "
 			 "cycles at n = %.0f, is one block a neighbour disturbed (see its interval and "
 			 "flags in %s.sweep.tsv).", worst, worst_n, base);
 	if (!ns) {
 		shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: the cost "
-			 "of one more instruction in a chain. No jump of the minimum-based curve stands "
+			 "of one more instruction in a chain.%s No jump of the minimum-based curve stands "
 			 "out of its noise%s.%s%s%s%s",
-		      b, 1.96 * se, insn,
+		      b, 1.96 * se, insn, slope,
 		      st->env.q > 1 ? ", though the TSC counts in steps" : ": the TSC counts single ticks",
 		      nspikes ? " Spikes (points above both neighbours by more than " : "",
 		      nspikes ? "half a TSC step and five typical differences) at n = " : "",
@@ -1077,9 +1089,9 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 				 "is known to set the jumps against", why[0] ? "; " : "");
 	}
 	shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: the cost of "
-		 "one more instruction in a chain. The minimum-based curve jumps at n = %s cycles "
+		 "one more instruction in a chain.%s The minimum-based curve jumps at n = %s cycles "
 		 "(%zu rise%s, %zu fall%s); one TSC step is %llu ticks = %.1f cycles. %s%s%s",
-	      b, 1.96 * se, insn, jumps, rises, rises == 1 ? "" : "s", falls, falls == 1 ? "" : "s",
+	      b, 1.96 * se, insn, slope, jumps, rises, rises == 1 ? "" : "s", falls, falls == 1 ? "" : "s",
 	      (unsigned long long)st->env.q, sc,
 	      stair ? "" : "<b>Not a staircase</b>: ", stair ? "" : why, stair ? "" : ".");
 	if (stair)
