@@ -1641,6 +1641,42 @@ static int section_interrupts(struct study *st, FILE *h)
 		}
 	}
 	fprintf(h, "</table></div>\n");
+	{
+		/* the blocks of data/blocks with no result here: said, not left out silently */
+		char **names, absent[2048] = "";
+		size_t nb = t32_block_names(&names), nabsent = 0;
+
+		for (size_t i = 0; i < nb; i++) {
+			size_t r = 0;
+
+			while (r < t.nrows && strcmp(tab_get(&t, r, "block"), names[i]))
+				r++;
+			if (r < t.nrows)
+				continue;
+			snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "%s<code>",
+				 nabsent++ ? ", " : "");
+			{
+				char *e = NULL;
+				size_t el = 0;
+				FILE *m = open_memstream(&e, &el);
+
+				if (m) {
+					html_text(m, names[i]);
+					fclose(m);
+					snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent),
+						 "%s", e);
+				}
+				free(e);
+			}
+			snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "</code>");
+		}
+		if (nabsent)
+			fprintf(h, "<p><b>%zu of the %zu blocks have no result here</b> (%s): their "
+				   "runs failed (the study's messages say why; a block whose samples did "
+				   "not stay put is not fitted). The figures below are the other %zu.</p>\n",
+				nabsent, nb, absent, nb - nabsent);
+		t32_block_names_free(names, nb);
+	}
 	shows(h, "%zu of %zu blocks meet the target%s%s. %s"
 		 "The chi-square test of the shares rejects %zu of %zu fits at the 5%% level (p from "
 		 "%.2g to %.2g): with hundreds of samples it sees departures smaller than the model "
