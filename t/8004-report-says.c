@@ -177,7 +177,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(31);
+	plan(33);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -199,6 +199,25 @@ int main(void)
 	ok(has(s, "below one a cycle, which a chain of dependent increments cannot run") &&
 	   !has(s, "as a chain of dependent increments must run"),
 	   "scatter: 0.9768 cycles an increment is flagged as impossible, not explained");
+	ok(has(s, "(1.6000 cycles a tick"), "scatter: the ratio the file was converted with");
+	free(s);
+	scatter(97680, 0.016, 0);
+	{
+		/* the same readings converted by an earlier run: the page says that run's ratio */
+		char path[256], *text = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/scatter.tsv", dir);
+		if (!(f = fopen(path, "r")) || getdelim(&text, &len, 0, f) < 0)
+			bail("cannot read %s", path);
+		fclose(f);
+		put("scatter.tsv", "# calibration: 1.45000 +- 0.00100 core cycles per tick (chains "
+		    "of add, measured as the study began)\n%s", text);
+		free(text);
+	}
+	s = section(&st, "scatter");
+	ok(has(s, "(1.4500 cycles a tick"), "scatter: an older file's own ratio, not this run's");
 	ok(has(s, "Over the run the bulk moved") && has(s, "1.6% apart"),
 	   "scatter: a bulk 1.6%% higher in the second half is said to have moved");
 	free(s);

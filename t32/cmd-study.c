@@ -180,14 +180,29 @@ static double median_of(const double *v, size_t n)
 }
 
 /*
+ * The clock a file's figures were converted with: its `# calibration:` ratio
+ * and `# tsc:` step (a recipe run alone into an older report keeps the files
+ * of the others, converted as they were measured), else the study's own.
+ */
+static void file_clock(const struct study *st, const struct tab *t, double *ratio, uint64_t *q)
+{
+	const char *c = tab_comment(t, "calibration"), *k = strstr(tab_comment(t, "tsc"), "step ");
+	double r = *c ? strtod(c, NULL) : 0;
+	unsigned long long step = 0;
+
+	*ratio = r > 0 ? r : st->ratio;
+	*q = k && sscanf(k, "step %llu", &step) == 1 && step ? step : st->env.q;
+}
+
+/*
  * What the scatter shows: the minimum per instruction judged against what a
  * dependent chain can do (one a cycle at best: below it the conversion, not
  * the chain, is wrong), how the readings gather near it, and whether the bulk
  * moved over the run (the median of the first tenth of the readings in the
  * order taken against the last tenth).
  */
-static void scatter_shows(const struct study *st, FILE *h, const double *inorder, size_t n,
-			  const char *col)
+static void scatter_shows(FILE *h, const double *inorder, size_t n, const char *col,
+			  double ratio, uint64_t q)
 {
 	double *v = malloc(n * sizeof(double)), k, first, last, drift, tick;
 	size_t near = 0, far = 0, levels = 0, tenth = n / 10 ? n / 10 : 1;
@@ -222,7 +237,7 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "fastest, converted with one core/TSC ratio (%.4f cycles a tick, measured "
 			 "as the study began): a core clock faster during that reading than when "
 			 "the ratio was measured gives it, so it says how far the clock moved, at "
-			 "least %.1f%%, not what the chain costs", k, st->ratio, 100 * (1 / k - 1));
+			 "least %.1f%%, not what the chain costs", k, ratio, 100 * (1 / k - 1));
 	else if (k <= 1.05)
 		snprintf(per, sizeof(per), "%.4f cycles per <code>inc eax</code>: one a cycle, as a "
 			 "chain of dependent increments must run (the barrier adds %.4f at most). "
@@ -233,7 +248,7 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "the one cycle an increment of a chain takes even at its fastest reading: "
 			 "the core ran slower than the core/TSC ratio measured as the study began "
 			 "(%.4f cycles a tick) says, or something took the CPU in every reading",
-			 k, 100 * (k - 1), st->ratio);
+			 k, 100 * (k - 1), ratio);
 	/* the bulk over the run: the median of each tenth of the readings, in the order taken */
 	first = INFINITY;
 	last = -INFINITY;
@@ -244,8 +259,8 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 		last = fmax(last, m);
 	}
 	drift = first > 0 ? 100 * (last / first - 1) : 0;
-	tick = cyc ? (double)(st->env.q ? st->env.q : 1) * st->ratio
-		   : (double)(st->env.q ? st->env.q : 1);
+	tick = cyc ? (double)(q ? q : 1) * ratio
+		   : (double)(q ? q : 1);
 	if (last - first > tick && drift >= 0.1)
 		snprintf(dr, sizeof(dr), " Over the run the bulk moved: the medians of the ten "
 			 "successive tenths of the readings range from %.0f to %.0f %s, %.1f%% apart, "
@@ -266,7 +281,7 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 		 "the bulk that t32 uses.",
 	      study_thousands(v[0], a, sizeof(a)), col, per, 100.0 * near / n, levels,
 	      levels == 1 ? "" : "s",
-	      levels > 1 && st->env.q > 1 ? " (the readings come in whole steps of the TSC)" : "",
+	      levels > 1 && q > 1 ? " (the readings come in whole steps of the TSC)" : "",
 	      100.0 * (v[n / 2] / v[0] - 1), far, 100.0 * far / n, v[n - 1] / v[0], dr);
 	free(v);
 }
@@ -282,7 +297,7 @@ static int section_scatter(struct study *st, FILE *h)
 	if (tab_load(&t, study_path(st, "scatter.tsv", path, sizeof(path)), 1))
 		return 0;
 	n = t.nrows;
-	col = st->ratio > 0 && n && *tab_get(&t, 0, "cycles") ? "cycles" : "ticks";
+	col = n && *tab_get(&t, 0, "cycles") ? "cycles" : "ticks";
 	v = malloc((n ? n : 1) * sizeof(double));
 	fprintf(h, "<h2 id=\"scatter\">1. Every measurement</h2>\n");
 	html_dated(h, &t);
@@ -295,7 +310,11 @@ static int section_scatter(struct study *st, FILE *h)
 	if (v && n >= 10) {
 		for (size_t i = 0; i < n; i++)
 			v[i] = tab_num(&t, i, col);
-		scatter_shows(st, h, v, n, col);
+		double ratio;
+		uint64_t q;
+
+		file_clock(st, &t, &ratio, &q);
+		scatter_shows(h, v, n, col, ratio, q);
 	}
 	free(v);
 	tab_free(&t);
@@ -429,9 +448,13 @@ static int section_min_vs_count(struct study *st, FILE *h)
 			double mnv = tab_num(&t, n - 1, mn);
 			char res[256];
 
-			if (st->env.q > 1)
+			double fr;
+			uint64_t fq;
+
+			file_clock(st, &t, &fr, &fq);
+			if (fq > 1)
 				snprintf(res, sizeof(res), "comes in whole steps of the TSC (%llu ticks "
-					 "here), so it cannot resolve the barrier's cost", (unsigned long long)st->env.q);
+					 "here), so it cannot resolve the barrier's cost", (unsigned long long)fq);
 			else
 				snprintf(res, sizeof(res), "is the luckiest of them, not a typical one");
 			shows(h, "Here the minimum was %s %s (%s ticks) %s. The minimum is a property of "
@@ -1162,9 +1185,14 @@ static int section_steps(struct study *st, FILE *h)
 		fprintf(h, "<h3><code>%s</code></h3>\n", curves[c].insn);
 		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
 		html_figure(st, h, curves[c].base, name, caption);
-		if (x && mn)
-			steps_shows(st, h, curves[c].insn, curves[c].base, x, mn, n, sx, sh, ns, b, se,
-				    worst, worst_n);
+		if (x && mn) {
+			/* the clock this file was converted with, which a later run may not share */
+			struct study as_measured = *st;
+
+			file_clock(st, &t, &as_measured.ratio, &as_measured.env.q);
+			steps_shows(&as_measured, h, curves[c].insn, curves[c].base, x, mn, n, sx, sh,
+				    ns, b, se, worst, worst_n);
+		}
 		free(x);
 		free(mn);
 		tab_free(&t);
