@@ -6,7 +6,7 @@
 
 "$T32" --list commands >"$TMP/commands" 2>"$TMP/err" || { echo "1..1"; echo "not ok 1 - t32 --list commands"; exit 1; }
 ncmd=$(wc -l <"$TMP/commands" | tr -d ' ')
-plan $((2 * ncmd + 16))
+plan $((2 * ncmd + 17))
 
 sh "$T32_SRC/doc/t32.1.sh" "$T32" >"$TMP/t32.1" 2>"$TMP/man.err"
 ok $? "the manual page is generated from the binary"
@@ -24,7 +24,11 @@ if command -v groff >/dev/null 2>&1; then
 	groff -man -Tascii -P-cbou -ww "$TMP/t32.1" >"$TMP/t32.txt" 2>"$TMP/groff.err"
 	[ ! -s "$TMP/groff.err" ] && grep -q 'EXIT STATUS' "$TMP/t32.txt"
 	ok $? "groff renders it without warnings"
+	awk 'length > 80' "$TMP/t32.txt" >"$TMP/wide"
+	[ ! -s "$TMP/wide" ]; ok $? "no line of the rendered page is wider than 80 columns"
+	[ -s "$TMP/wide" ] && diag "$(head -3 "$TMP/wide")"
 else
+	skip "no groff here to render the page"
 	skip "no groff here to render the page"
 fi
 
