@@ -32,20 +32,22 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/run.h"
 #include "t32/study.h"
+#include "t32/sweep.h"
 #include "t32/table.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 #include "t32/wake.h"
 
 static const char study_usage[] =
-	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--no-plots] [RECIPE...]";
+	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--cpu N] [--no-plots] [RECIPE...]";
 
 static const struct profile profiles[] = {
-	{ "quick", 1000, 1000000, "0.15", "1.5", "0.1", "0.7", "0.3", "2", 1 },
-	{ "full", 1000, 1000000, "3", "0.3", "2", "0.15", "3", "10", 6 },
-	{ NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+	{ "quick", 1000, 1000000, 0.15, 1.5, 0.1, 0.7, 0.3, "2", 1 },
+	{ "full", 1000, 1000000, 3, 0.3, 2, 0.15, 3, "10", 6 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
 static volatile int stop;	/* Ctrl-C while the study measures on its own */
@@ -54,6 +56,41 @@ static void on_interrupt(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/*
+ * A sweep into the report directory, in this process: n over nlist, the spec
+ * BARRIER m BODY... (body words) or the table q->table, the rows into out.  Its
+ * `# command:` line is the sweep as one would run it alone; its warnings stay in
+ * its rows' flags.  Its exit code; 130 (Ctrl-C) stops the study.
+ */
+static int study_sweep(struct study *st, struct t32_sweep_req *q, const char *nlist,
+		       const char *out, int nbody, char **body)
+{
+	struct t32_spec s = { 0 };
+	uint64_t *ns = NULL;
+	char err[512], cmd[8192];
+	int rc = T32_EXIT_ERROR;
+
+	if (t32_parse_nlist(nlist, &ns, &q->nn, err, sizeof(err)) ||
+	    t32_block_parse_head(&s, st->barrier, "m") ||
+	    (nbody && t32_spec_parse_body(&s, nbody, body, err, sizeof(err)))) {
+		t32_error("cannot build the sweep '%s' (%s)", out, err);
+		goto out;
+	}
+	q->ns = ns;
+	q->spec = &s;
+	q->out_path = out;
+	q->quiet = 1;
+	q->command = t32_sweep_command(q, cmd, sizeof(cmd));
+	fflush(stdout);
+	rc = t32_sweep(q);
+	if (rc == T32_EXIT_INTERRUPTED)
+		st->interrupted = 1;
+out:
+	t32_spec_free(&s);
+	free(ns);
+	return rc;
 }
 
 /* A paragraph "What this shows", its text composed by the caller (HTML). */
@@ -525,7 +562,6 @@ static void heat(FILE *o, const char *form, const char *col, double v)
 
 /* The table's throughput rows try k = 1 .. TABLE_MAX_K independent copies. */
 #define TABLE_MAX_K 6
-#define TABLE_MAX_K_S "6"
 
 static int run_table(struct study *st)
 {
@@ -543,26 +579,22 @@ static int run_table(struct study *st)
 	study_path(st, "table.tsv", lat, sizeof(lat));
 	study_path(st, "table-throughput.tsv", tp, sizeof(tp));
 	{
-		char *argv[] = { "sweep", "--n", "100,1000,10000,100000", "--mode", "latency",
-				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
-				 "--budget", (char *)st->p->table_budget,
-				 "--block-precision", (char *)st->p->table_block_precision,
-				 "-o", lat, tbl, NULL };
+		struct t32_sweep_req q;
 
+		t32_sweep_req_init(&q);
+		q.table = tbl;
+		q.modes = T32_SWEEP_BIT(T32_SWEEP_LATENCY);
+		q.mo.unit = st->ratio > 0 ? T32_UNIT_CYCLES : T32_UNIT_TICKS;
+		q.mo.budget = st->p->table_budget;
+		q.mo.block_precision = st->p->table_block_precision;
 		progress(st, "table: the 24 forms in latency mode (dependent chains)", 0);
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "100,1000,10000,100000", lat, 0, NULL)))
 			return rc;
-	}
-	{
 		/* k independent copies: Zen and the Cores retire up to 4 to 6 ALU operations a cycle */
-		char *argv[] = { "sweep", "--n", "1200", "--mode", "throughput", "--max-k", TABLE_MAX_K_S,
-				 "--unit", (char *)unit, "--barrier", (char *)st->barrier,
-				 "--budget", (char *)st->p->table_budget,
-				 "--block-precision", (char *)st->p->table_block_precision,
-				 "-o", tp, tbl, NULL };
-
+		q.modes = T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT);
+		q.max_k = TABLE_MAX_K;
 		progress(st, "table: the 24 forms in throughput mode (independent copies)", 0.6);
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "1200", tp, 0, NULL)))
 			return rc;
 	}
 	if (t32_table_load(tbl, &table, err, sizeof(err))) {
@@ -613,9 +645,11 @@ static int run_table(struct study *st)
 		size_t nl = 0;
 
 		for (size_t r = 0; r < tl.nrows; r++) {
+			/* nochain: the coursework times nop and mov eax, 0 repeated too */
 			if (strcmp(tab_get(&tl, r, "form"), form->name) ||
 			    (strcmp(tab_get(&tl, r, "status"), "ok") &&
-			     strcmp(tab_get(&tl, r, "status"), "untrusted")))
+			     strcmp(tab_get(&tl, r, "status"), "untrusted") &&
+			     strcmp(tab_get(&tl, r, "status"), "nochain")))
 				continue;
 			heat(o, form->name, tab_get(&tl, r, "n"), tab_num(&tl, r, "per_insn"));
 			if (tab_num(&tl, r, "n") >= 1000 && nl < 8)
@@ -911,14 +945,15 @@ static int run_steps(struct study *st)
 		snprintf(name, sizeof(name), "%s.sweep.tsv", curves[c].base);
 		study_path(st, name, sw, sizeof(sw));
 		{
-			char *argv[] = { "sweep", "--n", "1..100",
-					 "--budget", (char *)st->p->steps_budget,
-					 "--block-precision", (char *)st->p->steps_block_precision,
-					 "-o", sw, (char *)st->barrier, "m", (char *)curves[c].insn, NULL };
+			struct t32_sweep_req q;
+			char *body = (char *)curves[c].insn;
 
+			t32_sweep_req_init(&q);
+			q.mo.budget = st->p->steps_budget;
+			q.mo.block_precision = st->p->steps_block_precision;
 			snprintf(what, sizeof(what), "steps: n x '%s', n = 1..100", curves[c].insn);
 			progress(st, what, 0.5 * c);
-			if ((rc = study_call(st, cmd_sweep, argv)))
+			if ((rc = study_sweep(st, &q, "1..100", sw, 1, &body)))
 				return rc;
 		}
 		if (tab_load(&t, sw, 0))
@@ -1212,19 +1247,15 @@ static int run_combos(struct study *st)
 	study_path(st, "combos.sweep.tsv", sw, sizeof(sw));
 	study_path(st, "combos-alone.sweep.tsv", alone, sizeof(alone));
 	{
-		char *argv[] = { "sweep", "--n", "0,1,2,3,10,100",
-				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
-				 "-o", sw, (char *)st->barrier, "m", "inc ebx", "inc eax", NULL };
+		struct t32_sweep_req q;
+		char *both[] = { "inc ebx", "inc eax" };
 
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		t32_sweep_req_init(&q);
+		q.mo.budget = st->p->combo_budget;
+		q.mo.block_precision = 0.3;
+		if ((rc = study_sweep(st, &q, "0,1,2,3,10,100", sw, 2, both)))
 			return rc;
-	}
-	{
-		char *argv[] = { "sweep", "--n", "1,2,3,10,100",
-				 "--budget", (char *)st->p->combo_budget, "--block-precision", "0.3",
-				 "-o", alone, (char *)st->barrier, "m", "inc eax", NULL };
-
-		if ((rc = study_call(st, cmd_sweep, argv)))
+		if ((rc = study_sweep(st, &q, "1,2,3,10,100", alone, 1, both + 1)))
 			return rc;
 	}
 	if (tab_load(&a, sw, 0))
@@ -1428,15 +1459,17 @@ static int run_interrupts(struct study *st)
 		return T32_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < n && !stop; i++) {
-		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256];
+		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256], cpu[16];
 		char *argv[] = { self, "correlate", "--format=tsv", "--seconds",
-				 (char *)st->p->interrupt_seconds, "-o", sub, names[i], NULL };
+				 (char *)st->p->interrupt_seconds, "--cpu", cpu, "-o", sub, names[i],
+				 NULL };
 		struct t32_child_output res;
 		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (l <= 0)
 			break;
 		self[l] = 0;
+		snprintf(cpu, sizeof(cpu), "%d", st->env.pinned);
 		snprintf(rel, sizeof(rel), "interrupts/%.200s", names[i]);
 		study_path(st, rel, sub, sizeof(sub));
 		snprintf(what, sizeof(what), "interrupts: %.100s (%zu of %zu)", names[i], i + 1, n);
@@ -1523,11 +1556,12 @@ static int run_wake(struct study *st)
 	}
 	self[l] = 0;
 	for (size_t i = 0; i < 2 && !stop; i++) {
-		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64];
+		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64], cpu[16];
 		char *argv[] = { self, "wake", "--method", (char *)methods[i], "--count",
-				 (char *)count, "--format=tsv", "-o", raw, NULL };
+				 (char *)count, "--cpu", cpu, "--format=tsv", "-o", raw, NULL };
 		struct t32_child_output res;
 
+		snprintf(cpu, sizeof(cpu), "%d", st->env.pinned);
 		snprintf(name, sizeof(name), "wake-%s.tsv", methods[i]);
 		study_path(st, name, raw, sizeof(raw));
 		snprintf(what, sizeof(what), "wake: %s", methods[i]);
@@ -1761,16 +1795,15 @@ static int section_interrupts(struct study *st, FILE *h)
  * Recipe allforms (the full profile, or named): the generated full table (t32
  * table gen) swept at +-0.02 cycles, resumable, and the forms whose latency or
  * throughput lies off the table's published value, with both (t32 compare
- * --differing, into allforms/).  Each step runs as a program.
+ * --differing, into allforms/).  The sweep runs in this process; table gen and
+ * compare run as programs (each writes its own files, and says so on its output).
  */
 static int run_allforms(struct study *st)
 {
 	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
 	char *gen[] = { self, "table", "gen", "--quiet", "-o", tbl, NULL };
-	char *sweep[] = { self, "sweep", "--n", "840", "--k-list", "12", "--precision", "0.02",
-			  "--resume", "-o", tsv, tbl, NULL };
 	char *cmp[] = { self, "compare", "--differing", "-o", dir, tsv, NULL };
-	char **steps[] = { gen, sweep, cmp };
+	char **steps[] = { gen, NULL, cmp };
 	static const char *const what[] = { "allforms: table gen", "allforms: the sweep",
 					    "allforms: compare" };
 	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -1785,11 +1818,21 @@ static int run_allforms(struct study *st)
 	study_path(st, "allforms", dir, sizeof(dir));
 	for (size_t i = 0; i < 3 && !stop; i++) {
 		struct t32_child_output res;
+		struct t32_sweep_req q;
+		int rc;
 
 		progress(st, what[i], i / 3.0);
-		/* the sweep's exit 5: every row written, some not ok (the page reads them) */
-		if (t32_run_program(steps[i], &res) < 0 ||
-		    (res.status && !(steps[i] == sweep && res.status == T32_EXIT_ROWS))) {
+		if (!steps[i]) {
+			t32_sweep_req_init(&q);
+			q.table = tbl;
+			q.klist[q.nk++] = 12;
+			q.mo.precision = 0.02;
+			q.resume = 1;
+			if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
+				return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
+			continue;
+		}
+		if (t32_run_program(steps[i], &res) < 0 || res.status) {
 			t32_error("%s failed (%s) '%s'", what[i], res.error[0] ? res.error :
 				  res.text ? res.text : "no output", tbl);
 			t32_child_output_free(&res);
@@ -1959,72 +2002,94 @@ static int check_recipes(int argc, char **argv)
 	return 0;
 }
 
+/* --profile P */
+static int opt_profile(const struct t32_option *row, const char *arg)
+{
+	const struct profile **p = row->ctx;
+
+	*p = NULL;
+	for (const struct profile *q = profiles; q->name; q++)
+		if (strcmp(arg, q->name) == 0)
+			*p = q;
+	if (!*p) {
+		t32_error("unknown profile '%s' (quick, full)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --barrier B: letters of the classic form. */
+static int opt_barrier(const struct t32_option *row, const char *arg)
+{
+	struct t32_spec unused = { 0 };
+	char err[256];
+
+	if (t32_spec_set_barrier(&unused, arg, err, sizeof(err))) {
+		t32_error("%s", err);
+		return -1;
+	}
+	*(const char **)row->ctx = arg;
+	return 0;
+}
+
+/* The options into st and bo (the CPU); -1 to go on, else an exit code. */
+static int study_options(int argc, char **argv, struct study *st, struct t32_block_opts *bo,
+			 int *first)
+{
+	struct t32_block_optset shared;
+	int no_plots = 0, rc;
+	char intro[4096];
+	size_t used;
+
+	t32_block_opts_init(bo);
+	bo->cmd = "study";
+	bo->accept = T32_OPT_CPU;
+	t32_block_optset_init(&shared, bo, NULL);
+	used = (size_t)snprintf(intro, sizeof(intro), "Recipes (all when none is named; one named "
+				"is run into the directory and the page keeps the others):\n");
+	for (const struct recipe *r = recipes; r->name && used < sizeof(intro); r++)
+		used += (size_t)snprintf(intro + used, sizeof(intro) - used, "  %-14s %s\n", r->name,
+					 r->summary);
+	snprintf(intro + used, sizeof(intro) - used, "\n");
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("profile", "P", opt_profile, &st->p,
+				   "quick (default, about two minutes) or full (the\n"
+				   "coursework's precision)"),
+			T32_OPT_STRING("output", 'o', "DIR", &st->dir,
+				       "the report directory (default report)"),
+			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier,
+				   "barrier letters of the classic form (default l)"),
+			T32_OPT_FLAG("no-plots", 0, &no_plots, "no figures (no gnuplot)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("study", study_usage, intro,
+				       "\nWrites DIR/NAME.tsv, DIR/NAME.svg and .png, DIR/env.json and "
+				       "DIR/index.html.\n", opts, argc, argv, first);
+	}
+	st->plots = !no_plots;
+	return rc;
+}
+
 int cmd_study(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "barrier", required_argument, NULL, 'b' },
-		{ "no-plots", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct study st = { .p = &profiles[0], .dir = "report", .barrier = "l", .plots = 1 };
 	struct t32_block_opts bo;
-	struct t32_spec unused = { 0 };
 	struct t32_cpu cpu;
 	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term, old_hup;
 	size_t sections = 0, ran = 0;
 	double t0 = t32_now();
-	int opt, all, rc = 0, first;
-	char err[256];
+	int all, rc = 0, first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\nRecipes (all when none is named; one named is run into the "
-			       "directory and the page keeps the others):\n", study_usage);
-			for (const struct recipe *r = recipes; r->name; r++)
-				printf("  %-14s %s\n", r->name, r->summary);
-			printf("\n  --profile P      quick (default, about two minutes) or full (the "
-			       "coursework's precision)\n"
-			       "  -o, --output DIR the report directory (default report)\n"
-			       "  --barrier B      barrier letters of the classic form (default l)\n"
-			       "  --no-plots       no figures (no gnuplot)\n\n"
-			       "Writes DIR/NAME.tsv, DIR/NAME.svg and .png, DIR/env.json and "
-			       "DIR/index.html.\n");
-			return t32_close_stdout();
-		case 'p':
-			st.p = NULL;
-			for (const struct profile *p = profiles; p->name; p++)
-				if (strcmp(optarg, p->name) == 0)
-					st.p = p;
-			if (!st.p) {
-				t32_error("unknown profile '%s' (quick, full)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			st.dir = optarg;
-			break;
-		case 'b':
-			if (t32_spec_set_barrier(&unused, optarg, err, sizeof(err))) {
-				t32_error("%s", err);
-				return T32_EXIT_USAGE;
-			}
-			st.barrier = optarg;
-			break;
-		case 'n':
-			st.plots = 0;
-			break;
-		default:
-			return t32_usage(study_usage);
-		}
-	}
+	rc = study_options(argc, argv, &st, &bo, &first);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	optind = first;
 	if (check_recipes(argc, argv))
 		return T32_EXIT_USAGE;
-	first = optind;	/* the commands run in-process parse with getopt too */
 	find_plotdir(st.plotdir, sizeof(st.plotdir));
 	t32_cpu_identify(&cpu);
 	snprintf(st.machine, sizeof(st.machine), "%s", cpu.brand);
@@ -2047,8 +2112,8 @@ int cmd_study(int argc, char **argv)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	/* the machine first: its clock converts every tick the recipes read */
-	t32_block_opts_init(&bo);
-	bo.run.cpu = t32_default_cpu();
+	if (bo.run.cpu < 0)
+		bo.run.cpu = t32_default_cpu();
 	progress(&st, "the machine (t32 env)", 0);
 	t32_warn_quiet = 1;
 	t32_env_gather(&st.env, &bo);

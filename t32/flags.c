@@ -44,6 +44,11 @@ const struct t32_flag_help t32_flag_help[] = {
 	  "readings, a calibration that is no clock, a cost below zero, a drift above 5%, or "
 	  "no measuring process that ran alone", "read the reason; measure again on a quiet "
 	  "machine, or with a larger --budget; never take the value as it is" },
+	{ "nochain", "status", "a latency row that carried no dependency: it read below 0.9 "
+	  "cycles, or below its own form's throughput; the reason names what it probably was "
+	  "(a zero idiom, an eliminated move, a flag-only chain) and keeps the rate",
+	  "read it as a rate, not a latency; give the form a chain (chain= in the table) or "
+	  "mark it chain=none" },
 	{ "skipped", "status", "not measured, by design: the reason says why (a form marked "
 	  "chain=none has no latency row; no count of copies in --k-list or up to --max-k "
 	  "divides n; the template allows no copies)", "nothing, or choose n divisible by a k "

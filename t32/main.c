@@ -11,6 +11,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/flags.h"
+#include "t32/options.h"
 #include "t32/sweepfile.h"
 #include "t32/util.h"
 
@@ -24,7 +25,7 @@ static const struct command commands[] = {
 	{ "time", cmd_time, "one block in core cycles per instruction, below the TSC's step" },
 	{ "gen", cmd_gen, "print the NASM that would run, or write it as a program for perf" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
-	{ "table", cmd_table, "generate a full instruction table (table gen) from capstone and NASM" },
+	{ "table", cmd_table, "generate a full instruction table (table gen), read a swept one row by row (table check)" },
 	{ "compare", cmd_compare, "sweeps of one table from several machines side by side" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "sample", cmd_sample, "where timer interrupts land in a block" },
@@ -118,6 +119,7 @@ static int list(const char *what)
 static void help(FILE *f)
 {
 	struct t32_block_opts o;
+	struct t32_block_optset set;
 
 	fprintf(f, "usage: t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...\n"
 		   "       t32 COMMAND [ARGS]...\n\n"
@@ -127,8 +129,8 @@ static void help(FILE *f)
 		   "  COUNT    measurements, 1 to 4294967295\n"
 		   "  [N] INSN NASM text repeated N times; ';' separates instructions\n\n"
 		   "Options of the classic form:\n");
-	t32_classic_opts(&o);
-	t32_block_opts_help(f, &o);
+	t32_classic_opts(&set, &o, NULL);
+	t32_options_help(f, set.rows);
 	fprintf(f, "\nCommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);

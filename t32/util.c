@@ -81,7 +81,6 @@ void t32_error(const char *fmt, ...)
 }
 
 int t32_warn_quiet;
-int t32_nested_quiet;
 unsigned long t32_warn_held;
 char t32_warn_last[512];
 
@@ -1025,19 +1024,6 @@ int t32_cpu_line_identity(const char *line, char *buf, size_t len)
 		end = p + strlen(p);
 	snprintf(buf, len, "%.*s", (int)(end - p), p);
 	return 0;
-}
-
-const char *t32_optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t l = strlen(name);
-
-	if (strncmp(argv[*i], name, l) != 0)
-		return NULL;
-	if (argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (argv[*i][l] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
 }
 
 const char *t32_plotdir(void)

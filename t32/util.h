@@ -39,11 +39,6 @@ void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the flags), warnings are counted in t32_warn_held, the last kept, not printed.
  */
 extern int t32_warn_quiet;
-/*
- * Set while a command runs inside another (t32 study's sweeps): its progress
- * and closing line are the caller's to show, not its own.
- */
-extern int t32_nested_quiet;
 extern unsigned long t32_warn_held;
 extern char t32_warn_last[512];
 /* One usage line on stderr; returns T32_EXIT_USAGE. */
@@ -179,6 +174,8 @@ int t32_parse_format(const char *arg, enum t32_format *out);
 extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/* The same, naming `cmd` (a command line as one would type it) as the command. */
+void t32_provenance_of(FILE *f, const char *cmd);
 /*
  * While a recording is replayed, provenance names the machine and date it was
  * recorded on (these values) and the file (a `# replayed:` line); NULLs end that.
@@ -193,6 +190,8 @@ void t32_provenance_json(FILE *f, int argc, char **argv);
 const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */
 void t32_command_line(char *buf, size_t len, int argc, char **argv);
+/* argv[0..argc) as one shell-readable string into buf (this process's line not consulted). */
+void t32_command_words(char *buf, size_t len, int argc, const char *const *argv);
 
 /*
  * The CPU's brand string, vendor/family/model and core from cpuid (t32/cpu.h):
@@ -228,8 +227,5 @@ const char *t32_nearest(const char *word, const char *const *names, size_t n, si
  * Shards whose identities differ were measured on different CPUs.
  */
 int t32_cpu_line_identity(const char *line, char *buf, size_t len);
-
-/* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
-const char *t32_optval(int argc, char **argv, int *i, const char *name);
 
 #endif
