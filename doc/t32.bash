@@ -79,9 +79,9 @@ _t32() {
 		case $cmd in
 		help) ;;
 		table)
-			# t32 table gen's options come from its own help
-			[ "${COMP_WORDS[i + 1]}" = gen ] &&
-				COMPREPLY=($(compgen -W "$("$t32" table gen --help 2>/dev/null |
+			# a subcommand's options (t32 table gen, t32 table check) from its own help
+			[ -n "${COMP_WORDS[i + 1]}" ] && [[ ${COMP_WORDS[i + 1]} != -* ]] &&
+				COMPREPLY=($(compgen -W "$("$t32" table "${COMP_WORDS[i + 1]}" --help 2>/dev/null |
 					grep -oE -- '(^|[ [])--[a-z][a-z-]*' | sed 's/^[ [(]*//' | sort -u)" -- "$cur"))
 			;;
 		*) COMPREPLY=($(compgen -W "$(_t32_words "$t32" options "$cmd")" -- "$cur")) ;;
