@@ -6,7 +6,7 @@
 
 "$T32" --list commands >"$TMP/commands" 2>"$TMP/err" || { echo "1..1"; echo "not ok 1 - t32 --list commands"; exit 1; }
 ncmd=$(wc -l <"$TMP/commands" | tr -d ' ')
-plan $((2 * ncmd + 17))
+plan $((2 * ncmd + 18))
 
 sh "$T32_SRC/doc/t32.1.sh" "$T32" >"$TMP/t32.1" 2>"$TMP/man.err"
 ok $? "the manual page is generated from the binary"
@@ -17,6 +17,13 @@ done <"$TMP/commands"
 missing=$(while read -r c; do grep -q "^\\.B $c\$" "$TMP/t32.1" || echo "$c"; done <"$TMP/codes")
 is "" "$missing" "t32(1) names every exit code"
 grep -q 'per_insn ci_lo ci_hi total' "$TMP/t32.1"; ok $? "t32(1) lists the sweep columns"
+: >"$TMP/wide-help"
+while IFS='	' read -r name summary; do
+	"$T32" help "$name" 2>/dev/null | awk -v c="$name" 'length > 80 { print c ": " $0 }' >>"$TMP/wide-help"
+done <"$TMP/commands"
+"$T32" --help | awk 'length > 80 { print "t32: " $0 }' >>"$TMP/wide-help"
+[ ! -s "$TMP/wide-help" ]; ok $? "every command's help fits 80 columns"
+[ -s "$TMP/wide-help" ] && diag "$(head -3 "$TMP/wide-help")"
 "$T32" --list flags | cut -f1 >"$TMP/flags"
 missing=$(while read -r f; do grep -q "^\\.B $f\$" "$TMP/t32.1" || echo "$f"; done <"$TMP/flags")
 [ -s "$TMP/flags" ] && [ -z "$missing" ]; ok $? "t32(1) explains every flag and status ($missing)"
