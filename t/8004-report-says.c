@@ -177,7 +177,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(33);
+	plan(36);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -326,6 +326,31 @@ int main(void)
 	ok(has(s, "Most events were left out"), "wake: most events left out is said");
 	free(s);
 
+	/* the page's head: the machine said as a reader needs it, and a layout for paper */
+	{
+		static struct profile quick = { .name = "quick" };
+		char *argv[] = { "t32", "study", NULL }, *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (!m)
+			bail("open_memstream");
+		st.p = &quick;
+		st.env.cpu.hypervisor = 1;
+		snprintf(st.env.cpu.hv_vendor, sizeof(st.env.cpu.hv_vendor), "bhyve bhyve ");
+		st.env.pinned = 1;
+		snprintf(st.env.sibling, sizeof(st.env.sibling), "1");
+		html_head(&st, m, 2, argv);
+		fclose(m);
+		ok(has(text, "(hypervisor bhyve)") && !has(text, "bhyve bhyve"),
+		   "head: the hypervisor by name, not its signature");
+		ok(has(text, "no other CPU shares its core") && !has(text, "SMT siblings: 1"),
+		   "head: a CPU alone on its core is said so");
+		ok(has(text, "@media print") && has(text, "thead{display:table-header-group}") &&
+		   has(text, "figure,.shows"), "head: a print layout keeps headers, figures and "
+		   "their paragraphs whole");
+		free(text);
+	}
 	{
 		DIR *d = opendir(dir);
 		struct dirent *e;
