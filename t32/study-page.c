@@ -459,8 +459,10 @@ void html_head(struct study *st, FILE *h, int argc, char **argv)
 	if (st->ratio > 0)
 		fprintf(h, "<p><b>Units.</b> Every figure and table is in <b>core cycles</b>. The "
 			   "coursework counted TSC ticks; here 1 tick = %.4f cycles (the TSC runs at "
-			   "%.3f GHz, the core at about %.2f GHz). The raw ticks are in the TSVs. The "
-			   "machine's facts are in <a href=\"env.json\">env.json</a>.</p>\n",
+			   "%.3f GHz, the core at about %.2f GHz) as this run measured it; a file kept "
+			   "from an earlier run was converted with its own ratio, named in its "
+			   "<code># calibration:</code> line and in its section. The raw ticks are in "
+			   "the TSVs. The machine's facts are in <a href=\"env.json\">env.json</a>.</p>\n",
 			st->ratio, e->tsc_ghz, e->core_ghz);
 	else
 		fprintf(h, "<p><b>Units.</b> The core clock could not be calibrated here: figures "
