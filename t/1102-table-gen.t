@@ -22,7 +22,8 @@ d=$(awk -F' *[|] *' '/^[a-z0-9]/ { print $1 }' "$TMP/full.tbl" | sort | uniq -d 
 is "" "$d" "form names are unique"
 # the table reader takes it: a sweep of its first row only loads all of it
 "$T32" sweep $S --shard 1/100000 -o "$TMP/first.tsv" "$TMP/full.tbl" >"$TMP/out" 2>"$TMP/err"
-is 0 "$?" "the table reader loads every line (t32 sweep)"
+rc=$?
+swept "the table reader loads every line (t32 sweep)"
 
 # rules: nothing that moves rsp, jumps, or is privileged is a form
 bad=$(awk -F' *[|] *' '/^[a-z0-9]/ { print $2 }' "$TMP/full.tbl" |
@@ -67,7 +68,8 @@ is 0 "$idiom" "no chain is an idiom with one register in every source"
 "$T32" table gen --only add,cmp,imul,pfadd -o "$TMP/small.tbl" >"$TMP/out" 2>"$TMP/err"
 is 0 "$?" "--only makes a small table"
 "$T32" sweep $S -o "$TMP/small.tsv" "$TMP/small.tbl" >"$TMP/out" 2>"$TMP/err"
-is 0 "$?" "sweeping it succeeds, whatever this CPU lacks"
+rc=$?
+swept "sweeping it succeeds, whatever this CPU lacks (exit 0, or 5 for rows not ok)"
 # the status column found by its name in the header
 odd=$(awk -F'\t' '$1 == "row" { for (i = 1; i <= NF; i++) if ($i == "status") c = i }
 	/^[0-9]/ && $c !~ /^(ok|untrusted|skipped|unsupported)$/' "$TMP/small.tsv" | head -3)

@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "t32/spec.h"
+#include "t32/util.h"
 
 #define MAX_REGS 16		/* registers in one placeholder class */
 #define MAX_CYCLES 1e6		/* largest expected latency or rtp we accept, cycles */
@@ -744,6 +746,19 @@ nomem:
 }
 
 /* Read the file whole (tables are small), refuse binary data, then parse the text. */
+const char *t32_table_locate(const char *name, char *buf, size_t len)
+{
+	if (!access(name, F_OK) || strchr(name, '/'))
+		return name;
+	snprintf(buf, len, "%s/%s", t32_datadir(), name);
+	if (!access(buf, R_OK))
+		return buf;
+	snprintf(buf, len, "%s/%s.tbl", t32_datadir(), name);
+	if (!access(buf, R_OK))
+		return buf;
+	return name;
+}
+
 int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");

@@ -47,6 +47,13 @@ struct t32_table {
  * empty (nothing to free).
  */
 int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen);
+/*
+ * Where a table named on the command line is: the name itself when it is a
+ * file there or names a directory (a '/'), else NAME or NAME.tbl in t32's data
+ * directory (installed or in the tree) when one is there, else the name as
+ * given (whose error then names it).  The path, in buf or name itself.
+ */
+const char *t32_table_locate(const char *name, char *buf, size_t len);
 
 /* The same from text in memory (-2 for a bad table); `path` only names it in messages. */
 int t32_table_parse(const char *text, const char *path, struct t32_table *t, char *err,
