@@ -5,6 +5,7 @@
 #include "t32/options.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "t32/block.h"
@@ -134,9 +135,19 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 		const struct t32_option *row = NULL;
 
 		if (opt == 'h') {
-			printf("usage: %s\n\n%s", usage, intro ? intro : "");
-			t32_options_help(stdout, opts);
-			fputs(outro ? outro : "", stdout);
+			/* written whole, then folded to 79 columns for a terminal's width */
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+
+			if (!m)
+				return T32_EXIT_ERROR;
+			fprintf(m, "usage: %s\n\n%s", usage, intro ? intro : "");
+			t32_options_help(m, opts);
+			fputs(outro ? outro : "", m);
+			fclose(m);
+			t32_fputs_folded(text, stdout, 79);
+			free(text);
 			return t32_close_stdout();
 		}
 		if (opt == ':')
