@@ -8,7 +8,6 @@
  * and PNG) and an HTML page.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,13 +18,14 @@
 
 #include "analysis/uarch.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/spec.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 
 static const char compare_usage[] =
-	"t32 compare [-o DIR] [--format table|tsv|json] [--no-hostname] [--differing]\n"
-	"            [--tolerance C] SWEEP.tsv [SWEEP.tsv...]";
+	"t32 compare [-o DIR] [--format F] [--no-hostname] [--differing]\n"
+	"                   [--tolerance C] SWEEP.tsv [SWEEP.tsv...]";
 
 #define MAX_MACHINES 32
 
@@ -722,70 +722,36 @@ static int write_dir(const char *dir, const struct compare *cmp, int argc, char 
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "no-hostname", no_argument, NULL, 'H' },
-		{ "differing", no_argument, NULL, 'd' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct compare *cmp = calloc(1, sizeof(*cmp));
 	enum t32_format format = T32_FMT_TABLE;
 	const char *dir = NULL;
-	int opt, rc = 0, only_diff = 0;
+	double tolerance = 0.05;
+	int rc = 0, only_diff = 0, no_hostname = 0;
+	const struct t32_option opts[] = {
+		T32_OPT_STRING("output", 'o', "DIR", &dir, "write DIR/compare.tsv, compare.svg/.png and index.html"),
+		T32_OPT_FN("format", "F", t32_opt_format, &format, "table (default), tsv or json, to stdout"),
+		T32_OPT_FLAG("no-hostname", 0, &no_hostname, "name machines by CPU and core only"),
+		T32_OPT_FLAG("differing", 0, &only_diff, "only rows that differ (between machines or from the\npublished value)"),
+		T32_OPT_REAL("tolerance", "C", &tolerance, 0, 1e6, "tolerance", "how far from the published value is within (default 0.05)"),
+		T32_OPT_END
+	};
 
 	if (!cmp) {
 		t32_error("out of memory for '%s'", "compare");
 		return T32_EXIT_ERROR;
 	}
-	cmp->hostname = 1;
-	cmp->tolerance = 0.05;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
+	rc = t32_options_parse("compare", compare_usage,
 			       "Sweeps of one table from several machines (or days) side by side: a row per\n"
-			       "form, mode and n; each machine's estimate and 95%% interval; each machine's\n"
-			       "difference from the first and whether it is significant; the published value.\n"
-			       "  -o, --output DIR    write DIR/compare.tsv, compare.svg/.png and index.html\n"
-			       "  --format F          table (default), tsv or json, to stdout\n"
-			       "  --no-hostname       name machines by CPU and core only\n"
-			       "  --differing         only rows that differ (between machines or from the\n"
-			       "                      published value)\n"
-			       "  --tolerance C       how far from the published value is within (default 0.05)\n",
-			       compare_usage);
-			free(cmp);
-			return t32_close_stdout();
-		case 'o':
-			dir = optarg;
-			continue;
-		case 'f':
-			if (t32_parse_format(optarg, &format)) {
-				free(cmp);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'H':
-			cmp->hostname = 0;
-			continue;
-		case 'd':
-			only_diff = 1;
-			continue;
-		case 't':
-			if (t32_parse_real(optarg, 0, 1e6, &cmp->tolerance)) {
-				t32_error("bad tolerance '%s' (cycles, 0 or more)", optarg);
-				free(cmp);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		default:
-			free(cmp);
-			return t32_usage(compare_usage);
-		}
+			       "form, mode and n; each machine's estimate and 95% interval; each machine's\n"
+			       "difference from the first and whether it is significant; the published value.\n",
+			       NULL, opts, argc, argv, &optind);
+	if (rc >= 0) {
+		free(cmp);
+		return rc;
 	}
+	rc = 0;
+	cmp->hostname = !no_hostname;
+	cmp->tolerance = tolerance;
 	if (optind >= argc) {
 		free(cmp);
 		return t32_usage(compare_usage);
