@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
@@ -37,6 +36,7 @@
 
 #include "t32/cmd.h"
 #include "t32/run.h"
+#include "t32/options.h"
 #include "t32/shared.h"
 #include "t32/spec.h"
 #include "t32/util.h"
@@ -47,7 +47,8 @@
 #endif
 
 static const char wake_usage[] =
-	"t32 wake [--method sleep|spin] [--count N] [--duration S] [--ldist MIN[,MAX]] [OPTIONS]\n"
+	"t32 wake [--method sleep|spin] [--count N] [--duration S]\n"
+	"                [--ldist MIN[,MAX]] [OPTIONS]\n"
 	"       t32 wake --input FILE [--format F]";
 
 static volatile sig_atomic_t interrupted;
@@ -688,214 +689,138 @@ static int stats_of_file(const char *path, enum t32_format fmt)
 	return 0;
 }
 
-static void help(void)
+/* --method: sleep or spin */
+static int opt_method(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n"
-	       "Wake and interrupt latency from user space, timed with the TSC (wult's method).\n"
-	       "Each event arms a timer a random launch distance ahead and waits for it.\n"
-	       "  --method M         sleep (default): TSC on return from clock_nanosleep - deadline\n"
-	       "                     spin: TSC in a timer signal's handler - deadline, while the\n"
-	       "                     thread spins; and the gap the interrupt left in the spin loop\n"
-	       "  --count N          record N events\n"
-	       "  --duration S       record for S seconds at most (default 10 unless --count)\n"
-	       "  --ldist MIN[,MAX]  launch distance range (default 20us,4ms; a bare number is us)\n"
-	       "  --distribution D   uniform (default) or log over the range\n"
-	       "  --seed N           seed of the launch distances (default random, recorded)\n"
-	       "  --warmup N         events run first and not recorded (default 10)\n"
-	       "  --cpu N            CPU to run on (default: the last allowed, a P-core on a\n"
-	       "                     hybrid part)\n"
-	       "  --policy P         fifo (default), rr or other; SCHED_OTHER where refused\n"
-	       "  --priority N       1..99 for fifo and rr (default 80)\n"
-	       "  --slack NS         timer slack in ns (default 1)\n"
-	       "  --no-mlock         do not lock memory (default: mlockall, warned where refused)\n"
-	       "  --pm-qos US|off    hold a /dev/cpu_dma_latency request of US us (default off)\n"
-	       "  --idle-only        sleep: leave out events where the CPU never went idle (wult)\n"
-	       "  --gap NS           spin: a loop gap above NS is an interrupt (default 1000)\n"
-	       "  --calibrate S      baseline of the TSC to CLOCK_MONOTONIC conversion (default 0.3)\n"
-	       "  -o, --output FILE  raw datapoints, one row per event (written as they come)\n"
-	       "  --input FILE       statistics of a raw file instead of measuring\n"
-	       "  --format F         table (default), tsv or json\n\n"
-	       "Events are left out of the statistics, and counted, when: ", wake_usage);
-	for (int i = 0; i < T32_WAKE_NFLAGS; i++)
-		printf("%s%s (%s)", i ? "; " : "", t32_wake_flags[i].name, t32_wake_flags[i].summary);
-	printf(".\nPercentiles have 95%% distribution-free intervals.  Exit 7 when no event was "
-	       "kept or\nmore than 1%% had impossible readings; 130 on Ctrl-C, what was measured kept.\n");
+	struct wake *w = row->ctx;
+	int k = 0;
+
+	while (k < T32_WAKE_NMETHODS && strcmp(arg, methods[k].name))
+		k++;
+	if (k == T32_WAKE_NMETHODS) {
+		t32_error("unknown method '%s' (sleep, spin)", arg);
+		return -1;
+	}
+	w->method = (enum t32_wake_method)k;
+	return 0;
 }
 
-/* Parse the options into w; an exit code, or -1 to go on. */
+/* --ldist MIN[,MAX] */
+static int opt_ldist(const struct t32_option *row, const char *arg)
+{
+	struct wake *w = row->ctx;
+	char lo[64];
+	const char *comma = strchr(arg, ',');
+
+	snprintf(lo, sizeof(lo), "%.*s", comma ? (int)(comma - arg) : 63, arg);
+	if (parse_time_ns(lo, &w->ldist_min_ns) || parse_time_ns(comma ? comma + 1 : lo, &w->ldist_max_ns) ||
+	    w->ldist_max_ns < w->ldist_min_ns || w->ldist_max_ns == 0 || w->ldist_max_ns > 10000000000ull) {
+		t32_error("bad launch distance '%s' (MIN[,MAX] with ns, us, ms or s; "
+			  "0 < MAX <= 10 s, MIN <= MAX)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --distribution uniform|log */
+static int opt_dist(const struct t32_option *row, const char *arg)
+{
+	struct wake *w = row->ctx;
+
+	for (int k = 0; k < 2; k++)
+		if (!strcmp(arg, dist_names[k])) {
+			w->dist = (enum distribution)k;
+			return 0;
+		}
+	t32_error("unknown distribution '%s' (uniform, log)", arg);
+	return -1;
+}
+
+/* --policy fifo|rr|other */
+static int opt_policy(const struct t32_option *row, const char *arg)
+{
+	struct wake *w = row->ctx;
+
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(arg, policies[k].name)) {
+			w->policy = (enum policy)k;
+			return 0;
+		}
+	t32_error("unknown policy '%s' (fifo, rr, other)", arg);
+	return -1;
+}
+
+/* --pm-qos US|off */
+static int opt_pm_qos(const struct t32_option *row, const char *arg)
+{
+	struct wake *w = row->ctx;
+	uint64_t v;
+
+	if (!strcmp(arg, "off")) {
+		w->pm_qos_us = -1;
+		return 0;
+	}
+	if (t32_parse_u64(arg, 0, 2000000000, &v)) {
+		t32_error("bad PM QoS latency '%s' (--pm-qos takes us, or off)", arg);
+		return -1;
+	}
+	w->pm_qos_us = (long)v;
+	return 0;
+}
+
+/* Parse the options into w (its table); an exit code, or -1 to go on. */
 static int parse_options(struct wake *w, int argc, char **argv, int *count_set, int *dur_set)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ldist", required_argument, NULL, 'l' },
-		{ "distribution", required_argument, NULL, 'D' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "priority", required_argument, NULL, 'p' },
-		{ "slack", required_argument, NULL, 's' },
-		{ "no-mlock", no_argument, NULL, 'M' },
-		{ "idle-only", no_argument, NULL, 'I' },
-		{ "pm-qos", required_argument, NULL, 'q' },
-		{ "gap", required_argument, NULL, 'g' },
-		{ "calibrate", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
+	unsigned cpu = UINT_MAX, priority = (unsigned)w->priority;
+	int no_mlock = 0, rc;
+	char outro[2048];
+	size_t l;
+	const struct t32_option opts[] = {
+		T32_OPT_FN("method", "M", opt_method, w, "sleep (default): TSC on return from clock_nanosleep\n"
+			   "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n"
+			   "interrupt left in the spin loop"),
+		T32_OPT_U64("count", "N", &w->count, 1, 1e9, "count", "record N events"),
+		T32_OPT_REAL("duration", "S", &w->duration_s, 0.001, 1e7, "duration", "record for S seconds at most (default 10 unless --count)"),
+		T32_OPT_FN("ldist", "MIN[,MAX]", opt_ldist, w, "launch distance range (default 20us,4ms; bare: us)"),
+		T32_OPT_FN("distribution", "D", opt_dist, w, "uniform (default) or log over the range"),
+		T32_OPT_U64("seed", "N", &w->seed, 0, 1.8446744073709552e19, "seed", "seed of the launch distances (default random, recorded)"),
+		T32_OPT_U64("warmup", "N", &w->warmup, 0, 1e6, "warmup", "events run first and not recorded (default 10)"),
+		T32_OPT_UINT("cpu", "N", &cpu, 0, CPU_SETSIZE - 1, "cpu", "CPU to run on (default: the last allowed, a P-core on a\nhybrid part)"),
+		T32_OPT_FN("policy", "P", opt_policy, w, "fifo (default), rr or other; SCHED_OTHER where refused"),
+		T32_OPT_UINT("priority", "N", &priority, 1, 99, "priority", "1..99 for fifo and rr (default 80)"),
+		T32_OPT_U64("slack", "NS", &w->slack_ns, 1, 1e9, "timer slack", "timer slack in ns (default 1)"),
+		T32_OPT_FLAG("no-mlock", 0, &no_mlock, "do not lock memory (default: mlockall, warned if refused)"),
+		T32_OPT_FN("pm-qos", "US|off", opt_pm_qos, w, "hold a /dev/cpu_dma_latency request of US (default off)"),
+		T32_OPT_FLAG("idle-only", 0, &w->idle_only, "sleep: leave out events where the CPU never idled (wult)"),
+		T32_OPT_REAL("gap", "NS", &w->gap_ns, 10, 1e9, "gap", "spin: a loop gap above NS is an interrupt (default 1000)"),
+		T32_OPT_REAL("calibrate", "S", &w->calibrate_s, 0.01, 100, "calibration baseline", "baseline of the TSC to CLOCK_MONOTONIC conversion\n(default 0.3)"),
+		T32_OPT_STRING("output", 'o', "FILE", &w->out_path, "raw datapoints, one row per event (written as they come)"),
+		T32_OPT_STRING("input", 0, "FILE", &w->input, "statistics of a raw file instead of measuring"),
+		T32_OPT_FN("format", "F", t32_opt_format, &w->format, "table (default), tsv or json"),
+		T32_OPT_END
 	};
-	int opt;
-	uint64_t v;
-	double d;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			help();
-			return t32_close_stdout();
-		case 'm': {
-			int k = 0;
-
-			while (k < T32_WAKE_NMETHODS && strcmp(optarg, methods[k].name))
-				k++;
-			if (k == T32_WAKE_NMETHODS) {
-				t32_error("unknown method '%s' (sleep, spin)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->method = (enum t32_wake_method)k;
-			break;
-		}
-		case 'c':
-			if (t32_parse_u64(optarg, 1, 1000000000, &w->count)) {
-				t32_error("bad count '%s' (1 to 1000000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			*count_set = 1;
-			break;
-		case 'd':
-			if (t32_parse_real(optarg, 0.001, 1e7, &w->duration_s)) {
-				t32_error("bad duration '%s' (seconds, 0.001 to 1e7)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			*dur_set = 1;
-			break;
-		case 'l': {
-			char lo[64], *comma = strchr(optarg, ',');
-
-			snprintf(lo, sizeof(lo), "%.*s", comma ? (int)(comma - optarg) : 63, optarg);
-			if (parse_time_ns(lo, &w->ldist_min_ns) ||
-			    parse_time_ns(comma ? comma + 1 : lo, &w->ldist_max_ns) ||
-			    w->ldist_max_ns < w->ldist_min_ns || w->ldist_max_ns == 0 ||
-			    w->ldist_max_ns > 10000000000ull) {
-				t32_error("bad launch distance '%s' (MIN[,MAX] with ns, us, ms or s; "
-					  "0 < MAX <= 10 s, MIN <= MAX)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'D':
-			if (strcmp(optarg, "uniform") == 0)
-				w->dist = DIST_UNIFORM;
-			else if (strcmp(optarg, "log") == 0)
-				w->dist = DIST_LOG;
-			else {
-				t32_error("unknown distribution '%s' (uniform, log)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'S':
-			if (t32_parse_u64(optarg, 0, UINT64_MAX, &w->seed)) {
-				t32_error("bad seed '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'w':
-			if (t32_parse_u64(optarg, 0, 1000000, &w->warmup)) {
-				t32_error("bad warmup '%s' (0 to 1000000 events)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'C':
-			if (t32_parse_u64(optarg, 0, CPU_SETSIZE - 1, &v)) {
-				t32_error("bad cpu '%s' (0 to %d)", optarg, CPU_SETSIZE - 1);
-				return T32_EXIT_USAGE;
-			}
-			w->cpu = (int)v;
-			t32_cpu_select(w->cpu);
-			break;
-		case 'P': {
-			int k = 0;
-
-			while (k < 3 && strcmp(optarg, policies[k].name))
-				k++;
-			if (k == 3) {
-				t32_error("unknown policy '%s' (fifo, rr, other)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->policy = (enum policy)k;
-			break;
-		}
-		case 'p':
-			if (t32_parse_u64(optarg, 1, 99, &v)) {
-				t32_error("bad priority '%s' (1 to 99)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->priority = (int)v;
-			break;
-		case 's':
-			if (t32_parse_u64(optarg, 1, 1000000000, &w->slack_ns)) {
-				t32_error("bad timer slack '%s' (1 to 1000000000 ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'M':
-			w->mlock = 0;
-			break;
-		case 'I':
-			w->idle_only = 1;
-			break;
-		case 'q':
-			if (strcmp(optarg, "off") == 0)
-				w->pm_qos_us = -1;
-			else if (t32_parse_u64(optarg, 0, 2000000000, &v)) {
-				t32_error("bad PM QoS latency '%s' (us, or off)", optarg);
-				return T32_EXIT_USAGE;
-			} else
-				w->pm_qos_us = (long)v;
-			break;
-		case 'g':
-			if (t32_parse_real(optarg, 10, 1e9, &d)) {
-				t32_error("bad gap '%s' (10 to 1e9 ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->gap_ns = d;
-			break;
-		case 'k':
-			if (t32_parse_real(optarg, 0.01, 100, &w->calibrate_s)) {
-				t32_error("bad calibration baseline '%s' (0.01 to 100 s)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			w->out_path = optarg;
-			break;
-		case 'i':
-			w->input = optarg;
-			break;
-		case 'f':
-			if (t32_parse_format(optarg, &w->format)) {
-				t32_error("unknown format '%s' (table, tsv, json)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		default:
-			return t32_usage(wake_usage);
-		}
+	l = (size_t)snprintf(outro, sizeof(outro), "\nEvents are left out of the statistics, and counted, when: ");
+	for (int i = 0; i < T32_WAKE_NFLAGS && l < sizeof(outro); i++)
+		l += (size_t)snprintf(outro + l, sizeof(outro) - l, "%s%s (%s)", i ? "; " : "",
+				      t32_wake_flags[i].name, t32_wake_flags[i].summary);
+	if (l < sizeof(outro))
+		snprintf(outro + l, sizeof(outro) - l, ".\nPercentiles have 95%% distribution-free intervals.  "
+			 "Exit 7 when no event was kept or more than 1%% had impossible readings; 130 on "
+			 "Ctrl-C, what was measured kept.\n");
+	rc = t32_options_parse("wake", wake_usage,
+			       "Wake and interrupt latency from user space, timed with the TSC (wult's method).\n"
+			       "Each event arms a timer a random launch distance ahead and waits for it.\n",
+			       outro, opts, argc, argv, &optind);
+	if (rc >= 0)
+		return rc;
+	*count_set = w->count != 0;
+	*dur_set = w->duration_s != 0;
+	w->mlock = !no_mlock;
+	w->priority = (int)priority;
+	if (cpu != UINT_MAX) {
+		w->cpu = (int)cpu;
+		t32_cpu_select(w->cpu);
 	}
 	if (optind < argc) {
 		t32_error("unexpected argument '%s'", argv[optind]);

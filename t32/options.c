@@ -46,6 +46,8 @@ const char *t32_options_range(const struct t32_option *row, char *buf, size_t le
 		snprintf(buf, len, "more than 0");
 	else if (row->min > 0 && row->min < 1e-300)
 		snprintf(buf, len, "more than 0, up to %.15g", row->max);
+	else if (row->max >= 1.8e19 && row->max < 1e300)	/* UINT64_MAX, written whole */
+		snprintf(buf, len, "%.15g to 18446744073709551615", row->min);
 	else if (row->max >= 1e300)
 		snprintf(buf, len, "%.15g or more", row->min);
 	else
