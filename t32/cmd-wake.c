@@ -843,6 +843,124 @@ static double as_written(double v)
 	return strtod(buf, NULL);
 }
 
+/* Record events until the count, the duration or a signal; 0 or an exit code. */
+static int record(struct wake *w, struct t32_wake_data *d, FILE *out, struct t32_share *share,
+		  double t0, uint64_t *recorded, double *max_err)
+{
+	double next_look = t0 + 1, next_progress = 0;
+	int progress = isatty(2), rc = 0;
+
+	while (!interrupted && (!w->count || *recorded < w->count) &&
+	       (!w->duration_s || t32_now() - t0 < w->duration_s)) {
+		struct t32_wake_event e = { .ldist_ns = next_ldist(w) };
+		struct t32_wake_point p;
+		int r = methods[w->method].event(w, &e);
+
+		if (r < 0) {
+			t32_error("cannot arm the timer 'CLOCK_MONOTONIC' (%s)", strerror(errno));
+			rc = T32_EXIT_ERROR;
+			break;
+		}
+		if (r)
+			continue;	/* cut short by a signal: not an event */
+		w->last = e.anchor;
+		t32_wake_point_of(w->method, &e, &w->conv, &p);
+		*max_err = fmax(*max_err, p.conv_err_ns);
+		if (out) {
+			write_row(w, out, *recorded, &e, &p, d->filter);
+			fflush(out);
+		}
+		if (t32_wake_add(d, (double)e.ldist_ns, as_written(p.latency_ns),
+				 as_written(p.gap_ns), p.flags)) {
+			t32_error("out of memory for '%llu events'", (unsigned long long)*recorded);
+			rc = T32_EXIT_ERROR;
+			break;
+		}
+		(*recorded)++;
+		double now = t32_now();
+
+		if (now >= next_look) {
+			t32_share_sample(share);
+			next_look = now + 1;
+		}
+		if (progress && now >= next_progress) {
+			fprintf(stderr, "\r\033[K[%llu events, %zu kept, %.1f s] last %.2f us",
+				(unsigned long long)*recorded, d->ok, now - t0, p.latency_ns / 1e3);
+			next_progress = now + 0.25;
+		}
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}
+
+/*
+ * After the run: its idle usage, the conversion over the whole run and the
+ * sharing, as provenance lines in extra; why the result is untrusted, if it is.
+ */
+static void run_lines(struct wake *w, struct t32_share *share, uint64_t recorded, double max_err,
+		      double t0, char *extra, size_t elen, char *why, size_t wlen)
+{
+	uint64_t usage1[T32_WAKE_MAX_IDLE], time1[T32_WAKE_MAX_IDLE];
+	size_t used = 0;
+	double drift_ppm = 0;
+
+	idle_read(w, usage1, time1);
+
+	if (recorded && !t32_wake_conv_from(&w->first, &w->last, &w->run_conv)) {
+		drift_ppm = (w->run_conv.ticks_per_ns / w->conv.ticks_per_ns - 1) * 1e6;
+		used += (size_t)snprintf(extra + used, elen - used,
+			"# tsc-run: %.6f ticks/ns over the whole run (%.1f s), %+.3f ppm from the "
+			"calibration; conv_err_ns at most %.1f\n", w->run_conv.ticks_per_ns,
+			w->run_conv.baseline_ns / 1e9, drift_ppm, max_err);
+		if (fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns > 1000)
+			snprintf(why, wlen, "the TSC's rate against CLOCK_MONOTONIC moved "
+				 "%.1f ppm during the run: %.0f ns at the longest launch distance",
+				 drift_ppm, fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns);
+	}
+	if (w->nidle) {
+		used += (size_t)snprintf(extra + used, elen - used,
+					 "# idle-run: during the run");
+		for (unsigned k = 0; k < w->nidle && used < elen; k++)
+			used += (size_t)snprintf(extra + used, elen - used,
+				"%s %s +%llu entries +%.3f s", k ? "," : "", w->idle_name[k],
+				(unsigned long long)(usage1[k] - w->idle_usage0[k]),
+				(double)(time1[k] - w->idle_time0_us[k]) / 1e6);
+		used += (size_t)snprintf(extra + used, elen - used, "\n");
+	}
+	if (t32_share_end(share) && used < elen) {
+		if (share->others >= 2)
+			t32_warn("cpu %d was shared with another task '%s' during the run: "
+				 "latencies may include its time", w->cpu, share->who);
+		else
+			t32_warn("the hypervisor stole %.1f%% of cpu %d during the run",
+				 100 * share->steal_share, w->cpu);
+		used += (size_t)snprintf(extra + used, elen - used,
+			"# shared: cpu %d (%s, steal %.1f%%)\n", w->cpu,
+			share->others >= 2 ? share->who : "-", 100 * share->steal_share);
+	}
+	if (used < elen)
+		snprintf(extra + used, elen - used, "# run: %llu events in %.1f s%s\n",
+			 (unsigned long long)recorded, t32_now() - t0,
+			 interrupted ? ", interrupted" : "");
+}
+
+/* Most events left out: the statistics describe the few kept, and say what helps. */
+static void warn_left_out(const struct t32_wake_data *d)
+{
+	int top = 0;
+
+	if (!d->n || !d->ok || d->ok * 2 >= d->n)
+		return;
+	for (int i = 1; i < T32_WAKE_NFLAGS; i++)
+		if ((d->filter & (1u << i)) && d->by_flag[i] > d->by_flag[top])
+			top = i;
+	t32_warn("%zu of %zu events were left out (%zu %s): the statistics describe the %zu "
+		 "kept; --count counts events recorded, not kept; a CPU fewer interrupts "
+		 "reach (irqaffinity=, isolcpus=, nohz_full=) keeps a larger share",
+		 d->n - d->ok, d->n, d->by_flag[top], t32_wake_flags[top].name, d->ok);
+}
+
 /* Measure; an exit code. */
 static int measure(struct wake *w, int argc, char **argv)
 {
@@ -851,10 +969,9 @@ static int measure(struct wake *w, int argc, char **argv)
 	struct t32_share share;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t recorded = 0;
-	int rc, progress = isatty(2);
-	double t0, next_look, next_progress = 0, max_err = 0;
+	int rc;
+	double t0, max_err = 0;
 	char why[512] = "", extra[1024] = "", line[1024];
-	uint64_t usage1[T32_WAKE_MAX_IDLE], time1[T32_WAKE_MAX_IDLE];
 
 	if (w->out_path && t32_out_open(&out, w->out_path))
 		return T32_EXIT_ERROR;
@@ -890,105 +1007,11 @@ static int measure(struct wake *w, int argc, char **argv)
 	idle_read(w, w->idle_usage0, w->idle_time0_us);
 	t32_share_begin(&share, w->cpu);
 	t0 = t32_now();
-	next_look = t0 + 1;
-	while (!interrupted && (!w->count || recorded < w->count) &&
-	       (!w->duration_s || t32_now() - t0 < w->duration_s)) {
-		struct t32_wake_event e = { .ldist_ns = next_ldist(w) };
-		struct t32_wake_point p;
-		int r = methods[w->method].event(w, &e);
-
-		if (r < 0) {
-			t32_error("cannot arm the timer 'CLOCK_MONOTONIC' (%s)", strerror(errno));
-			rc = T32_EXIT_ERROR;
-			break;
-		}
-		if (r)
-			continue;	/* cut short by a signal: not an event */
-		w->last = e.anchor;
-		t32_wake_point_of(w->method, &e, &w->conv, &p);
-		max_err = fmax(max_err, p.conv_err_ns);
-		if (w->out_path) {
-			write_row(w, out.f, recorded, &e, &p, d.filter);
-			fflush(out.f);
-		}
-		if (t32_wake_add(&d, (double)e.ldist_ns, as_written(p.latency_ns),
-				 as_written(p.gap_ns), p.flags)) {
-			t32_error("out of memory for '%llu events'", (unsigned long long)recorded);
-			rc = T32_EXIT_ERROR;
-			break;
-		}
-		recorded++;
-		double now = t32_now();
-
-		if (now >= next_look) {
-			t32_share_sample(&share);
-			next_look = now + 1;
-		}
-		if (progress && now >= next_progress) {
-			fprintf(stderr, "\r\033[K[%llu events, %zu kept, %.1f s] last %.2f us",
-				(unsigned long long)recorded, d.ok, now - t0, p.latency_ns / 1e3);
-			next_progress = now + 0.25;
-		}
-	}
-	if (progress)
-		fprintf(stderr, "\r\033[K");
-	/* after the run: its idle usage, the conversion over the whole run, sharing */
-	idle_read(w, usage1, time1);
-	{
-		size_t used = 0;
-		double drift_ppm = 0;
-
-		if (recorded && !t32_wake_conv_from(&w->first, &w->last, &w->run_conv)) {
-			drift_ppm = (w->run_conv.ticks_per_ns / w->conv.ticks_per_ns - 1) * 1e6;
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-				"# tsc-run: %.6f ticks/ns over the whole run (%.1f s), %+.3f ppm from the "
-				"calibration; conv_err_ns at most %.1f\n", w->run_conv.ticks_per_ns,
-				w->run_conv.baseline_ns / 1e9, drift_ppm, max_err);
-			if (fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns > 1000)
-				snprintf(why, sizeof(why), "the TSC's rate against CLOCK_MONOTONIC moved "
-					 "%.1f ppm during the run: %.0f ns at the longest launch distance",
-					 drift_ppm, fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns);
-		}
-		if (w->nidle) {
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-						 "# idle-run: during the run");
-			for (unsigned k = 0; k < w->nidle && used < sizeof(extra); k++)
-				used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-					"%s %s +%llu entries +%.3f s", k ? "," : "", w->idle_name[k],
-					(unsigned long long)(usage1[k] - w->idle_usage0[k]),
-					(double)(time1[k] - w->idle_time0_us[k]) / 1e6);
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used, "\n");
-		}
-		if (t32_share_end(&share) && used < sizeof(extra)) {
-			if (share.others >= 2)
-				t32_warn("cpu %d was shared with another task '%s' during the run: "
-					 "latencies may include its time", w->cpu, share.who);
-			else
-				t32_warn("the hypervisor stole %.1f%% of cpu %d during the run",
-					 100 * share.steal_share, w->cpu);
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-				"# shared: cpu %d (%s, steal %.1f%%)\n", w->cpu,
-				share.others >= 2 ? share.who : "-", 100 * share.steal_share);
-		}
-		if (used < sizeof(extra))
-			snprintf(extra + used, sizeof(extra) - used, "# run: %llu events in %.1f s%s\n",
-				 (unsigned long long)recorded, t32_now() - t0,
-				 interrupted ? ", interrupted" : "");
-	}
+	rc = record(w, &d, w->out_path ? out.f : NULL, &share, t0, &recorded, &max_err);
+	run_lines(w, &share, recorded, max_err, t0, extra, sizeof(extra), why, sizeof(why));
 	if (!why[0])
 		t32_wake_untrusted(&d, why, sizeof(why));
-	if (d.n && d.ok && d.ok * 2 < d.n) {
-		/* most events left out: the statistics describe the few kept, and say what helps */
-		int top = 0;
-
-		for (int i = 1; i < T32_WAKE_NFLAGS; i++)
-			if ((d.filter & (1u << i)) && d.by_flag[i] > d.by_flag[top])
-				top = i;
-		t32_warn("%zu of %zu events were left out (%zu %s): the statistics describe the %zu "
-			 "kept; --count counts events recorded, not kept; a CPU fewer interrupts "
-			 "reach (irqaffinity=, isolcpus=, nohz_full=) keeps a larger share",
-			 d.n - d.ok, d.n, d.by_flag[top], t32_wake_flags[top].name, d.ok);
-	}
+	warn_left_out(&d);
 	if (w->out_path) {
 		fputs(extra, out.f);
 		if (why[0])
