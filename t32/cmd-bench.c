@@ -548,7 +548,7 @@ static void bench_correlate(void)
 	free(names);
 }
 
-/* Wake latency beside cyclictest, and the spin method's gap (cmd-wake.c). */
+/* Wake latency beside cyclictest, and the spin method's gap (benchwake.c). */
 static void bench_wake(void)
 {
 	t32_bench_wake(report);
