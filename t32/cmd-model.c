@@ -140,6 +140,34 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 }
 
 /*
+ * One latency row of a table's sweep as a model line, where its form is a single
+ * instruction that neither loads nor stores; 1 when printed, else 0.
+ */
+static int lat_row(const struct t32_table *tbl, const char *name, double lat, const char *uarch)
+{
+	const struct t32_form *form = tbl->n ? t32_table_find(tbl, name) : NULL;
+	struct t32_spec s = { 0 };
+	unsigned char *code = NULL;
+	struct t32_insn *in = NULL;
+	size_t len = 0, n = 0;
+	char err[512];
+	int printed = 0;
+
+	if (form && !t32_spec_add_item(&s, 1, form->insn) && s.items[0].stmts == 1 &&
+	    !t32_assemble_body(&s, &code, &len, err, sizeof(err)) &&
+	    !t32_deps_decode(code, len, &in, &n, err, sizeof(err)) && n == 1 &&
+	    !(in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
+		printf("%-28s | -        | %s=%.0f\t# %s: %.3f\n", in[0].form, uarch,
+		       lat < 0 ? 0 : lat, form->name, lat);
+		printed = 1;
+	}
+	t32_spec_free(&s);
+	free(code);
+	free(in);
+	return printed;
+}
+
+/*
  * A latency table from a sweep: every latency-mode row measured in cycles, its
  * form looked up in the table the sweep names (`# sweep: ... of=TABLE`),
  * assembled and decoded to the model's form syntax, its estimate rounded to whole
@@ -211,31 +239,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 		    (long)nf <= cs || strcmp(t.fields[cm], "latency") || strcmp(t.fields[cu], "cycles") ||
 		    strcmp(t.fields[cs], "ok"))
 			continue;
-		char **fld = t.fields;
-		{
-			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[cf]) : NULL;
-			struct t32_spec s = { 0 };
-			unsigned char *code = NULL;
-			struct t32_insn *in = NULL;
-			size_t len = 0, n = 0;
-			double lat = strtod(fld[cv], NULL);
-
-			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
-			    t32_assemble_body(&s, &code, &len, err, sizeof(err)) ||
-			    t32_deps_decode(code, len, &in, &n, err, sizeof(err)) || n != 1 ||
-			    (in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
-				t32_spec_free(&s);
-				free(code);
-				free(in);
-				continue;
-			}
-			printf("%-28s | -        | %s=%.0f\t# %s: %.3f\n", in[0].form, uarch,
-			       lat < 0 ? 0 : lat, form->name, lat);
-			kept++;
-			t32_spec_free(&s);
-			free(code);
-			free(in);
-		}
+		kept += lat_row(&tbl, t.fields[cf], strtod(t.fields[cv], NULL), uarch);
 	}
 	if (got < 0)
 		rc = T32_EXIT_ERROR;
@@ -421,6 +425,38 @@ static int model_curve(enum t32_format fmt, int argc, char **argv, const struct 
 	return 0;
 }
 
+/*
+ * The machine modelled: the micro-architecture chosen with its --set changes, and
+ * the latency table (--lat, else data/uarch/latency.lat where it is).  0 or an
+ * exit code after a message.
+ */
+static int model_machine(const struct model_args *m, const char *dir,
+			 const struct t32_uarch_choice *choice, struct t32_uarch *u,
+			 struct t32_lattab *tab)
+{
+	char err[1024], path[PATH_MAX];
+
+	if (t32_uarch_load(u, choice->data, dir, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t k = 0; k < m->nsets; k++)
+		if (t32_uarch_set(u, m->sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	if (m->lat_path)
+		snprintf(path, sizeof(path), "%s", m->lat_path);
+	else
+		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
+	if ((m->lat_path || access(path, F_OK) == 0) &&
+	    t32_lattab_load(tab, path, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args m = { .skid = 1, .curve = UINT64_MAX };
@@ -473,25 +509,10 @@ int cmd_model(int argc, char **argv)
 	}
 
 	t32_block_uarch(m.uarch_asked, &choice);
-	if (t32_uarch_load(&u, choice.data, dir, err, sizeof(err))) {
-		t32_error("%s", err);
+	rc = model_machine(&m, dir, &choice, &u, &tab);
+	if (rc)
 		goto out;
-	}
-	for (size_t k = 0; k < m.nsets; k++)
-		if (t32_uarch_set(&u, m.sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-	if (m.lat_path)
-		snprintf(path, sizeof(path), "%s", m.lat_path);
-	else
-		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
-	if ((m.lat_path || access(path, F_OK) == 0) &&
-	    t32_lattab_load(&tab, path, err, sizeof(err))) {
-		t32_error("%s", err);
-		goto out;
-	}
+	rc = T32_EXIT_ERROR;
 	if (t32_assemble_body(&spec, &code, &len, err, sizeof(err)) ||
 	    t32_deps_decode(code, len, &insns, &ninsn, err, sizeof(err))) {
 		t32_error("%s", err);
