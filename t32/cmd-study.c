@@ -31,12 +31,14 @@
 #include "analysis/stats.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/compare.h"
 #include "t32/measure.h"
 #include "t32/options.h"
 #include "t32/run.h"
 #include "t32/study.h"
 #include "t32/sweep.h"
 #include "t32/table.h"
+#include "t32/tablegen.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 #include "t32/wake.h"
@@ -1801,54 +1803,64 @@ static int section_interrupts(struct study *st, FILE *h)
 	return 1;
 }
 
+/* allforms.tbl: the generated full table (t32 table gen), quietly.  0 or an exit code. */
+static int allforms_table(const char *tbl)
+{
+	struct t32_tablegen_opts go = { 0 };
+	struct t32_tablegen_stats gs;
+	struct t32_out out;
+	int rc;
+
+	if (t32_out_open(&out, tbl))
+		return T32_EXIT_ERROR;
+	rc = t32_tablegen(out.f, &go, &gs);
+	if (rc)
+		t32_out_abort(&out);
+	else if (t32_out_commit(&out))
+		rc = T32_EXIT_ERROR;
+	return rc;
+}
+
 /*
  * Recipe allforms (the full profile, or named): the generated full table (t32
  * table gen) swept at +-0.02 cycles, resumable, and the forms whose latency or
  * throughput lies off the table's published value, with both (t32 compare
- * --differing, into allforms/).  The sweep runs in this process; table gen and
- * compare run as programs (each writes its own files, and says so on its output).
+ * --differing, into allforms/).  All three are calls in this process.
  */
 static int run_allforms(struct study *st)
 {
-	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
-	char *gen[] = { self, "table", "gen", "--quiet", "-o", tbl, NULL };
-	char *cmp[] = { self, "compare", "--differing", "-o", dir, tsv, NULL };
-	char **steps[] = { gen, NULL, cmp };
-	static const char *const what[] = { "allforms: table gen", "allforms: the sweep",
-					    "allforms: compare" };
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX];
+	/* the command line compare.tsv's provenance names, as if typed */
+	char *cmp[] = { "t32", "compare", "--differing", "-o", dir, tsv, NULL };
+	struct t32_compare_req cq = { .paths = &cmp[5], .npaths = 1, .dir = dir, .only_diff = 1,
+				      .hostname = 1, .tolerance = 0.05, .argc = 6, .argv = cmp };
+	struct t32_sweep_req q;
+	int rc;
 
-	if (l <= 0) {
-		t32_error("cannot find this program '%s' (%s)", "/proc/self/exe", strerror(errno));
-		return T32_EXIT_ERROR;
-	}
-	self[l] = 0;
 	study_path(st, "allforms.tbl", tbl, sizeof(tbl));
 	study_path(st, "allforms.tsv", tsv, sizeof(tsv));
 	study_path(st, "allforms", dir, sizeof(dir));
-	for (size_t i = 0; i < 3 && !stop; i++) {
-		struct t32_child_output res;
-		struct t32_sweep_req q;
-		int rc;
-
-		progress(st, what[i], i / 3.0);
-		if (!steps[i]) {
-			t32_sweep_req_init(&q);
-			q.table = tbl;
-			q.klist[q.nk++] = 12;
-			q.mo.precision = 0.02;
-			q.resume = 1;
-			if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
-				return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
-			continue;
-		}
-		if (t32_run_program(steps[i], &res) < 0 || res.status) {
-			t32_error("%s failed (%s) '%s'", what[i], res.error[0] ? res.error :
-				  res.text ? res.text : "no output", tbl);
-			t32_child_output_free(&res);
-			return res.status == T32_EXIT_INTERRUPTED ? T32_EXIT_INTERRUPTED : T32_EXIT_ERROR;
-		}
-		t32_child_output_free(&res);
+	progress(st, "allforms: table gen", 0);
+	if (allforms_table(tbl)) {
+		t32_error("%s failed '%s'", "allforms: table gen", tbl);
+		return T32_EXIT_ERROR;
+	}
+	if (stop)
+		return T32_EXIT_INTERRUPTED;
+	progress(st, "allforms: the sweep", 1 / 3.0);
+	t32_sweep_req_init(&q);
+	q.table = tbl;
+	q.klist[q.nk++] = 12;
+	q.mo.precision = 0.02;
+	q.resume = 1;
+	if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
+		return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
+	if (stop)
+		return T32_EXIT_INTERRUPTED;
+	progress(st, "allforms: compare", 2 / 3.0);
+	if (t32_compare(&cq)) {
+		t32_error("%s failed '%s'", "allforms: compare", tsv);
+		return T32_EXIT_ERROR;
 	}
 	return stop ? T32_EXIT_INTERRUPTED : 0;
 }
