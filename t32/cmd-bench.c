@@ -1010,12 +1010,9 @@ static int bench_options(int argc, char **argv, int *first)
 					 b->summary);
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_STRING("record", 0, "DIR", &record_dir,
-				       "keep coverage's readings in DIR, one recording a form"),
-			T32_OPT_STRING("reference", 0, "T32", &reference,
-				       "a reference build for the paired figures (its binary)"),
-			T32_OPT_U64("pairs", "N", &pairs, 1, 50, "pair count",
-				    "runs of each build in a paired figure (default 5)"),
+			T32_OPT_STRING("record", 0, "DIR", &record_dir, "keep coverage's readings in DIR, one recording a form"),
+			T32_OPT_STRING("reference", 0, "T32", &reference, "a reference build for the paired figures (its binary)"),
+			T32_OPT_U64("pairs", "N", &pairs, 1, 50, "pair count", "runs of each build in a paired figure (default 5)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};

@@ -539,9 +539,7 @@ int cmd_diff(int argc, char **argv)
 	int rc;
 	const struct t32_option opts[] = {
 		T32_OPT_FN("format", "F", t32_opt_format, &fmt, "table (default), tsv or json"),
-		T32_OPT_STRING("output", 'o', "DIR", &dir,
-			       "wake: overlaid histogram and tail figures, DIR/hist.svg,\n"
-			       "cdf.svg (and .png)"),
+		T32_OPT_STRING("output", 'o', "DIR", &dir, "wake: overlaid histogram and tail figures, DIR/hist.svg,\n" "cdf.svg (and .png)"),
 		T32_OPT_END
 	};
 

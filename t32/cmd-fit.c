@@ -666,17 +666,11 @@ static int fit_options(int argc, char **argv, struct fit_cols *c, struct t32_ste
 {
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_FN("format", "F", t32_opt_format, fmt,
-				   "table for people (default), tsv with # provenance lines, json"),
+			T32_OPT_FN("format", "F", t32_opt_format, fmt, "table for people (default), tsv with # provenance lines, json"),
 			T32_OPT_STRING("x", 0, "COL", &c->x, "the x column (default n)"),
-			T32_OPT_STRING("y", 0, "COL", &c->y,
-				       "the y column (default total: a sweep's whole block over the\n"
-				       "barrier, so the slope is the cost per instruction)"),
-			T32_OPT_FN("by", "COL[,COL]", opt_by, c,
-				   "one fit per value of these columns (default form,mode, those\n"
-				   "present)"),
-			T32_OPT_REAL("min-jump", "Y", &so->min_jump, DBL_MIN, DBL_MAX, "min-jump",
-				     "the smallest jump of y counted as a step (default: from the noise)"),
+			T32_OPT_STRING("y", 0, "COL", &c->y, "the y column (default total: a sweep's whole block over the\n" "barrier, so the slope is the cost per instruction)"),
+			T32_OPT_FN("by", "COL[,COL]", opt_by, c, "one fit per value of these columns (default form,mode, those\n" "present)"),
+			T32_OPT_REAL("min-jump", "Y", &so->min_jump, DBL_MIN, DBL_MAX, "min-jump", "the smallest jump of y counted as a step (default: from the noise)"),
 			T32_OPT_END
 		};
 

@@ -304,32 +304,15 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,	/* options first, then the block */
-			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked,
-				       "micro-architecture: data/uarch/NAME.uarch or a file\n"
-				       "(default: the one the measuring CPU's CPUID names, as\n"
-				       "t32 env shows; a core without data gets generic, and its\n"
-				       "forms are timed here, as with --measure)"),
-			T32_OPT_FN("set", "KEY=VALUE", opt_set, m,
-				   "change one parameter, e.g. retire_width=4 (repeatable)"),
-			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid",
-				     "samples land on the selected instruction (0, precise)\n"
-				     "or on the next one (1, the default)"),
-			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length",
-				    "instead: cycles of k copies between barriers, k = 0..KMAX"),
-			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path,
-				       "per-form latencies from FILE instead of data/uarch/latency.lat"),
-			T32_OPT_FN("measure", NULL, opt_measure, &m->measure,
-				     "time each instruction form here first (a chain of itself, or\n"
-				     "each copy after a nop), as t32 correlate does; the table is\n"
-				     "the fallback"),
-			T32_OPT_FN("no-measure", NULL, opt_measure, &m->measure,
-				     "not even for a core without data: the table alone"),
-			T32_OPT_STRING("cache", 0, "DIR", &m->cache_dir,
-				       "keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
-				       "~/.cache/t32), per CPU and core type, and reuse it"),
-			T32_OPT_STRING("lat-from", 0, "SWEEP", &m->lat_from,
-				       "print a latency table made from a sweep's latency rows\n"
-				       "(t32 sweep TABLE.tbl), for --lat"),
+			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked, "micro-architecture: data/uarch/NAME.uarch or a file\n" "(default: the one the measuring CPU's CPUID names, as\n" "t32 env shows; a core without data gets generic, and its\n" "forms are timed here, as with --measure)"),
+			T32_OPT_FN("set", "KEY=VALUE", opt_set, m, "change one parameter, e.g. retire_width=4 (repeatable)"),
+			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid", "samples land on the selected instruction (0, precise)\n" "or on the next one (1, the default)"),
+			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length", "instead: cycles of k copies between barriers, k = 0..KMAX"),
+			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path, "per-form latencies from FILE instead of data/uarch/latency.lat"),
+			T32_OPT_FN("measure", NULL, opt_measure, &m->measure, "time each instruction form here first (a chain of itself, or\n" "each copy after a nop), as t32 correlate does; the table is\n" "the fallback"),
+			T32_OPT_FN("no-measure", NULL, opt_measure, &m->measure, "not even for a core without data: the table alone"),
+			T32_OPT_STRING("cache", 0, "DIR", &m->cache_dir, "keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n" "~/.cache/t32), per CPU and core type, and reuse it"),
+			T32_OPT_STRING("lat-from", 0, "SWEEP", &m->lat_from, "print a latency table made from a sweep's latency rows\n" "(t32 sweep TABLE.tbl), for --lat"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};

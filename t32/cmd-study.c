@@ -2075,13 +2075,9 @@ static int study_options(int argc, char **argv, struct study *st, struct t32_blo
 	snprintf(intro + used, sizeof(intro) - used, "\n");
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_FN("profile", "P", opt_profile, &st->p,
-				   "quick (default, about two minutes) or full (the\n"
-				   "coursework's precision)"),
-			T32_OPT_STRING("output", 'o', "DIR", &st->dir,
-				       "the report directory (default report)"),
-			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier,
-				   "barrier letters of the classic form (default l)"),
+			T32_OPT_FN("profile", "P", opt_profile, &st->p, "quick (default, about two minutes) or full (the\n" "coursework's precision)"),
+			T32_OPT_STRING("output", 'o', "DIR", &st->dir, "the report directory (default report)"),
+			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier, "barrier letters of the classic form (default l)"),
 			T32_OPT_FLAG("no-plots", 0, &no_plots, "no figures (no gnuplot)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END

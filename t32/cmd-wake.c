@@ -776,9 +776,7 @@ static int parse_options(struct wake *w, int argc, char **argv, int *count_set, 
 	char outro[2048];
 	size_t l;
 	const struct t32_option opts[] = {
-		T32_OPT_FN("method", "M", opt_method, w, "sleep (default): TSC on return from clock_nanosleep\n"
-			   "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n"
-			   "interrupt left in the spin loop"),
+		T32_OPT_FN("method", "M", opt_method, w, "sleep (default): TSC on return from clock_nanosleep\n" "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n" "interrupt left in the spin loop"),
 		T32_OPT_U64("count", "N", &w->count, 1, 1e9, "count", "record N events"),
 		T32_OPT_REAL("duration", "S", &w->duration_s, 0.001, 1e7, "duration", "record for S seconds at most (default 10 unless --count)"),
 		T32_OPT_FN("ldist", "MIN[,MAX]", opt_ldist, w, "launch distance range (default 20us,4ms; bare: us)"),
