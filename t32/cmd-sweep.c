@@ -64,16 +64,6 @@ static int opt_shard(const struct t32_option *row, const char *arg)
 	return 0;
 }
 
-/* --unit U */
-static int opt_unit(const struct t32_option *row, const char *arg)
-{
-	if (t32_parse_unit(arg, row->ctx)) {
-		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /* --k-list K,...: copy counts 1 to 64. */
 static int opt_klist(const struct t32_option *row, const char *arg)
 {
@@ -135,7 +125,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			T32_OPT_REAL("block-precision", "P", &w.mo.block_precision, 0, DBL_MAX, "precision", "... or at +-P unit on the whole block (default 0.5)"),
 			T32_OPT_REAL("budget", "S", &w.mo.budget, 0, DBL_MAX, "budget", "seconds per measurement at most (default 1)"),
 			T32_OPT_U64("max-runs", "N", &w.mo.max_runs, 1, UINT32_MAX, "run count", "runs per measurement at most (default 1000000)"),
-			T32_OPT_FN("unit", "U", opt_unit, &w.mo.unit, "cycles, ticks or ns"),
+			T32_OPT_FN("unit", "U", t32_opt_unit, &w.mo.unit, "cycles, ticks or ns"),
 			T32_OPT_UINT("max-k", "K", &w.max_k, 1, 64, "max-k", "throughput copies to try, 1..K (default 12)"),
 			T32_OPT_FN("k-list", "K,...", opt_klist, &w, "try these copy counts only (a count above what the\n" "template's registers allow tries the largest they do)"),
 			T32_OPT_STRING("barrier", 0, "B", &barrier, "barrier letters, for tables (default l)"),

@@ -85,6 +85,7 @@ enum distribution { DIST_UNIFORM, DIST_LOG };
 static const char *const dist_names[] = { "uniform", "log" };
 
 enum policy { POL_FIFO, POL_RR, POL_OTHER };
+static const char *const policy_names[] = { "fifo", "rr", "other" };
 static const struct {
 	const char *name;
 	int policy;
@@ -689,22 +690,6 @@ static int stats_of_file(const char *path, enum t32_format fmt)
 	return 0;
 }
 
-/* --method: sleep or spin */
-static int opt_method(const struct t32_option *row, const char *arg)
-{
-	struct wake *w = row->ctx;
-	int k = 0;
-
-	while (k < T32_WAKE_NMETHODS && strcmp(arg, methods[k].name))
-		k++;
-	if (k == T32_WAKE_NMETHODS) {
-		t32_error("unknown method '%s' (sleep, spin)", arg);
-		return -1;
-	}
-	w->method = (enum t32_wake_method)k;
-	return 0;
-}
-
 /* --ldist MIN[,MAX] */
 static int opt_ldist(const struct t32_option *row, const char *arg)
 {
@@ -720,34 +705,6 @@ static int opt_ldist(const struct t32_option *row, const char *arg)
 		return -1;
 	}
 	return 0;
-}
-
-/* --distribution uniform|log */
-static int opt_dist(const struct t32_option *row, const char *arg)
-{
-	struct wake *w = row->ctx;
-
-	for (int k = 0; k < 2; k++)
-		if (!strcmp(arg, dist_names[k])) {
-			w->dist = (enum distribution)k;
-			return 0;
-		}
-	t32_error("unknown distribution '%s' (uniform, log)", arg);
-	return -1;
-}
-
-/* --policy fifo|rr|other */
-static int opt_policy(const struct t32_option *row, const char *arg)
-{
-	struct wake *w = row->ctx;
-
-	for (int k = 0; k < 3; k++)
-		if (!strcmp(arg, policies[k].name)) {
-			w->policy = (enum policy)k;
-			return 0;
-		}
-	t32_error("unknown policy '%s' (fifo, rr, other)", arg);
-	return -1;
 }
 
 /* --pm-qos US|off */
@@ -776,15 +733,15 @@ static int parse_options(struct wake *w, int argc, char **argv, int *count_set, 
 	char outro[2048];
 	size_t l;
 	const struct t32_option opts[] = {
-		T32_OPT_FN("method", "M", opt_method, w, "sleep (default): TSC on return from clock_nanosleep\n" "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n" "interrupt left in the spin loop"),
+		T32_OPT_CHOICE("method", "M", &w->method, t32_wake_method_names, T32_WAKE_NMETHODS, "method", "sleep (default): TSC on return from clock_nanosleep\n" "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n" "interrupt left in the spin loop"),
 		T32_OPT_U64("count", "N", &w->count, 1, 1e9, "count", "record N events"),
 		T32_OPT_REAL("duration", "S", &w->duration_s, 0.001, 1e7, "duration", "record for S seconds at most (default 10 unless --count)"),
 		T32_OPT_FN("ldist", "MIN[,MAX]", opt_ldist, w, "launch distance range (default 20us,4ms; bare: us)"),
-		T32_OPT_FN("distribution", "D", opt_dist, w, "uniform (default) or log over the range"),
+		T32_OPT_CHOICE("distribution", "D", &w->dist, dist_names, 2, "distribution", "uniform (default) or log over the range"),
 		T32_OPT_U64("seed", "N", &w->seed, 0, 1.8446744073709552e19, "seed", "seed of the launch distances (default random, recorded)"),
 		T32_OPT_U64("warmup", "N", &w->warmup, 0, 1e6, "warmup", "events run first and not recorded (default 10)"),
 		T32_OPT_UINT("cpu", "N", &cpu, 0, CPU_SETSIZE - 1, "cpu", "CPU to run on (default: the last allowed, a P-core on a\nhybrid part)"),
-		T32_OPT_FN("policy", "P", opt_policy, w, "fifo (default), rr or other; SCHED_OTHER where refused"),
+		T32_OPT_CHOICE("policy", "P", &w->policy, policy_names, 3, "policy", "fifo (default), rr or other; SCHED_OTHER where refused"),
 		T32_OPT_UINT("priority", "N", &priority, 1, 99, "priority", "1..99 for fifo and rr (default 80)"),
 		T32_OPT_U64("slack", "NS", &w->slack_ns, 1, 1e9, "timer slack", "timer slack in ns (default 1)"),
 		T32_OPT_FLAG("no-mlock", 0, &no_mlock, "do not lock memory (default: mlockall, warned if refused)"),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "t32/block.h"
+#include "t32/measure.h"
 #include "t32/spec.h"
 #include "t32/util.h"
 
@@ -55,6 +56,24 @@ const char *t32_options_range(const struct t32_option *row, char *buf, size_t le
 	return buf;
 }
 
+/* A CHOICE row: the argument's index among the names; 0, or -1 after a message. */
+static int choose(const struct t32_option *row, const char *arg)
+{
+	const char *const *names = row->ctx;
+	char list[256] = "";
+	size_t l = 0;
+
+	for (int k = 0; k <= (int)row->max; k++)
+		if (!strcmp(arg, names[k])) {
+			*(int *)row->dest = k;
+			return 0;
+		}
+	for (int k = 0; k <= (int)row->max && l < sizeof(list); k++)
+		l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s", k ? ", " : "", names[k]);
+	t32_error("unknown %s '%s' (%s)", row->what, arg, list);
+	return -1;
+}
+
 /* One value into its row's destination; 0, or -1 after a message. */
 static int take(const struct t32_option *row, const char *arg)
 {
@@ -71,6 +90,8 @@ static int take(const struct t32_option *row, const char *arg)
 		return 0;
 	case T32_OPTK_FN:
 		return row->fn(row, arg);
+	case T32_OPTK_CHOICE:
+		return choose(row, arg);
 	case T32_OPTK_U64:
 	case T32_OPTK_UINT:
 		if (t32_parse_u64(arg, (uint64_t)row->min,
@@ -215,6 +236,15 @@ int t32_opt_format(const struct t32_option *row, const char *arg)
 {
 	if (t32_parse_format(arg, row->ctx)) {
 		t32_error("unknown format '%s' (table, tsv or json)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int t32_opt_unit(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_unit(arg, row->ctx)) {
+		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
 		return -1;
 	}
 	return 0;
