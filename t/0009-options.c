@@ -3,7 +3,8 @@
  * out of range or an unknown option is a usage error (2), operands follow the
  * options, --help prints every listed row, and a shared option a command leaves
  * out (or any row without help) is refused by name; a choice row stores the
- * index of its word and refuses others.
+ * index of its word and refuses others; a list row keeps each value given, up
+ * to its cap.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ int main(void)
 	char range[64];
 	int first = 0, rc;
 	static const char *const policies[] = { "fifo", "rr", "other" };
+	const char *sets[3] = { NULL, NULL, NULL };
+	size_t nsets = 0;
 
 	t32_block_opts_init(&bo);
 	bo.cmd = "demo";
@@ -50,6 +53,7 @@ int main(void)
 			T32_OPT_FLAG("whole", 0, &flag, "whole blocks"),
 			T32_OPT_STRING("output", 'o', "FILE", &out, "write here"),
 			T32_OPT_FLAG("hidden", 0, &flag, NULL),
+			T32_OPT_LIST("set", "K=V", sets, &nsets, 2, "changes", "change one thing"),
 			T32_OPT_CHOICE("policy", "P", &pick, policies, 3, "policy", "fifo, rr or other"),
 			T32_OPT_SET(set.rows),
 			T32_OPT_END
@@ -65,8 +69,10 @@ int main(void)
 		char *a8[] = { "demo", "--policy", "other", "arg", NULL };
 		char *a9[] = { "demo", "--policy", "batch", "arg", NULL };
 		char *a10[] = { "demo", "--policy", "fifo", "arg", NULL };
+		char *a11[] = { "demo", "--set", "a=1", "--set", "b=2", "arg", NULL };
+		char *a12[] = { "demo", "--set", "a=1", "--set", "b=2", "--set", "c=3", "arg", NULL };
 
-		plan(20);
+		plan(23);
 		rc = parse(10, a1, opts, &first);
 		is_int(-1, rc, "a good command line goes on");
 		ok(runs == 100 && budget == 2.5 && flag == 1 && out && !strcmp(out, "x.tsv"),
@@ -87,6 +93,12 @@ int main(void)
 		is_int(2, parse(4, a9, opts, &first), "a word not among the choices: usage error");
 		rc = parse(4, a10, opts, &first);
 		ok(rc == -1 && pick == 0, "the first word is index 0 (rc %d, index %d)", rc, pick);
+		rc = parse(6, a11, opts, &first);
+		ok(rc == -1 && nsets == 2 && sets[0] && !strcmp(sets[0], "a=1") && sets[1] &&
+		   !strcmp(sets[1], "b=2"), "a list keeps each value in order (%zu)", nsets);
+		nsets = 0;
+		is_int(2, parse(8, a12, opts, &first), "one value over the cap: usage error");
+		ok(nsets == 2 && !sets[2], "and nothing written past it (%zu)", nsets);
 		is_string("1 to 100", t32_options_range(&opts[0], range, sizeof(range)),
 			  "a range as errors say it");
 		{

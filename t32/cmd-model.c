@@ -267,19 +267,6 @@ struct model_args {
 	int optind;
 };
 
-/* --set KEY=VALUE, repeatable */
-static int opt_set(const struct t32_option *row, const char *arg)
-{
-	struct model_args *m = row->ctx;
-
-	if (m->nsets >= MODEL_MAX_SETS) {
-		t32_error("too many --set options '%s'", arg);
-		return -1;
-	}
-	m->sets[m->nsets++] = arg;
-	return 0;
-}
-
 /* --measure and --no-measure: the last of them given wins. */
 static int opt_measure(const struct t32_option *row, const char *arg)
 {
@@ -305,7 +292,7 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,	/* options first, then the block */
 			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked, "micro-architecture: data/uarch/NAME.uarch or a file\n" "(default: the one the measuring CPU's CPUID names, as\n" "t32 env shows; a core without data gets generic, and its\n" "forms are timed here, as with --measure)"),
-			T32_OPT_FN("set", "KEY=VALUE", opt_set, m, "change one parameter, e.g. retire_width=4 (repeatable)"),
+			T32_OPT_LIST("set", "KEY=VALUE", m->sets, &m->nsets, MODEL_MAX_SETS, "changes", "change one parameter, e.g. retire_width=4 (repeatable)"),
 			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid", "samples land on the selected instruction (0, precise)\n" "or on the next one (1, the default)"),
 			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length", "instead: cycles of k copies between barriers, k = 0..KMAX"),
 			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path, "per-form latencies from FILE instead of data/uarch/latency.lat"),

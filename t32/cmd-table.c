@@ -92,27 +92,14 @@ static const char check_usage[] =
 	"                       [--tolerance C] SWEEP.tsv [TABLE.tbl]";
 
 /* `t32 table check`: a swept table read row by row (t32/tablecheck.c). */
-/* --ref: one more reference (up to 64) */
-static int opt_ref(const struct t32_option *row, const char *arg)
-{
-	struct t32_tablecheck_opts *o = row->ctx;
-
-	if (o->nrefs == 64) {
-		t32_error("too many references '%s' (at most 64)", arg);
-		return -1;
-	}
-	o->refs[o->nrefs++] = (char *)arg;
-	return 0;
-}
-
 static int table_check(int argc, char **argv)
 {
 	struct t32_tablecheck_opts o = { .tolerance = 0.05 };
 	struct t32_tablecheck_result res;
-	char *refs[64];
+	const char *refs[64];
 	int rc;
 	const struct t32_option opts[] = {
-		T32_OPT_FN("ref", "REF.tbl", opt_ref, &o, "published latencies to compare with (data/ref/CORE.tbl)"),
+		T32_OPT_LIST("ref", "REF.tbl", refs, &o.nrefs, 64, "references", "published latencies to compare with (data/ref/CORE.tbl)"),
 		T32_OPT_FLAG("rows", 0, &o.rows, "each row's command to measure it again as it was measured"),
 		T32_OPT_FLAG("untrusted", 0, &o.untrusted, "judge and compare untrusted rows too (a busy machine)"),
 		T32_OPT_REAL("tolerance", "C", &o.tolerance, 0, 1e6, "tolerance", "cycles within which a latency agrees (default 0.05)"),

@@ -92,6 +92,14 @@ static int take(const struct t32_option *row, const char *arg)
 		return row->fn(row, arg);
 	case T32_OPTK_CHOICE:
 		return choose(row, arg);
+	case T32_OPTK_LIST:
+		if (*(size_t *)row->ctx >= (size_t)row->max) {
+			t32_error("too many %s '%s' (--%s takes at most %.0f)", row->what, arg, row->name,
+				  row->max);
+			return -1;
+		}
+		((const char **)row->dest)[(*(size_t *)row->ctx)++] = arg;
+		return 0;
 	case T32_OPTK_U64:
 	case T32_OPTK_UINT:
 		if (t32_parse_u64(arg, (uint64_t)row->min,

@@ -27,6 +27,8 @@ enum t32_option_kind {
 	T32_OPTK_REAL,		/* *(double *)dest, min..max */
 	T32_OPTK_STRING,	/* *(const char **)dest = the argument */
 	T32_OPTK_FN,		/* fn(row, arg): a value with its own grammar */
+	T32_OPTK_LIST,		/* ((const char **)dest)[(*(size_t *)ctx)++] = the argument,
+				   at most max of them: a repeatable option */
 	T32_OPTK_CHOICE,	/* *(int *)dest = the index of the argument among the
 				   max + 1 names of ctx (const char *const *) */
 	T32_OPTK_SET,		/* the rows of set (a shared table), in place */
@@ -62,6 +64,8 @@ struct t32_option {
 #define T32_OPT_FN(n, a, f, c, h) { T32_OPTK_FN, n, 0, a, NULL, 0, 0, NULL, h, f, c, NULL, (a) != NULL }
 #define T32_OPT_CHOICE(n, a, d, names, count, w, h) \
 	{ T32_OPTK_CHOICE, n, 0, a, d, 0, (count) - 1, w, h, NULL, (void *)(names), NULL, 1 }
+#define T32_OPT_LIST(n, a, arr, count, cap, w, h) \
+	{ T32_OPTK_LIST, n, 0, a, arr, 0, cap, w, h, NULL, count, NULL, 1 }
 #define T32_OPT_SET(s) { T32_OPTK_SET, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, s, 0 }
 #define T32_OPT_IN_ORDER { T32_OPTK_IN_ORDER, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 #define T32_OPT_END { T32_OPTK_END, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
