@@ -1645,6 +1645,79 @@ static int section_wake(struct study *st, FILE *h)
 	return any > 0;
 }
 
+/* The blocks of data/blocks with no result here: said, not left out silently. */
+static void interrupts_absent(FILE *h, const struct tab *t)
+{
+	char **names, absent[2048] = "";
+	size_t nb = t32_block_names(&names), nabsent = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		size_t r = 0;
+
+		while (r < t->nrows && strcmp(tab_get(t, r, "block"), names[i]))
+			r++;
+		if (r < t->nrows)
+			continue;
+		snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "%s<code>",
+			 nabsent++ ? ", " : "");
+		{
+			char *e = NULL;
+			size_t el = 0;
+			FILE *m = open_memstream(&e, &el);
+
+			if (m) {
+				html_text(m, names[i]);
+				fclose(m);
+				snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent),
+					 "%s", e);
+			}
+			free(e);
+		}
+		snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "</code>");
+	}
+	if (nabsent)
+		fprintf(h, "<p><b>%zu of the %zu blocks have no result here</b> (%s): their "
+			   "runs failed (the study's messages say why; a block whose samples did "
+			   "not stay put is not fitted). The figures below are the other %zu.</p>\n",
+			nabsent, nb, absent, nb - nabsent);
+	t32_block_names_free(names, nb);
+}
+
+/* One block's subsection: its unit and samples, the shares and the step curve. */
+static void interrupts_block(struct study *st, FILE *h, const char *b)
+{
+	char path[PATH_MAX], rel[PATH_MAX], base[PATH_MAX], data[PATH_MAX], cap[512];
+	struct tab s;
+
+	fprintf(h, "<h3 id=\"block-");
+	html_text(h, b);
+	fprintf(h, "\">");
+	html_text(h, b);
+	fprintf(h, "</h3>\n");
+	snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", b);
+	if (!tab_load(&s, study_path(st, rel, path, sizeof(path)), 1)) {
+		fprintf(h, "<p>Unit: <code>");
+		html_text(h, tab_comment(&s, "unit"));
+		fprintf(h, "</code>; %s samples (%s backend).</p>\n", tab_comment(&s, "samples"),
+			tab_comment(&s, "backend"));
+		tab_free(&s);
+	}
+	snprintf(base, sizeof(base), "interrupts/%.200s/shares", b);
+	snprintf(data, sizeof(data), "interrupts/%.200s/shares.tsv", b);
+	snprintf(cap, sizeof(cap), "%.200s: measured and predicted share of samples per "
+		 "instruction", b);
+	html_figure(st, h, base, data, cap);
+	snprintf(base, sizeof(base), "interrupts/%.200s/model-overlay", b);
+	snprintf(data, sizeof(data), "interrupts/%.200s/curve.tsv", b);
+	snprintf(cap, sizeof(cap), "%.200s: measured and modelled cycles of k copies", b);
+	html_figure(st, h, base, data, cap);
+	fprintf(h, "<p class=\"dated\">Also: <a href=\"interrupts/");
+	html_text(h, b);
+	fprintf(h, "/sample.tsv\">sample.tsv</a> (every sample), <a href=\"interrupts/");
+	html_text(h, b);
+	fprintf(h, "/sweep.tsv\">sweep.tsv</a> (the step curve).</p>\n");
+}
+
 static int section_interrupts(struct study *st, FILE *h)
 {
 	char path[PATH_MAX], missed[2048] = "";
@@ -1715,42 +1788,7 @@ static int section_interrupts(struct study *st, FILE *h)
 		}
 	}
 	fprintf(h, "</table></div>\n");
-	{
-		/* the blocks of data/blocks with no result here: said, not left out silently */
-		char **names, absent[2048] = "";
-		size_t nb = t32_block_names(&names), nabsent = 0;
-
-		for (size_t i = 0; i < nb; i++) {
-			size_t r = 0;
-
-			while (r < t.nrows && strcmp(tab_get(&t, r, "block"), names[i]))
-				r++;
-			if (r < t.nrows)
-				continue;
-			snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "%s<code>",
-				 nabsent++ ? ", " : "");
-			{
-				char *e = NULL;
-				size_t el = 0;
-				FILE *m = open_memstream(&e, &el);
-
-				if (m) {
-					html_text(m, names[i]);
-					fclose(m);
-					snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent),
-						 "%s", e);
-				}
-				free(e);
-			}
-			snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "</code>");
-		}
-		if (nabsent)
-			fprintf(h, "<p><b>%zu of the %zu blocks have no result here</b> (%s): their "
-				   "runs failed (the study's messages say why; a block whose samples did "
-				   "not stay put is not fitted). The figures below are the other %zu.</p>\n",
-				nabsent, nb, absent, nb - nabsent);
-		t32_block_names_free(names, nb);
-	}
+	interrupts_absent(h, &t);
 	shows(h, "%zu of %zu blocks meet the target%s%s. %s"
 		 "The chi-square test of the shares rejects %zu of %zu fits at the 5%% level (p from "
 		 "%.2g to %.2g): with hundreds of samples it sees departures smaller than the model "
@@ -1766,39 +1804,8 @@ static int section_interrupts(struct study *st, FILE *h)
 				      : "Where a fit misses, the measured shares (blue, with their "
 					"95% intervals) and the predicted (orange) part on the "
 					"instructions below.");
-	for (size_t r = 0; r < t.nrows; r++) {
-		const char *b = tab_get(&t, r, "block");
-		char rel[PATH_MAX], base[PATH_MAX], data[PATH_MAX], cap[512];
-		struct tab s;
-
-		fprintf(h, "<h3 id=\"block-");
-		html_text(h, b);
-		fprintf(h, "\">");
-		html_text(h, b);
-		fprintf(h, "</h3>\n");
-		snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", b);
-		if (!tab_load(&s, study_path(st, rel, path, sizeof(path)), 1)) {
-			fprintf(h, "<p>Unit: <code>");
-			html_text(h, tab_comment(&s, "unit"));
-			fprintf(h, "</code>; %s samples (%s backend).</p>\n", tab_comment(&s, "samples"),
-				tab_comment(&s, "backend"));
-			tab_free(&s);
-		}
-		snprintf(base, sizeof(base), "interrupts/%.200s/shares", b);
-		snprintf(data, sizeof(data), "interrupts/%.200s/shares.tsv", b);
-		snprintf(cap, sizeof(cap), "%.200s: measured and predicted share of samples per "
-			 "instruction", b);
-		html_figure(st, h, base, data, cap);
-		snprintf(base, sizeof(base), "interrupts/%.200s/model-overlay", b);
-		snprintf(data, sizeof(data), "interrupts/%.200s/curve.tsv", b);
-		snprintf(cap, sizeof(cap), "%.200s: measured and modelled cycles of k copies", b);
-		html_figure(st, h, base, data, cap);
-		fprintf(h, "<p class=\"dated\">Also: <a href=\"interrupts/");
-		html_text(h, b);
-		fprintf(h, "/sample.tsv\">sample.tsv</a> (every sample), <a href=\"interrupts/");
-		html_text(h, b);
-		fprintf(h, "/sweep.tsv\">sweep.tsv</a> (the step curve).</p>\n");
-	}
+	for (size_t r = 0; r < t.nrows; r++)
+		interrupts_block(st, h, tab_get(&t, r, "block"));
 	tab_free(&t);
 	return 1;
 }
