@@ -413,11 +413,52 @@ static int run_min_vs_count(struct study *st)
 	return 0;
 }
 
+/*
+ * What the estimate's intervals say over the counts: whether successive ones
+ * overlap, and if not where they first part and why, into est.
+ */
+static void estimate_line(const struct tab *t, int cyc, char *est, size_t len)
+{
+	size_t n = t->nrows, apart = 0, first_apart = 0;
+	char a[32], b[32], took[64] = "a while";	/* took: the `# seconds:` line's number */
+
+	for (size_t i = 1; i < n; i++) {
+		char lo[64], hi[64];
+
+		snprintf(lo, sizeof(lo), cyc ? "est_lo_cycles" : "est_lo");
+		snprintf(hi, sizeof(hi), cyc ? "est_hi_cycles" : "est_hi");
+		if (tab_num(t, i, lo) > tab_num(t, i - 1, hi) ||
+		    tab_num(t, i, hi) < tab_num(t, i - 1, lo)) {
+			if (!apart)
+				first_apart = i;
+			apart++;
+		}
+	}
+	if (*tab_comment(t, "seconds") && isfinite(strtod(tab_comment(t, "seconds"), NULL)))
+		snprintf(took, sizeof(took), "%.2f s",
+			 strtod(tab_comment(t, "seconds"), NULL));
+	if (apart)
+		snprintf(est, len,
+			 "%zu pair%s of successive intervals do not overlap (first between %s and "
+			 "%s measurements): an interval is the estimate's statistical uncertainty "
+			 "for a block of fixed length, and the whole run took %s; over that time "
+			 "the empty block's own cost moved a little (the core clock, the "
+			 "hypervisor, the caches), which no interval of one span includes.",
+			 apart, apart == 1 ? "" : "s",
+			 study_thousands(tab_num(t, first_apart - 1, "count"), a, sizeof(a)),
+			 study_thousands(tab_num(t, first_apart, "count"), b, sizeof(b)),
+			 took);
+	else
+		snprintf(est, len,
+			 "Successive intervals overlap: the estimate is stable from the first "
+			 "1,000 measurements on, and only narrows as more come.");
+}
+
 static int section_min_vs_count(struct study *st, FILE *h)
 {
 	char path[PATH_MAX], a[32], b[32];
 	struct tab t;
-	size_t n, settled = 0, apart = 0, first_apart = 0;
+	size_t n, settled = 0;
 	int cyc;
 	const char *u;
 
@@ -447,40 +488,9 @@ static int section_min_vs_count(struct study *st, FILE *h)
 		for (size_t i = 0; i < n; i++)
 			if (tab_num(&t, i, mn) != tab_num(&t, n - 1, mn))
 				settled = i + 1;
-		for (size_t i = 1; i < n; i++) {
-			char lo[64], hi[64];
-
-			snprintf(lo, sizeof(lo), cyc ? "est_lo_cycles" : "est_lo");
-			snprintf(hi, sizeof(hi), cyc ? "est_hi_cycles" : "est_hi");
-			if (tab_num(&t, i, lo) > tab_num(&t, i - 1, hi) ||
-			    tab_num(&t, i, hi) < tab_num(&t, i - 1, lo)) {
-				if (!apart)
-					first_apart = i;
-				apart++;
-			}
-		}
 		char est[512], c[64];	/* c: a third number's own buffer in one call */
 
-		char took[64] = "a while";	/* the `# seconds:` line's number, with its unit */
-
-		if (*tab_comment(&t, "seconds") && isfinite(strtod(tab_comment(&t, "seconds"), NULL)))
-			snprintf(took, sizeof(took), "%.2f s",
-				 strtod(tab_comment(&t, "seconds"), NULL));
-		if (apart)
-			snprintf(est, sizeof(est),
-				 "%zu pair%s of successive intervals do not overlap (first between %s and "
-				 "%s measurements): an interval is the estimate's statistical uncertainty "
-				 "for a block of fixed length, and the whole run took %s; over that time "
-				 "the empty block's own cost moved a little (the core clock, the "
-				 "hypervisor, the caches), which no interval of one span includes.",
-				 apart, apart == 1 ? "" : "s",
-				 study_thousands(tab_num(&t, first_apart - 1, "count"), a, sizeof(a)),
-				 study_thousands(tab_num(&t, first_apart, "count"), b, sizeof(b)),
-				 took);
-		else
-			snprintf(est, sizeof(est),
-				 "Successive intervals overlap: the estimate is stable from the first "
-				 "1,000 measurements on, and only narrows as more come.");
+		estimate_line(&t, cyc, est, sizeof(est));
 		{
 			double lo = tab_num(&t, n - 1, cyc ? "est_lo_cycles" : "est_lo");
 			double hi = tab_num(&t, n - 1, cyc ? "est_hi_cycles" : "est_hi");
