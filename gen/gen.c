@@ -170,38 +170,79 @@ static int times_takes(const char *stmt)
 }
 
 /*
- * The body: an item of one instruction becomes `times N insn` (nasm assembles it
- * faster than %rep), an item of several a %rep block, one statement a line.
+ * One item's text as nasm reads it, reps times: an item of one instruction
+ * becomes `times N insn` (nasm assembles it faster than %rep), an item of
+ * several a %rep block, one statement a line.  item_line/item_lines (may be
+ * NULL) get where the item's own lines are.
  */
-static void emit_body(struct emitter *e, const struct t32_spec *s, struct t32_gen *g, int record)
+static void emit_item(struct emitter *e, const char *text, unsigned stmts, uint64_t reps,
+		      unsigned *item_line, unsigned *item_lines)
+{
+	char *copy = strdup(text), *save = NULL, *stmt;
+	int single = stmts == 1 && times_takes(text + strspn(text, " \t;"));
+
+	if (!single)
+		emit(e, "%%rep %llu\n", (unsigned long long)reps);
+	if (item_line)
+		*item_line = e->line + 1;
+	for (stmt = copy ? strtok_r(copy, ";", &save) : NULL; stmt; stmt = strtok_r(NULL, ";", &save)) {
+		while (*stmt == ' ' || *stmt == '\t')
+			stmt++;
+		if (!*stmt)
+			continue;
+		if (single)
+			emit(e, "\ttimes %llu %s\n", (unsigned long long)reps, stmt);
+		else
+			emit(e, "\t%s\n", stmt);
+	}
+	if (item_lines)
+		*item_lines = e->line + 1 - *item_line;
+	if (!single)
+		emit(e, "%%endrep\n");
+	free(copy);
+}
+
+/*
+ * The body: each item after its label (record), or, with o->item_bytes, a
+ * place of that many bytes for the item's code (t32_gen_opts).
+ */
+static void emit_body(struct emitter *e, const struct t32_spec *s, const struct t32_gen_opts *o,
+		      struct t32_gen *g, int record)
 {
 	for (size_t i = 0; i < s->nitems; i++) {
 		const struct t32_item *it = &s->items[i];
-		char *copy = strdup(it->text), *save = NULL, *stmt;
-		int single = it->stmts == 1 && times_takes(it->text + strspn(it->text, " \t;"));
 
 		if (record)
 			emit(e, "item_%zu:\n", i);
-		if (!single)
-			emit(e, "%%rep %llu\n", (unsigned long long)it->reps);
-		if (record)
-			g->item_line[i] = e->line + 1;
-		for (stmt = strtok_r(copy, ";", &save); stmt; stmt = strtok_r(NULL, ";", &save)) {
-			while (*stmt == ' ' || *stmt == '\t')
-				stmt++;
-			if (!*stmt)
-				continue;
-			if (single)
-				emit(e, "\ttimes %llu %s\n", (unsigned long long)it->reps, stmt);
-			else
-				emit(e, "\t%s\n", stmt);
+		if (o && o->item_bytes) {
+			if (record)
+				g->item_line[i] = e->line + 1;
+			emit(e, "\tresb %llu\n", (unsigned long long)o->item_bytes[i]);
+			if (record)
+				g->item_lines[i] = 1;
+			continue;
 		}
-		if (record)
-			g->item_lines[i] = e->line + 1 - g->item_line[i];
-		if (!single)
-			emit(e, "%%endrep\n");
-		free(copy);
+		emit_item(e, it->text, it->stmts, it->reps, record ? &g->item_line[i] : NULL,
+			  record ? &g->item_lines[i] : NULL);
 	}
+}
+
+int t32_gen_item(const char *text, unsigned stmts, uint64_t reps, char **out)
+{
+	struct emitter e = { 0 };
+	size_t len;
+
+	*out = NULL;
+	e.f = open_memstream(out, &len);
+	if (!e.f)
+		return -1;
+	emit_item(&e, text, stmts, reps, NULL, NULL);
+	if (fclose(e.f)) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static void emit_header(struct emitter *e, const struct t32_spec *s, const char *entry,
@@ -292,7 +333,7 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 			"\tmov rax, [rel regs + 0]\n\tmov rbx, [rel regs + 8]\n"
 			"\tmov rcx, [rel regs + 16]\n\tmov rdx, [rel regs + 24]\n");
 	emit(e, "body_start:\n");
-	emit_body(e, s, g, 1);
+	emit_body(e, s, o, g, 1);
 	emit(e, "body_end:\n\tBARRIER\n\trdtsc\n\tDELTA_%c\n", store - 32);
 	emit(e, "\tmov rsp, [rel saved_rsp]\n\tmov rcx, [rel out_ptr]\n\tmov [rcx], rax\n"
 		"\tadd rcx, 8\n\tmov [rel out_ptr], rcx\n\tRESTORE_STATE\n"
@@ -317,10 +358,10 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 		emit(e, "\tBARRIER\n");
 	emit(e, "body_start:\n");
 	/* The first copy carries the item labels; the others repeat it. */
-	emit_body(e, s, g, 1);
+	emit_body(e, s, NULL, g, 1);
 	if (unroll > 1) {
 		emit(e, "%%rep %llu\n", (unsigned long long)(unroll - 1));
-		emit_body(e, s, g, 0);
+		emit_body(e, s, NULL, g, 0);
 		emit(e, "%%endrep\n");
 	}
 	emit(e, "body_end:\n");
@@ -361,7 +402,7 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 		emit(&e, "BITS 64\ndefault rel\nsection .text\nglobal _start\nglobal t32_loop\n"
 			 "global body_start\nglobal body_end\nglobal loop_top\n\n");
 	else
-		emit(&e, "BITS 64\ndefault rel\n\torg 0\n\n");
+		emit(&e, "BITS 64\ndefault rel\n" T32_GEN_ORG_LINE "\n");
 	emit_macros(&e, s);
 	if (o->shape == T32_GEN_TIMED)
 		emit_timed(&e, s, o, g);

@@ -25,7 +25,16 @@ struct t32_gen_opts {
 	uint64_t unroll;	/* LOOP shape: body copies per iteration (1 = as written) */
 	uint64_t elf_iterations;	/* LOOP shape: > 0 makes a standalone ELF program (nasm -f
 					 * elf64) whose _start runs the loop this many times */
+	/*
+	 * TIMED shape: when set, item i is a place of item_bytes[i] bytes (resb)
+	 * rather than its text, to be filled with the item's machine code repeated
+	 * (nasm's work then does not grow with the body).
+	 */
+	const uint64_t *item_bytes;
 };
+
+/* The line that places a flat binary (bin shapes): a batch of blocks puts a section there. */
+#define T32_GEN_ORG_LINE "\torg 0\n"
 
 /* The generated text and where each body item's lines are. */
 struct t32_gen {
@@ -63,5 +72,10 @@ struct t32_blob_header {
 int t32_generate(const struct t32_spec *spec, const struct t32_gen_opts *opts,
 		 struct t32_gen *out);
 void t32_gen_free(struct t32_gen *g);
+/*
+ * The lines the body holds for an item of text (stmts statements) repeated
+ * reps times, as t32_generate writes them; *out malloc'd.  0, or -1.
+ */
+int t32_gen_item(const char *text, unsigned stmts, uint64_t reps, char **out);
 
 #endif

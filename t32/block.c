@@ -12,6 +12,7 @@
 
 #include "gen/gen.h"
 #include "t32/attrib.h"
+#include "t32/blobcache.h"
 #include "t32/helper.h"
 
 void t32_block_opts_init(struct t32_block_opts *o)
@@ -191,47 +192,6 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s)
 	return f->kind == T32_FAIL_UNSUPPORTED ? T32_EXIT_UNSUPPORTED : T32_EXIT_ERROR;
 }
 
-/*
- * Blobs already assembled in this process, by source text: a sweep's empty and
- * calibration blocks are the same for every row, and nasm is the slow part.
- */
-struct cached {
-	char *text;
-	struct t32_blob blob;
-};
-static struct cached cache[16];
-static size_t cache_next;
-
-static int blob_copy(const struct t32_blob *from, struct t32_blob *to)
-{
-	*to = *from;
-	to->image = malloc(from->size);
-	to->item_off = malloc((from->hdr.nitems + 1) * sizeof(uint64_t));
-	if (!to->image || !to->item_off) {
-		t32_blob_free(to);
-		return -1;
-	}
-	memcpy(to->image, from->image, from->size);
-	memcpy(to->item_off, from->item_off, (from->hdr.nitems + 1) * sizeof(uint64_t));
-	return 0;
-}
-
-/* Remember a small block's blob (large bodies are rarely assembled twice). */
-static void cache_put(const char *text, const struct t32_blob *b)
-{
-	struct cached *c = &cache[cache_next++ % (sizeof(cache) / sizeof(cache[0]))];
-
-	if (strlen(text) > 64 * 1024)
-		return;
-	free(c->text);
-	t32_blob_free(&c->blob);
-	c->text = strdup(text);
-	if (!c->text || blob_copy(b, &c->blob)) {
-		free(c->text);
-		c->text = NULL;
-	}
-}
-
 /* Generate and assemble one spec into a blob; exit code. */
 static int build(const struct t32_spec *s, const struct t32_block_opts *o, struct t32_blob *b)
 {
@@ -244,15 +204,14 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 		t32_error("cannot generate the block '%s'", "out of memory");
 		return T32_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
-		if (cache[i].text && strcmp(cache[i].text, g.text) == 0 &&
-		    blob_copy(&cache[i].blob, b) == 0) {
-			t32_gen_free(&g);
-			return 0;
-		}
+	/* assembled already (a sweep's empty and calibration blocks, its blocks ahead) */
+	if (t32_blobs_get(g.text, b) == 0) {
+		t32_gen_free(&g);
+		return 0;
+	}
 	rc = t32_assemble(g.text, &g, b, &f);
 	if (!rc)
-		cache_put(g.text, b);
+		t32_blobs_put(g.text, b);
 	t32_gen_free(&g);
 	return rc ? t32_report_fault(&f, s) : 0;
 }

@@ -251,6 +251,66 @@ static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsi
 	return 0;
 }
 
+/* Is k copies one measure_job tries for j (kmax: the copies the form allows)? */
+static int k_tried(const struct sweep *w, const struct job *j, unsigned k, unsigned kmax)
+{
+	if (j->mode == MODE_THROUGHPUT && (j->n < k || j->n % k))
+		return 0;
+	return !(j->mode == MODE_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax));
+}
+
+/* Rows assembled ahead at a time: their blocks in one nasm run or a few. */
+#define AHEAD_ROWS 64
+
+/*
+ * Assemble the blocks of the rows from r on (this shard's, not done, up to
+ * AHEAD_ROWS of them) ahead of measuring them; the row after them.
+ */
+static size_t assemble_ahead(const struct sweep *w, size_t r)
+{
+	struct t32_spec *specs = calloc(AHEAD_ROWS * 64, sizeof(*specs));
+	const struct t32_spec **list = calloc(AHEAD_ROWS * 64, sizeof(*list));
+	size_t n = 0, rows = 0;
+	char err[256];
+
+	for (; r < w->nrows && rows < AHEAD_ROWS && specs && list; r++) {
+		struct job j;
+		unsigned kmax;
+
+		if (r % w->shards != w->shard - 1 || w->done[r] || job_of(w, r, &j))
+			continue;
+		rows++;
+		if ((j.mode == MODE_THROUGHPUT && j.form && !j.form->tp) ||
+		    (j.mode == MODE_LATENCY && j.form && j.form->nochain))
+			continue;
+		kmax = j.mode == MODE_THROUGHPUT ? w->max_k : 1;
+		if (j.mode == MODE_THROUGHPUT && j.form && kmax > j.form->tp_period)
+			kmax = j.form->tp_period;
+		for (unsigned k = 1; k <= kmax; k++) {
+			if (!k_tried(w, &j, k, kmax))
+				continue;
+			if (job_spec(w, &j, k, &specs[n], err, sizeof(err))) {
+				t32_spec_free(&specs[n]);
+				continue;
+			}
+			list[n] = &specs[n];
+			n++;
+		}
+	}
+	if (n) {
+		struct t32_measure_opts mo = w->mo;
+
+		/* latency and throughput rows are marginal costs (their twins), raw rows not */
+		mo.slope = !(w->modes & (1u << MODE_RAW)) && !w->whole;
+		t32_measure_prepare(list, n, &w->bo, &mo);
+	}
+	for (size_t i = 0; i < n; i++)
+		t32_spec_free(&specs[i]);
+	free(specs);
+	free(list);
+	return r;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -275,9 +335,7 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	for (unsigned k = 1; k <= kmax && !interrupted; k++) {
 		struct t32_spec s;
 
-		if (j->mode == MODE_THROUGHPUT && (j->n < k || j->n % k))
-			continue;
-		if (j->mode == MODE_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax))
+		if (!k_tried(w, j, k, kmax))
 			continue;
 		if (job_spec(w, j, k, &s, err, sizeof(err))) {
 			t32_spec_free(&s);
@@ -741,7 +799,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
-	size_t written = 0, todo_rows = 0;
+	size_t written = 0, todo_rows = 0, ahead = 0;
 	double start = 0;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t v;
@@ -1060,6 +1118,8 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 		if (r % w.shards != w.shard - 1 || w.done[r])
 			continue;
 		job_of(&w, r, &j);
+		if (r >= ahead)
+			ahead = assemble_ahead(&w, r);
 		if (progress) {
 			double el = t32_now() - start;
 

@@ -106,6 +106,15 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m);
 
 /*
+ * Assemble ahead every block the measurements of specs[0..n) will run (each
+ * block, its empty block, its twin or base, the calibration chains), in one
+ * nasm run or a few (t32_blobs_prepare); nothing when replaying.  Measuring
+ * them later finds them assembled.  Returns how many blocks are ready.
+ */
+size_t t32_measure_prepare(const struct t32_spec *const *specs, size_t n,
+			   const struct t32_block_opts *bo, const struct t32_measure_opts *mo);
+
+/*
  * The twin of spec for the slope: the same block, its last item repeated half as
  * often (rounded down).  0, or -1 when there is none (the last item runs once),
  * or out of memory (errno ENOMEM).

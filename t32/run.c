@@ -31,6 +31,8 @@
 
 #define CHUNK T32_RUNNER_CHUNK	/* deltas one request returns at most */
 
+static void fail_system(struct t32_fault *f, const char *what);
+
 /* ---- assembling ---- */
 
 /* Read a whole file, by a descriptor open on it, into memory. */
@@ -195,11 +197,51 @@ static int parse_header(struct t32_blob *b)
 	return 0;
 }
 
+static unsigned long nasm_runs;
+
+unsigned long t32_nasm_runs(void)
+{
+	return nasm_runs;
+}
+
+/*
+ * nasm by an absolute path, found once: T32_NASM (a name without a '/' looked
+ * up on PATH like nasm), else the first executable nasm on PATH; the name as
+ * given when none is found (the run then says why).  Found again only when
+ * T32_NASM changes.
+ */
+const char *t32_nasm_path(void)
+{
+	static char name[1024], path[4096];
+	const char *env = getenv("T32_NASM"), *want = env && *env ? env : "nasm";
+	const char *dirs = getenv("PATH");
+
+	nasm_runs++;
+	if (path[0] && strcmp(name, want) == 0)
+		return path;
+	snprintf(name, sizeof(name), "%s", want);
+	snprintf(path, sizeof(path), "%s", want);
+	if (strchr(want, '/'))
+		return path;
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
+		size_t len = strcspn(d, ":");
+		char try[4096];
+
+		/* an empty entry is the current directory, as for execvp */
+		snprintf(try, sizeof(try), "%.*s/%s", len ? (int)len : 1, len ? d : ".", want);
+		if (access(try, X_OK) == 0) {
+			snprintf(path, sizeof(path), "%s", try);
+			break;
+		}
+		d += len + (d[len] == ':');
+	}
+	return path;
+}
+
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f)
 {
 	char asmpath[32], binpath[32];
-	const char *nasm = getenv("T32_NASM");
 	char *argv[8];
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
@@ -213,7 +255,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		goto out;
 	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
 	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
-	argv[0] = (char *)(nasm && *nasm ? nasm : "nasm");
+	argv[0] = (char *)t32_nasm_path();
 	argv[1] = "-f";
 	argv[2] = "bin";
 	argv[3] = "-w+error=label-orphan";	/* a misspelt mnemonic alone is no label */
@@ -264,12 +306,175 @@ out:
 	return rc;
 }
 
+/* The labels src defines at the start of a line (the generator's own: a body's are indented). */
+static void batch_labels(FILE *f, const char *src, size_t k)
+{
+	for (const char *p = src; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t len = 0;
+
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+			continue;
+		while ((p[len] >= 'A' && p[len] <= 'Z') || (p[len] >= 'a' && p[len] <= 'z') ||
+		       (p[len] >= '0' && p[len] <= '9') || p[len] == '_')
+			len++;
+		if (p[len] == ':')
+			fprintf(f, "%%define %.*s t32b%zu_%.*s\n", (int)len, p, k, (int)len, p);
+	}
+}
+
+/* Lines in text. */
+static unsigned count_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+		       struct t32_blob *out, struct t32_fault *f, size_t *bad)
+{
+	char *text = NULL, asmpath[32], binpath[32];
+	size_t len = 0, off = 0, i;
+	unsigned *base = calloc(n ? n : 1, sizeof(unsigned)), line = 0;
+	FILE *m = open_memstream(&text, &len);
+	char *argv[9];
+	struct t32_child_output res;
+	unsigned char *bin = NULL;
+	size_t binlen = 0;
+	double insns = 0;
+	int fds[2] = { -1, -1 }, rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	*bad = n;
+	memset(out, 0, n * sizeof(*out));
+	if (!m || !base) {
+		if (m)
+			fclose(m);
+		free(text);
+		free(base);
+		fail_system(f, "cannot batch the blocks");
+		return -1;
+	}
+	/*
+	 * Each block in a section of its own placed at 0 (vstart), its labels named
+	 * apart (%define), its macros forgotten after it: each assembles to the bytes
+	 * it would alone, one after the other, each a whole number of pages.
+	 */
+	for (i = 0; i < n; i++) {
+		const char *org = strstr(srcs[i], "\n" T32_GEN_ORG_LINE);
+		char *head = NULL;
+		size_t hlen = 0;
+		FILE *h = open_memstream(&head, &hlen);
+
+		if (!h || !org) {
+			if (h)
+				fclose(h);
+			free(head);
+			fclose(m);
+			free(text);
+			free(base);
+			fail_system(f, "cannot batch the blocks");
+			return -1;
+		}
+		batch_labels(h, srcs[i], i);
+		fclose(h);
+		fputs(head, m);
+		line += count_lines(head);
+		free(head);
+		base[i] = line;
+		fprintf(m, "%.*s\nsection .t32b%zu align=4096 vstart=0\n", (int)(org - srcs[i]), srcs[i],
+			i);
+		fputs(org + 1 + strlen(T32_GEN_ORG_LINE), m);
+		line += count_lines(srcs[i]);
+		for (const char *p = strstr(srcs[i], "\n%macro "); p; p = strstr(p + 1, "\n%macro ")) {
+			fprintf(m, "%%unmacro %.*s\n", (int)strcspn(p + 8, "\t;\n"), p + 8);
+			line++;
+		}
+		if (gens && gens[i])
+			insns += (double)gens[i]->insns;
+	}
+	fclose(m);
+	if ((fds[0] = temp_fd(text, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
+		goto out;
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
+	argv[0] = (char *)t32_nasm_path();
+	argv[1] = "-f";
+	argv[2] = "bin";
+	argv[3] = "-w+error=label-orphan";
+	argv[4] = "-w-zeroing";	/* a body's place (resb) is filled in later */
+	argv[5] = "-o";
+	argv[6] = binpath;
+	argv[7] = asmpath;
+	argv[8] = NULL;
+	if (run_tool(argv, fds, 2, &res, t32_helper_limit() * (1 + insns / T32_NASM_INSNS),
+		     T32_IMAGE_MAX, f)) {
+		t32_child_output_free(&res);
+		goto out;
+	}
+	if (res.status != 0) {
+		unsigned at;
+		char msg[300];
+
+		first_nasm_error(res.text ? res.text : "", &at, msg, sizeof(msg));
+		f->kind = T32_FAIL_ASSEMBLE;
+		snprintf(f->msg, sizeof(f->msg), "nasm: %s", msg);
+		for (i = n; i-- > 0;)
+			if (at > base[i]) {
+				*bad = i;
+				f->item = item_of_line(gens ? gens[i] : NULL, at - base[i]);
+				break;
+			}
+		t32_child_output_free(&res);
+		goto out;
+	}
+	t32_child_output_free(&res);
+	if (slurp_fd(fds[1], &bin, &binlen)) {
+		fail_system(f, "cannot read nasm's output");
+		goto out;
+	}
+	/* the blocks one after the other: each header says how long its image is */
+	for (i = 0; i < n; i++) {
+		struct t32_blob_header h;
+
+		if (binlen - off < sizeof(h))
+			break;
+		memcpy(&h, bin + off, sizeof(h));
+		if (h.end > binlen - off || h.end < sizeof(h) || !(out[i].image = malloc(h.end)))
+			break;
+		memcpy(out[i].image, bin + off, h.end);
+		out[i].size = h.end;
+		if (parse_header(&out[i]))
+			break;
+		off += h.end;
+	}
+	if (i < n || off != binlen) {
+		for (size_t k = 0; k <= i && k < n; k++)
+			t32_blob_free(&out[k]);
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "nasm wrote a batch of images t32 cannot load");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int k = 0; k < 2; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	free(bin);
+	free(text);
+	free(base);
+	return rc;
+}
+
 int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fault *f)
 {
 	char asmpath[32], lstpath[32], binpath[32];
-	const char *nasm = getenv("T32_NASM");
 	/* never -o /dev/null: nasm removes its output file when the source has errors */
-	char *argv[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "bin", "-o", binpath,
+	char *argv[] = { (char *)t32_nasm_path(), "-f", "bin", "-o", binpath,
 			 "-l", lstpath, asmpath, NULL };
 	struct t32_child_output res;
 	int fds[3] = { -1, -1, -1 }, rc = -1;
@@ -343,8 +548,7 @@ int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *le
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f)
 {
 	char asmpath[32], objpath[32];
-	const char *nasm = getenv("T32_NASM");
-	char *as[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "elf64", "-g",
+	char *as[] = { (char *)t32_nasm_path(), "-f", "elf64", "-g",
 		       "-w+error=label-orphan", "-o", objpath, asmpath, NULL };
 	char *ld[] = { "ld", "-static", "-o", (char *)path, objpath, NULL };
 	struct t32_child_output res;

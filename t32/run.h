@@ -70,6 +70,18 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);
 /*
+ * Assemble n generated blocks (srcs[i], described by gens[i]; gens may be NULL)
+ * in one nasm run into out[0..n), each the image it would be alone.  0; or -1
+ * with f filled in (f->item the item of block *bad) and *bad the block nasm
+ * refused (n when it named none, or the fault is not nasm's).
+ */
+int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+		       struct t32_blob *out, struct t32_fault *f, size_t *bad);
+/* nasm by its absolute path, found once (T32_NASM or PATH); each call counts a run. */
+const char *t32_nasm_path(void);
+/* nasm runs started by this process so far. */
+unsigned long t32_nasm_runs(void);
+/*
  * The machine code of a spec's body alone (as the timed block holds it), for the
  * retirement model's decoder.  *code is malloc'd.  0, or -1 with a message in err
  * ("cannot assemble 'ITEM' (nasm: ...)").
