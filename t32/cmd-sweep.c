@@ -259,21 +259,26 @@ static int k_tried(const struct sweep *w, const struct job *j, unsigned k, unsig
 	return !(j->mode == MODE_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax));
 }
 
-/* Rows assembled ahead at a time: their blocks in one nasm run or a few. */
+/*
+ * Rows assembled ahead at a time, their blocks in one nasm run or a few: 4 at
+ * first, so the first row comes soon, twice as many each time up to 64.
+ */
 #define AHEAD_ROWS 64
 
 /*
  * Assemble the blocks of the rows from r on (this shard's, not done, up to
- * AHEAD_ROWS of them) ahead of measuring them; the row after them.
+ * *ahead of them, which then doubles) ahead of measuring them; the row after them.
  */
-static size_t assemble_ahead(const struct sweep *w, size_t r)
+static size_t assemble_ahead(const struct sweep *w, size_t r, size_t *ahead)
 {
+	size_t want = *ahead;
 	struct t32_spec *specs = calloc(AHEAD_ROWS * 64, sizeof(*specs));
 	const struct t32_spec **list = calloc(AHEAD_ROWS * 64, sizeof(*list));
 	size_t n = 0, rows = 0;
 	char err[256];
 
-	for (; r < w->nrows && rows < AHEAD_ROWS && specs && list; r++) {
+	*ahead = want * 2 < AHEAD_ROWS ? want * 2 : AHEAD_ROWS;
+	for (; r < w->nrows && rows < want && specs && list; r++) {
 		struct job j;
 		unsigned kmax;
 
@@ -799,7 +804,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	int opt, rc = 0, do_merge = 0, allow_mixed = 0, progress;
 	struct sink sink = { .fd = 1, .oldfd = -1, .path = "stdout" };
 	char err[512], *end, line[8192];
-	size_t written = 0, todo_rows = 0, ahead = 0;
+	size_t written = 0, todo_rows = 0, ahead = 0, ahead_rows = 4;
 	double start = 0;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t v;
@@ -1119,7 +1124,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			continue;
 		job_of(&w, r, &j);
 		if (r >= ahead)
-			ahead = assemble_ahead(&w, r);
+			ahead = assemble_ahead(&w, r, &ahead_rows);
 		if (progress) {
 			double el = t32_now() - start;
 

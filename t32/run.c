@@ -115,21 +115,23 @@ static int run_tool(char *const argv[], const int *keep, size_t nkeep,
 		    struct t32_fault *f)
 {
 	int end = t32_run_helper_bounded(argv, keep, nkeep, res, seconds, fsize);
+	/* named as people call it: nasm, not the path it was found at */
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
 	switch (end) {
 	case T32_HELPER_CANNOT:
 		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res->error);
+		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", name, res->error);
 		return -1;
 	case T32_HELPER_TIMEOUT:
 		f->kind = T32_FAIL_ASSEMBLE;
 		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %.3g s and was killed; "
-			 "--timeout S allows longer", argv[0], seconds > 0 ? seconds : t32_helper_limit());
+			 "--timeout S allows longer", name, seconds > 0 ? seconds : t32_helper_limit());
 		return -1;
 	case T32_HELPER_INTERRUPTED:
 		f->kind = T32_FAIL_INTERRUPTED;
 		snprintf(f->msg, sizeof(f->msg), "interrupted while '%s' ran (it was killed)",
-			 argv[0]);
+			 name);
 		return -1;
 	}
 	return 0;
@@ -577,7 +579,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 			first_nasm_error(res.text ? res.text : "", &line, msg, sizeof(msg));
 			f->kind = step ? T32_FAIL_SYSTEM : T32_FAIL_ASSEMBLE;
 			f->item = step ? -1 : item_of_line(g, line);
-			snprintf(f->msg, sizeof(f->msg), "%s: %s", argv[0], msg);
+			snprintf(f->msg, sizeof(f->msg), "%s: %s", step ? "ld" : "nasm", msg);
 			t32_child_output_free(&res);
 			goto out;
 		}
