@@ -266,7 +266,7 @@ int t32_replay_or_run(int argc, char **argv, const char *usage,
 	return rc;
 }
 
-static int start_runner(struct t32_session *ss, double seconds);
+static int start_runner(struct t32_session *ss, double seconds, double warm);
 
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
@@ -284,7 +284,7 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 		if (rc)
 			return rc;
 	}
-	return start_runner(ss, 0.02);
+	return start_runner(ss, 0.02, 0.002);
 }
 
 /* o->warmup runs of each block, or about `seconds` of them if that is less. */
@@ -321,24 +321,44 @@ static int warm_up(struct t32_session *ss, double seconds)
 }
 
 /* A new measuring process for the session's blocks, warmed up for `seconds` a block. */
-static int start_runner(struct t32_session *ss, double seconds)
+/*
+ * The measuring process between sessions: a session takes it when its blocks
+ * fit, and gives it back when it closes, so a sweep's rows run in one process
+ * (another is started when one dies: a faulting block ends it).
+ */
+static struct t32_runner *idle_runner;
+
+/*
+ * The session's blocks placed afresh in its measuring process (the idle one,
+ * or a new one when none fits or it died), warmed up for `seconds` a block,
+ * `warm` seconds when the process was warm already.
+ */
+static int start_runner(struct t32_session *ss, double seconds, double warm)
 {
 	const struct t32_blob *blobs[T32_SESSION_MAX];
 	struct t32_fault f;
 
-	t32_runner_stop(ss->runner);
 	for (size_t i = 0; i < ss->n; i++)
 		blobs[i] = &ss->blob[i];
+	if (!ss->runner && t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
+		ss->runner = idle_runner;
+		idle_runner = NULL;
+	}
+	if (t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run) &&
+	    t32_runner_load(ss->runner, blobs, ss->n, &f) == 0)
+		return warm_up(ss, warm);
+	/* none, too small, or gone: a new process */
+	t32_runner_stop(ss->runner);
 	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
 	if (!ss->runner)
 		return t32_report_fault(&f, ss->specs[0]);
 	return warm_up(ss, seconds);
 }
 
-/* The caches and clock are warm already: a fresh process needs less. */
+/* The caches and clock are warm already: new places need less. */
 int t32_session_respawn(struct t32_session *ss)
 {
-	return start_runner(ss, 0.002);
+	return start_runner(ss, 0.002, 0.002);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)
@@ -362,7 +382,13 @@ int t32_session_interleaved(struct t32_session *ss, size_t nblocks, uint64_t per
 
 void t32_session_close(struct t32_session *ss)
 {
-	t32_runner_stop(ss->runner);
+	/* a process still alive serves the next session */
+	if (t32_runner_fits(ss->runner, NULL, 0, &ss->opts.run)) {
+		t32_runner_stop(idle_runner);
+		idle_runner = ss->runner;
+	} else {
+		t32_runner_stop(ss->runner);
+	}
 	ss->runner = NULL;
 	for (size_t i = 0; i < ss->n; i++)
 		t32_blob_free(&ss->blob[i]);

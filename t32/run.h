@@ -103,11 +103,26 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 /*
  * A runner is a forked child holding loaded blocks, answering run requests.  The
  * child stays warm (and pinned) between requests, so adaptive stopping can ask for
- * batch after batch.
+ * batch after batch; it takes new blocks through its pipe (t32_runner_load), so
+ * one process serves block after block.  t32_runner_start: a child with blobs
+ * loaded.
  */
 struct t32_runner;
 struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
 				    const struct t32_run_opts *o, struct t32_fault *f);
+/*
+ * Load other blocks into a running runner (the blobs must outlive their use):
+ * their code and the arena are placed afresh, at new addresses, as a new
+ * process would place them; the process stays warm and pinned.  0, or -1 with
+ * f filled in (the runner is then gone when its process died).
+ */
+int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
+		    struct t32_fault *f);
+/* r is alive, on o's CPU and time limit, and its code window holds the blobs. */
+int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *blobs,
+		    size_t nblobs, const struct t32_run_opts *o);
+/* Placements r has made (its first load included). */
+unsigned t32_runner_loads(const struct t32_runner *r);
 /* Run blob `which` (TIMED shape) count times; deltas (ticks) into out[0..count). */
 int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
 		     struct t32_fault *f);

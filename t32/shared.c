@@ -36,7 +36,17 @@ static uint64_t steal_of(int cpu)
  * A task's state, last CPU, parent and name from /proc/PID/task/TID/stat; 0 when
  * read.  The name is between the first '(' and the last ')'.
  */
+static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppid, char *comm,
+			     size_t len, long *threads);
+
 static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char *comm, size_t len)
+{
+	return task_stat_threads(path, state, cpu, ppid, comm, len, NULL);
+}
+
+/* The same, and (threads not NULL) how many threads the process has (field 20). */
+static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppid, char *comm,
+			     size_t len, long *threads)
 {
 	char buf[1024], *open, *close;
 	FILE *f = fopen(path, "r");
@@ -58,9 +68,11 @@ static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char 
 	*state = *p;
 	*ppid = (pid_t)strtol(p + 2, NULL, 10);
 	*cpu = -1;
+	if (threads)
+		*threads = 0;
 	for (; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
+		if (*p == ' ' && ++field == 20 && threads)
+			*threads = strtol(p + 1, NULL, 10);
 	if (field == 39)
 		*cpu = (int)strtol(p, NULL, 10);
 	return 0;
@@ -130,6 +142,14 @@ static void name_sharers(struct t32_share *s)
 	}
 }
 
+/* Where a task last on cpu ran: the measuring CPU, one that may share its core, or 0. */
+static unsigned place_of(const struct t32_share *s, int cpu)
+{
+	return cpu == s->cpu ? T32_SHARE_CPU
+	       : cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &s->siblings) ? T32_SHARE_SIBLING
+									   : 0;
+}
+
 /*
  * Look once through /proc for runnable tasks that are not ours, on s->cpu or on
  * one of its possible siblings; the T32_SHARE_* places found.
@@ -145,6 +165,7 @@ static unsigned walk(struct t32_share *s)
 	while ((d = readdir(procs))) {
 		char path[600], state, comm[64];
 		int cpu;
+		long threads;
 		pid_t pid, ppid;
 		DIR *tasks;
 		struct dirent *t;
@@ -156,8 +177,19 @@ static unsigned walk(struct t32_share *s)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
 		/* our own descendants (the measuring process, nasm) are not others */
-		if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
+		if (task_stat_threads(path, &state, &cpu, &ppid, comm, sizeof(comm), &threads))
 			continue;
+		/* a process of one thread is its own task: its stat says all */
+		if (threads == 1) {
+			unsigned where = place_of(s, cpu);
+
+			if (state == 'R' && where && pid != 2 && ppid != 2 &&
+			    !descends_from(ppid, s->self)) {
+				seen_task(s, pid, comm, where);
+				found |= where;
+			}
+			continue;
+		}
 		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
 		tasks = opendir(path);
 		if (!tasks)
@@ -173,10 +205,7 @@ static unsigned walk(struct t32_share *s)
 			 * RCU callback between our looks all the time: not a task sharing
 			 * the CPU.  Time they take shows in the block's readings.
 			 */
-			unsigned where = cpu == s->cpu ? T32_SHARE_CPU
-				       : cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &s->siblings)
-					       ? T32_SHARE_SIBLING
-					       : 0;
+			unsigned where = place_of(s, cpu);
 
 			if (state == 'R' && where && pid != 2 && ppid != 2 &&
 			    !descends_from(ppid, s->self)) {
@@ -189,12 +218,6 @@ static unsigned walk(struct t32_share *s)
 	}
 	closedir(procs);
 	return found;
-}
-
-void t32_share_sample(struct t32_share *s)
-{
-	s->looks++;
-	walk(s);
 }
 
 /* Runnable tasks on all CPUs now (/proc/stat procs_running), or -1 when unknown. */
@@ -213,6 +236,14 @@ static long procs_running(void)
 		}
 	fclose(f);
 	return n;
+}
+
+void t32_share_sample(struct t32_share *s)
+{
+	s->looks++;
+	/* only the one looking runs: nothing else to find */
+	if (procs_running() != 1)
+		walk(s);
 }
 
 unsigned t32_share_look(struct t32_share *s)
@@ -253,10 +284,18 @@ void t32_share_who(const struct t32_share *s, unsigned where, char *buf, size_t 
  */
 static void find_siblings(struct t32_share *s)
 {
+	/* the topology of one process's life: read once per CPU asked about */
+	static int known_cpu = -1, known_n;
+	static cpu_set_t known;
 	struct t32_cpu c;
 	char path[128], list[1024];
 	FILE *f;
 
+	if (known_cpu == s->cpu) {
+		s->siblings = known;
+		s->nsiblings = known_n;
+		return;
+	}
 	CPU_ZERO(&s->siblings);
 	s->nsiblings = 0;
 	t32_cpu_identify_on(&c, s->cpu);
@@ -292,6 +331,9 @@ static void find_siblings(struct t32_share *s)
 		if (*p == '\n')
 			break;
 	}
+	known_cpu = s->cpu;
+	known = s->siblings;
+	known_n = s->nsiblings;
 }
 
 void t32_share_begin(struct t32_share *s, int cpu)
