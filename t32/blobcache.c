@@ -139,6 +139,13 @@ void t32_blobs_stats(struct t32_blobs_stats *st)
 
 /* ---- assembling ahead ---- */
 
+int t32_one_by_one(void)
+{
+	const char *v = getenv("T32_ONE_BY_ONE");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 /* What the item run found of one item text. */
 enum item_state { ITEM_NEW, ITEM_CODE, ITEM_WHOLE, ITEM_REFUSED };
 
@@ -409,7 +416,7 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 	struct item *items = NULL;
 	size_t np = 0, nitems = 0, cap = 0, have = 0;
 
-	if (!p || t32_spec_raw_nasm()) {
+	if (!p || t32_spec_raw_nasm() || t32_one_by_one()) {
 		free(p);
 		return 0;
 	}

@@ -30,6 +30,14 @@ void t32_blobs_clear(void);
  */
 size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dither);
 
+/*
+ * T32_ONE_BY_ONE set (not "0"): nothing assembled ahead or kept, each block
+ * assembled alone when it is asked for, and each placement in a new measuring
+ * process (block.c), as t32 once worked; for comparing a sweep's time and rows
+ * with and without what it shares.
+ */
+int t32_one_by_one(void);
+
 /* What t32_blobs_prepare did so far, for tests and benches. */
 struct t32_blobs_stats {
 	unsigned long blocks;	/* blocks assembled ahead */

@@ -205,12 +205,12 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 		return T32_EXIT_ERROR;
 	}
 	/* assembled already (a sweep's empty and calibration blocks, its blocks ahead) */
-	if (t32_blobs_get(g.text, b) == 0) {
+	if (!t32_one_by_one() && t32_blobs_get(g.text, b) == 0) {
 		t32_gen_free(&g);
 		return 0;
 	}
 	rc = t32_assemble(g.text, &g, b, &f);
-	if (!rc)
+	if (!rc && !t32_one_by_one())
 		t32_blobs_put(g.text, b);
 	t32_gen_free(&g);
 	return rc ? t32_report_fault(&f, s) : 0;
@@ -340,7 +340,12 @@ static int start_runner(struct t32_session *ss, double seconds, double warm)
 
 	for (size_t i = 0; i < ss->n; i++)
 		blobs[i] = &ss->blob[i];
-	if (!ss->runner && t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
+	if (t32_one_by_one()) {
+		/* each placement in a process of its own */
+		t32_runner_stop(ss->runner);
+		ss->runner = NULL;
+	}
+	if (!ss->runner && !t32_one_by_one() && t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
 		ss->runner = idle_runner;
 		idle_runner = NULL;
 	}
@@ -383,7 +388,7 @@ int t32_session_interleaved(struct t32_session *ss, size_t nblocks, uint64_t per
 void t32_session_close(struct t32_session *ss)
 {
 	/* a process still alive serves the next session */
-	if (t32_runner_fits(ss->runner, NULL, 0, &ss->opts.run)) {
+	if (!t32_one_by_one() && t32_runner_fits(ss->runner, NULL, 0, &ss->opts.run)) {
 		t32_runner_stop(idle_runner);
 		idle_runner = ss->runner;
 	} else {
