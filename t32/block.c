@@ -328,6 +328,12 @@ static int warm_up(struct t32_session *ss, double seconds)
  */
 static struct t32_runner *idle_runner;
 
+static void stop_idle_runner(void)
+{
+	t32_runner_stop(idle_runner);
+	idle_runner = NULL;
+}
+
 /*
  * The session's blocks placed afresh in its measuring process (the idle one,
  * or a new one when none fits or it died), warmed up for `seconds` a block,
@@ -389,8 +395,13 @@ void t32_session_close(struct t32_session *ss)
 {
 	/* a process still alive serves the next session */
 	if (!t32_one_by_one() && t32_runner_fits(ss->runner, NULL, 0, &ss->opts.run)) {
+		static int registered;
+
 		t32_runner_stop(idle_runner);
 		idle_runner = ss->runner;
+		/* ended and waited for when t32 exits, its time counted as t32's */
+		if (!registered && atexit(stop_idle_runner) == 0)
+			registered = 1;
 	} else {
 		t32_runner_stop(ss->runner);
 	}
