@@ -6,8 +6,9 @@
  * bodies' places, the items' code copied in; each kept image is then compared
  * byte for byte with nasm's own output for that block's whole text.  Code whose
  * bytes depend on where it lies is assembled whole; a form nasm refuses is
- * left out (and refused with its reason when assembled alone), and a label
- * two blocks share makes one of them wait for its own run, the others kept.
+ * left out (and refused with its reason when assembled alone), and so is a
+ * block with a label (two blocks of a batch could share it); a batch nasm
+ * refuses names the block.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ int main(void)
 	char *label_body[] = { "1", "here: nop", "10", "inc eax" };
 	char *label_body2[] = { "1", "here: nop", "20", "inc eax" };
 
-	plan(12);
+	plan(14);
 	if (system("command -v nasm >/dev/null 2>&1") != 0)
 		skip_all("no nasm");
 	for (int i = 0; i < NSPECS; i++) {
@@ -179,23 +180,51 @@ int main(void)
 	ok(alone(&refused, 1, &b, msg, sizeof(msg)) == -1 && strstr(msg, "cannot assemble") &&
 	   strstr(msg, "mov eax, rbx"), "alone, it is refused with its reason: %s", msg);
 
-	/* 11-12: two blocks with one label: one waits for its own run, the other is kept */
+	/* 11-12: a label (which two blocks of a batch could share): left out, fine alone */
 	make(&labelled[0], "l", "m", NULL, 4, label_body);
 	make(&labelled[1], "l", "m", NULL, 4, label_body2);
 	list[0] = &labelled[0];
 	list[1] = &labelled[1];
 	list[2] = &specs[1];
 	t32_blobs_clear();
-	is_int(2, (long long)t32_blobs_prepare(list, 3, 1), "a label two blocks share: one left out");
-	all_same = 1;
-	for (int i = 0; i < 2; i++) {
-		if (kept_blob(&labelled[i], 1, &a))
-			continue;
-		all_same &= alone(&labelled[i], 1, &b, msg, sizeof(msg)) == 0 && same(&a, &b);
-		t32_blob_free(&a);
+	is_int(1, (long long)t32_blobs_prepare(list, 3, 1), "blocks with a label are left out");
+	ok(kept_blob(&labelled[0], 1, &a) == -1 && alone(&labelled[0], 1, &b, msg, sizeof(msg)) == 0,
+	   "and assembled alone when asked for");
+	t32_blob_free(&b);
+
+	/* 13-14: a batch nasm refuses names the block and its item */
+	{
+		struct t32_gen g[3];
+		const struct t32_gen *gp[3] = { &g[0], &g[1], &g[2] };
+		const char *srcs[3];
+		struct t32_gen_opts go = { .shape = T32_GEN_TIMED, .dither = 1, .unroll = 1 };
+		struct t32_blob out[3];
+		struct t32_fault f;
+		size_t bad = 99;
+		const struct t32_spec *three[3] = { &specs[0], &refused, &specs[2] };
+		int rc;
+
+		for (int i = 0; i < 3; i++) {
+			if (t32_generate(three[i], &go, &g[i]))
+				bail("cannot generate");
+			srcs[i] = g[i].text;
+		}
+		rc = t32_assemble_batch(srcs, gp, 3, out, &f, &bad);
+		ok(rc == -1 && bad == 1 && f.kind == T32_FAIL_ASSEMBLE && f.item == 0,
+		   "a batch nasm refuses names its block (%zu) and item (%ld)", bad, f.item);
+		srcs[1] = g[2].text;
+		gp[1] = &g[2];
+		rc = t32_assemble_batch(srcs, gp, 2, out, &f, &bad);
+		ok(rc == 0 && alone(&specs[2], 1, &b, msg, sizeof(msg)) == 0 && same(&out[1], &b),
+		   "without it, the batch is assembled: the second block nasm's own image");
+		if (rc == 0) {
+			t32_blob_free(&out[0]);
+			t32_blob_free(&out[1]);
+		}
 		t32_blob_free(&b);
+		for (int i = 0; i < 3; i++)
+			t32_gen_free(&g[i]);
 	}
-	ok(all_same, "the labelled block kept is nasm's image of it alone");
 
 	for (int i = 0; i < NSPECS; i++)
 		t32_spec_free(&specs[i]);

@@ -152,9 +152,11 @@ enum item_state { ITEM_NEW, ITEM_CODE, ITEM_WHOLE, ITEM_REFUSED };
 struct item {
 	const char *text;
 	unsigned stmts;
+	int placed;		/* its text says its bytes depend on where it lies ($, align) */
 	enum item_state state;	/* ITEM_CODE: code[0..len) is one copy, wherever it lies;
 				 * ITEM_WHOLE: its bytes depend on where it lies (assemble the
-				 * block whole); ITEM_REFUSED: nasm refused it alone */
+				 * block whole); ITEM_REFUSED: nasm refused it alone or
+				 * twice in a row (a label) */
 	unsigned char *code;
 	size_t len;
 };
@@ -183,11 +185,10 @@ static size_t item_index(struct item **items, size_t *n, size_t *cap, const stru
 		*items = p;
 		*cap = c;
 	}
-	(*items)[*n] = (struct item){ it->text, it->stmts, ITEM_NEW, NULL, 0 };
-	/* a label or an alignment is placed code: never copied */
-	if (strchr(it->text, ':') || strstr(it->text, "align") || strstr(it->text, "ALIGN") ||
-	    strchr(it->text, '$'))
-		(*items)[*n].state = ITEM_WHOLE;
+	/* an alignment, or an address of its own, is placed code: never copied */
+	(*items)[*n] = (struct item){ it->text, it->stmts,
+				      strcasestr(it->text, "align") || strchr(it->text, '$'),
+				      ITEM_NEW, NULL, 0 };
 	return (*n)++;
 }
 
@@ -264,7 +265,7 @@ static int item_run(struct item *items, const size_t *which, size_t m, size_t *r
 
 		/* every copy the same bytes, wherever it lies: its code alone will do */
 		it->state = ITEM_WHOLE;
-		if (b.hdr.nitems != 4 * m - 1 || o[1] < o[0] || o[3] < o[2] || o[3] > b.size ||
+		if (it->placed || b.hdr.nitems != 4 * m - 1 || o[1] < o[0] || o[3] < o[2] || o[3] > b.size ||
 		    o[3] - o[2] != 2 * one || memcmp(b.image + o[0], b.image + o[2], one) ||
 		    memcmp(b.image + o[0], b.image + o[2] + one, one))
 			continue;

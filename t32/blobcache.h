@@ -24,9 +24,11 @@ void t32_blobs_clear(void);
  * kept yet, and keep them: every item text assembled once (twice over, at two
  * places, so that code whose bytes depend on where it lies is left whole), the
  * blocks with their bodies' places in one nasm run, the items' code copied into
- * those places.  A block nasm refuses is left out (assembled alone when it is
- * asked for, its message then given as ever); so is everything under
- * --raw-nasm.  Returns how many of the blocks are kept now.
+ * those places.  A block with an item nasm refuses alone or twice in a row (an
+ * error, a label, a symbol of the harness's) is left out, and so is one nasm
+ * refuses in the batch: assembled alone when it is asked for, its message then
+ * given as ever; so is everything under --raw-nasm.  Returns how many of the
+ * blocks are kept now.
  */
 size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dither);
 
