@@ -289,13 +289,13 @@ static void emit_data(struct emitter *e, const struct t32_spec *s, int elf)
 		emit(e, "\nsection .bss\n\talign 4096\narena:\tresq %u\n", T32_ARENA_QWORDS);
 		return;
 	}
-	emit(e, "\n\talign 4096, db 0xcc\t; state lives on its own writable page\ndata_start:\n");
+	emit(e, "\n" T32_GEN_CODE_PAD "data_start:\n");
 	emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 	emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 	emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
 	emit(e, "mxcsr_saved:\tdd 0\nmxcsr_now:\tdd 0\nfcw_saved:\tdw 0\nfcw_now:\tdw 0\n");
 	emit_vinit(e, s);
-	emit(e, "\talign 4096, db 0\nimage_end:\n");
+	emit(e, T32_GEN_DATA_PAD "image_end:\n");
 }
 
 static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct t32_gen_opts *o,

@@ -33,6 +33,15 @@ struct t32_gen_opts {
 	const uint64_t *item_bytes;
 };
 
+/*
+ * The lines that pad a flat binary's code (int3) and its data (zeros) to whole
+ * pages: nasm writes the padding a byte at a time, so a batch of blocks pads
+ * with zeros at once (alignb) and fills the code's padding afterwards.
+ */
+#define T32_GEN_CODE_PAD "\talign 4096, db 0xcc\t; state lives on its own writable page\n"
+#define T32_GEN_DATA_PAD "\talign 4096, db 0\n"
+#define T32_GEN_FAST_PAD "\talignb 4096\n"
+
 /* The line that places a flat binary (bin shapes): a batch of blocks puts a section there. */
 #define T32_GEN_ORG_LINE "\torg 0\n"
 

@@ -168,6 +168,7 @@ struct pending {
 	struct t32_gen gen;	/* what nasm reads: the text, or the body's places */
 	size_t *items;		/* its items' indices in the item list */
 	int splice;		/* its items' code goes into places */
+	int fast;		/* padded at once (fast_pads), the code's padding filled after */
 	int done;		/* kept, or left out */
 };
 
@@ -262,12 +263,14 @@ static int item_run(struct item *items, const size_t *which, size_t m, size_t *r
 		struct item *it = &items[which[k]];
 		const uint64_t *o = b.item_off + 4 * k;
 		size_t one = o[1] - o[0];
-
+		int whole = b.hdr.nitems != 4 * m - 1 || o[1] < o[0] || o[3] < o[2] ||
+			    o[3] > b.size || o[3] - o[2] != 2 * one;
 		/* every copy the same bytes, wherever it lies: its code alone will do */
+		int same = !whole && memcmp(b.image + o[0], b.image + o[2], one) == 0 &&
+			   memcmp(b.image + o[0], b.image + o[2] + one, one) == 0;
+
 		it->state = ITEM_WHOLE;
-		if (it->placed || b.hdr.nitems != 4 * m - 1 || o[1] < o[0] || o[3] < o[2] || o[3] > b.size ||
-		    o[3] - o[2] != 2 * one || memcmp(b.image + o[0], b.image + o[2], one) ||
-		    memcmp(b.image + o[0], b.image + o[2] + one, one))
+		if (it->placed || !same)
 			continue;
 		it->code = malloc(one ? one : 1);
 		if (!it->code)
@@ -318,6 +321,47 @@ static void assemble_items(struct item *items, size_t n)
 #define BATCH_BLOCKS 256
 #define BATCH_BYTES (T32_IMAGE_MAX / 2)
 
+/*
+ * Pad g's code and data at once (T32_GEN_FAST_PAD for both paddings, zeros);
+ * 0, or -1 with the text left as it was when it lacks either.
+ */
+static int fast_pads(struct t32_gen *g)
+{
+	char *code = strstr(g->text, "\n" T32_GEN_CODE_PAD), *data = strstr(g->text, "\n" T32_GEN_DATA_PAD);
+	size_t lc = strlen(T32_GEN_CODE_PAD), ld = strlen(T32_GEN_DATA_PAD), lf = strlen(T32_GEN_FAST_PAD);
+	char *text;
+
+	if (!code || !data || data < code || lc <= lf || ld <= lf)
+		return -1;
+	text = malloc(g->len + 1);
+	if (!text)
+		return -1;
+	/* the same lines, shorter: line numbers stay */
+	snprintf(text, g->len + 1, "%.*s\n%s%.*s\n%s%s", (int)(code - g->text), g->text, T32_GEN_FAST_PAD,
+		 (int)(data - code - 1 - lc), code + 1 + lc, T32_GEN_FAST_PAD, data + 1 + ld);
+	free(g->text);
+	g->text = text;
+	g->len = strlen(text);
+	return 0;
+}
+
+/*
+ * The code's padding of an image padded at once: the zeros between its last
+ * instruction (the harness's ret) and its data become int3, as nasm writes
+ * them.  0, or -1 when the code does not end with the ret.
+ */
+static int pad_code(struct t32_blob *b)
+{
+	uint64_t end = b->hdr.data;
+
+	while (end > b->hdr.body_end && b->image[end - 1] == 0)
+		end--;
+	if (end == 0 || b->image[end - 1] != 0xc3)
+		return -1;
+	memset(b->image + end, 0xcc, b->hdr.data - end);
+	return 0;
+}
+
 /* Fill each place of a spliced block with its item's code, repeated; 0, or -1. */
 static int fill(struct t32_blob *b, const struct pending *p, const struct item *items)
 {
@@ -365,7 +409,8 @@ static void assemble_blocks(struct pending *p, size_t n, const struct item *item
 				struct pending *q = &p[which[k]];
 
 				q->done = 1;
-				if (q->splice && fill(&out[k], q, items)) {
+				if ((q->splice && fill(&out[k], q, items)) ||
+				    (q->fast && pad_code(&out[k]))) {
 					t32_blob_free(&out[k]);
 					continue;
 				}
@@ -463,6 +508,8 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 		p[i].splice = placed_source(&p[i], items, dither) == 0;
 		if (!p[i].splice && t32_generate(p[i].spec, &go, &p[i].gen))
 			p[i].done = 1;
+		else
+			p[i].fast = fast_pads(&p[i].gen) == 0;
 	}
 	/* in batches of bounded size */
 	for (size_t from = 0; from < np;) {

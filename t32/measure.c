@@ -238,7 +238,7 @@ static void session_finish(void *ctx, struct t32_measurement *m)
 {
 	struct real_source *rs = ctx;
 
-	t32_share_end(&rs->share);
+	t32_share_stop(&rs->share);
 	m->steal_share = rs->share.steal_share;
 	t32_share_who(&rs->share, T32_SHARE_CPU, m->who, sizeof(m->who));
 	t32_share_who(&rs->share, T32_SHARE_SIBLING, m->who_beside, sizeof(m->who_beside));
@@ -355,7 +355,8 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL) };
-			t32_share_begin(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+			/* the looks are the measurement's own, at each placement's end */
+			t32_share_watch(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
 			if (mo->rec && (rc = t32_rec_source(mo->rec, &src, &rec, insns, twin_n, mo)) == 0)
 				src = rec;
 		}

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,37 +34,32 @@ static uint64_t steal_of(int cpu)
 }
 
 /*
- * A task's state, last CPU, parent and name from /proc/PID/task/TID/stat; 0 when
- * read.  The name is between the first '(' and the last ')'.
+ * A task's state, last CPU, parent, name and (threads not NULL) its process's
+ * thread count from /proc/PID/task/TID/stat; 0 when read.  The name is between
+ * the first '(' and the last ')'.
  */
-static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppid, char *comm,
-			     size_t len, long *threads);
-
-static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char *comm, size_t len)
-{
-	return task_stat_threads(path, state, cpu, ppid, comm, len, NULL);
-}
-
-/* The same, and (threads not NULL) how many threads the process has (field 20). */
 static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppid, char *comm,
 			     size_t len, long *threads)
 {
-	char buf[1024], *open, *close;
-	FILE *f = fopen(path, "r");
-	size_t n;
+	char buf[1024], *lp, *rp;
+	/* open, read, close: a look reads hundreds of these, stdio's buffer costs a call more */
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
 	buf[n] = '\0';
-	open = strchr(buf, '(');
-	close = strrchr(buf, ')');
-	if (!open || !close || close < open)
+	lp = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (!lp || !rp || rp < lp)
 		return -1;
-	snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+	snprintf(comm, len, "%.*s", (int)(rp - lp - 1), lp + 1);
 	/* after ") ": state ppid pgrp session tty tpgid flags ... field 39 is the CPU */
-	char *p = close + 2;
+	char *p = rp + 2;
 	int field = 3;
 	*state = *p;
 	*ppid = (pid_t)strtol(p + 2, NULL, 10);
@@ -76,6 +72,12 @@ static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppi
 	if (field == 39)
 		*cpu = (int)strtol(p, NULL, 10);
 	return 0;
+}
+
+/* The same without the thread count. */
+static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char *comm, size_t len)
+{
+	return task_stat_threads(path, state, cpu, ppid, comm, len, NULL);
 }
 
 /*
@@ -336,7 +338,7 @@ static void find_siblings(struct t32_share *s)
 	known_n = s->nsiblings;
 }
 
-void t32_share_begin(struct t32_share *s, int cpu)
+void t32_share_watch(struct t32_share *s, int cpu)
 {
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
@@ -344,18 +346,28 @@ void t32_share_begin(struct t32_share *s, int cpu)
 	s->steal0 = steal_of(cpu);
 	s->t0 = t32_now();
 	find_siblings(s);
+}
+
+void t32_share_begin(struct t32_share *s, int cpu)
+{
+	t32_share_watch(s, cpu);
 	t32_share_sample(s);
 }
 
-int t32_share_end(struct t32_share *s)
+void t32_share_stop(struct t32_share *s)
 {
 	double elapsed = t32_now() - s->t0;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	t32_share_sample(s);
 	if (elapsed > 0 && hz > 0)
 		s->steal_share = (double)(steal_of(s->cpu) - s->steal0) / (double)hz / elapsed;
 	name_sharers(s);
+}
+
+int t32_share_end(struct t32_share *s)
+{
+	t32_share_sample(s);
+	t32_share_stop(s);
 	return (s->others >= 2 && s->others >= T32_SHARE_LOOKS * s->looks) ||
 	       s->steal_share >= T32_STEAL_SHARE;
 }
