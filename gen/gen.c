@@ -185,7 +185,8 @@ static void emit_item(struct emitter *e, const char *text, unsigned stmts, uint6
 		emit(e, "%%rep %llu\n", (unsigned long long)reps);
 	if (item_line)
 		*item_line = e->line + 1;
-	for (stmt = copy ? strtok_r(copy, ";", &save) : NULL; stmt; stmt = strtok_r(NULL, ";", &save)) {
+	for (stmt = copy ? strtok_r(copy, ";", &save) : NULL; stmt;
+	     stmt = strtok_r(NULL, ";", &save)) {
 		while (*stmt == ' ' || *stmt == '\t')
 			stmt++;
 		if (!*stmt)

@@ -5,9 +5,9 @@
  * sampler it was given work, everything else raises SIGSYS and does not
  * happen; a system call from the loaded code is refused even where the same
  * call from the harness is allowed; pages of its code window turn read+write
- * or read+exec, never both, never inaccessible, and nothing outside it does; the process keeps no other descriptor, its
- * 0, 1 and 2 are /dev/null, its environment is wiped, it writes no core and
- * cannot gain privileges.
+ * or read+exec, never both, never inaccessible, and nothing outside it does;
+ * the process keeps no other descriptor, its 0, 1 and 2 are /dev/null, its
+ * environment is wiped, it writes no core and cannot gain privileges.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +42,7 @@ struct given {
 	timer_t timer;
 	int has_timer;
 	long (*stub)(long nr, long a, long b, long c);	/* `syscall; ret` in a page of its own */
-	char *window;		/* its code window (WINDOW bytes), its first page the stub's copy */
+	char *window;		/* its code window (WINDOW bytes): the stub's copy first */
 };
 
 #define WINDOW (1u << 20)
@@ -207,7 +207,10 @@ static void a_window_stub(const struct given *g)
 
 static void a_from_window(const struct given *g)
 {
-	((long (*)(long, long, long, long))(void *)g->window)(SYS_write, to_parent[1], (long)"w", 1);
+	typedef long (*stub_fn)(long, long, long, long);
+	stub_fn in_window = (stub_fn)(void *)g->window;
+
+	in_window(SYS_write, to_parent[1], (long)"w", 1);
 }
 
 static void a_execve(const struct given *g)

@@ -134,8 +134,8 @@ int main(void)
 		}
 		if (!same(&a, &b)) {
 			all_same = 0;
-			diag("block %d differs from nasm's own image (%zu and %zu bytes)", i, a.size,
-			     b.size);
+			diag("block %d differs from nasm's own image (%zu and %zu bytes)", i,
+			     a.size, b.size);
 		}
 		t32_blob_free(&a);
 		t32_blob_free(&b);
@@ -188,8 +188,8 @@ int main(void)
 	list[2] = &specs[1];
 	t32_blobs_clear();
 	is_int(1, (long long)t32_blobs_prepare(list, 3, 1), "blocks with a label are left out");
-	ok(kept_blob(&labelled[0], 1, &a) == -1 && alone(&labelled[0], 1, &b, msg, sizeof(msg)) == 0,
-	   "and assembled alone when asked for");
+	ok(kept_blob(&labelled[0], 1, &a) == -1 &&
+	   alone(&labelled[0], 1, &b, msg, sizeof(msg)) == 0, "and assembled alone when asked for");
 	t32_blob_free(&b);
 
 	/* 13-14: a batch nasm refuses names the block and its item */

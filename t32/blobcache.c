@@ -327,8 +327,10 @@ static void assemble_items(struct item *items, size_t n)
  */
 static int fast_pads(struct t32_gen *g)
 {
-	char *code = strstr(g->text, "\n" T32_GEN_CODE_PAD), *data = strstr(g->text, "\n" T32_GEN_DATA_PAD);
-	size_t lc = strlen(T32_GEN_CODE_PAD), ld = strlen(T32_GEN_DATA_PAD), lf = strlen(T32_GEN_FAST_PAD);
+	char *code = strstr(g->text, "\n" T32_GEN_CODE_PAD);
+	char *data = strstr(g->text, "\n" T32_GEN_DATA_PAD);
+	size_t lc = strlen(T32_GEN_CODE_PAD), ld = strlen(T32_GEN_DATA_PAD);
+	size_t lf = strlen(T32_GEN_FAST_PAD);
 	char *text;
 
 	if (!code || !data || data < code || lc <= lf || ld <= lf)
@@ -337,8 +339,9 @@ static int fast_pads(struct t32_gen *g)
 	if (!text)
 		return -1;
 	/* the same lines, shorter: line numbers stay */
-	snprintf(text, g->len + 1, "%.*s\n%s%.*s\n%s%s", (int)(code - g->text), g->text, T32_GEN_FAST_PAD,
-		 (int)(data - code - 1 - lc), code + 1 + lc, T32_GEN_FAST_PAD, data + 1 + ld);
+	snprintf(text, g->len + 1, "%.*s\n%s%.*s\n%s%s", (int)(code - g->text), g->text,
+		 T32_GEN_FAST_PAD, (int)(data - code - 1 - lc), code + 1 + lc, T32_GEN_FAST_PAD,
+		 data + 1 + ld);
 	free(g->text);
 	g->text = text;
 	g->len = strlen(text);
@@ -443,7 +446,8 @@ static int placed_source(struct pending *p, const struct item *items, int dither
 	for (size_t i = 0; i < p->spec->nitems; i++) {
 		const struct item *it = &items[p->items[i]];
 
-		if (it->state != ITEM_CODE || (it->len && p->spec->items[i].reps > T32_IMAGE_MAX / it->len)) {
+		if (it->state != ITEM_CODE ||
+		    (it->len && p->spec->items[i].reps > T32_IMAGE_MAX / it->len)) {
 			free(bytes);
 			return -1;
 		}
@@ -499,7 +503,8 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 		int refused = 0;
 
 		for (size_t k = 0; k < p[i].spec->nitems; k++)
-			refused |= p[i].items[k] == SIZE_MAX || items[p[i].items[k]].state == ITEM_REFUSED;
+			refused |= p[i].items[k] == SIZE_MAX ||
+				   items[p[i].items[k]].state == ITEM_REFUSED;
 		/* nasm refuses an item alone: the block alone will say why, when it is asked for */
 		if (refused) {
 			p[i].done = 1;

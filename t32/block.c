@@ -351,7 +351,8 @@ static int start_runner(struct t32_session *ss, double seconds, double warm)
 		t32_runner_stop(ss->runner);
 		ss->runner = NULL;
 	}
-	if (!ss->runner && !t32_one_by_one() && t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
+	if (!ss->runner && !t32_one_by_one() &&
+	    t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
 		ss->runner = idle_runner;
 		idle_runner = NULL;
 	}

@@ -8,8 +8,9 @@
  * handlers, a signal to itself, reading the clock, (sampling) switching its
  * own sampler on and off, and (a measuring process that takes new blocks)
  * changing the protection of pages of its own code window between
- * read+write and read+exec, never both writable and executable.  Any system call made from the loaded code itself is
- * refused, whatever its arguments.  A refused call raises SIGSYS, which the
+ * read+write and read+exec, never both writable and executable.  Any system
+ * call made from the loaded code itself (or its window) is refused, whatever
+ * its arguments.  A refused call raises SIGSYS, which the
  * harness reports as the system call it was.
  */
 #ifndef T32_CONFINE_H

@@ -356,7 +356,8 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL) };
 			/* the looks are the measurement's own, at each placement's end */
-			t32_share_watch(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+			t32_share_watch(&rs.share,
+					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
 			if (mo->rec && (rc = t32_rec_source(mo->rec, &src, &rec, insns, twin_n, mo)) == 0)
 				src = rec;
 		}

@@ -126,7 +126,8 @@ static int run_tool(char *const argv[], const int *keep, size_t nkeep,
 	case T32_HELPER_TIMEOUT:
 		f->kind = T32_FAIL_ASSEMBLE;
 		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %.3g s and was killed; "
-			 "--timeout S allows longer", name, seconds > 0 ? seconds : t32_helper_limit());
+			 "--timeout S allows longer", name,
+			 seconds > 0 ? seconds : t32_helper_limit());
 		return -1;
 	case T32_HELPER_INTERRUPTED:
 		f->kind = T32_FAIL_INTERRUPTED;
@@ -388,11 +389,12 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 		line += count_lines(head);
 		free(head);
 		base[i] = line;
-		fprintf(m, "%.*s\nsection .t32b%zu align=4096 vstart=0\n", (int)(org - srcs[i]), srcs[i],
-			i);
+		fprintf(m, "%.*s\nsection .t32b%zu align=4096 vstart=0\n", (int)(org - srcs[i]),
+			srcs[i], i);
 		fputs(org + 1 + strlen(T32_GEN_ORG_LINE), m);
 		line += count_lines(srcs[i]);
-		for (const char *p = strstr(srcs[i], "\n%macro "); p; p = strstr(p + 1, "\n%macro ")) {
+		for (const char *p = strstr(srcs[i], "\n%macro "); p;
+		     p = strstr(p + 1, "\n%macro ")) {
 			fprintf(m, "%%unmacro %.*s\n", (int)strcspn(p + 8, "\t;\n"), p + 8);
 			line++;
 		}
@@ -1091,7 +1093,8 @@ static int child_load(struct child *c, struct shared *sh, int in, const struct r
  */
 static char *reserve_window(uint64_t len)
 {
-	char *p = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
 	uintptr_t start;
 
 	if (p == MAP_FAILED)
@@ -1160,7 +1163,8 @@ static void runner_child(struct t32_runner *r, int in, int out)
 			for (uint64_t done = 0; done + q.which * q.per <= q.count;
 			     done += q.which * q.per)
 				for (uint64_t b = 0; b < q.which; b++, o += q.per) {
-					fn = (block_fn)(void (*)(void))((char *)c.base[b] + c.entry[b]);
+					fn = (block_fn)(void (*)(void))((char *)c.base[b] +
+									c.entry[b]);
 					if (q.skip)
 						fn(o, q.skip, c.arena);
 					fn(o, q.per, c.arena);
