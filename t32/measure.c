@@ -113,13 +113,13 @@ static double se_of(const double *x, unsigned from, unsigned to)
 /* Rounds before the spread of their estimates is trusted for stopping. */
 #define T32_MIN_ROUNDS 10
 /*
- * Measuring processes.  Each serves a segment of the measurement, then a fresh
- * one takes over: a new placement of code and arena, and a core clock that may
- * have moved.  Results move from process to process by more than the rounds
- * within one can show, so a result stopped on its precision needs
- * T32_MIN_SEGMENTS of them, and its interval comes from their spread too.  The
- * first segments are short; later ones grow, so a long measurement does not spend
- * its time starting processes.
+ * Placements.  Each serves a segment of the measurement, then the blocks are
+ * placed afresh (src->respawn): new addresses for code and arena, and a core
+ * clock that may have moved.  Results move from placement to placement by more
+ * than the rounds within one can show, so a result stopped on its precision
+ * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
+ * The first segments are short; later ones grow, so a long measurement does not
+ * spend its time placing blocks.
  */
 #define T32_MIN_SEGMENTS 6
 #define T32_FIRST_SEGMENT_SECONDS 0.005
@@ -1004,7 +1004,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 
 		/*
 		 * A segment is over: look beside it, stop if the interval is narrow
-		 * enough over enough clean processes, else hand over to a fresh one.
+		 * enough over enough clean placements, else place the blocks afresh.
 		 * The interval is judged at segment ends only: judged after every round
 		 * it would stop on the moment its spread happened to look small.
 		 */
