@@ -143,6 +143,14 @@ from its \fBLogical CPU #\fIN\fR section, so the choice of core and data, hybrid
 parts included, can be tried for CPUs that are not here; measurements still run on
 this machine.
 .TP
+.B T32_NASM
+the nasm to run (a name is looked up on \fBPATH\fR once; default \fBnasm\fR).
+.TP
+.B T32_ONE_BY_ONE
+set to 1: each block assembled alone when it is asked for and each placement in a
+new measuring process, as t32 once worked, to compare a sweep's time with
+(README, \(lqSweeps\(rq).
+.TP
 .B TMPDIR
 where nasm's input and output go while it runs (default \fB/tmp\fR).
 .SH EXIT STATUS
