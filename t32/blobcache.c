@@ -126,10 +126,13 @@ void t32_blobs_put(const char *text, const struct t32_blob *b)
 		keep(text, &copy);
 }
 
+static void items_forget(void);
+
 void t32_blobs_clear(void)
 {
 	while (nkept)
 		drop(nkept - 1);
+	items_forget();
 }
 
 void t32_blobs_stats(struct t32_blobs_stats *st)
@@ -150,7 +153,8 @@ int t32_one_by_one(void)
 enum item_state { ITEM_NEW, ITEM_CODE, ITEM_WHOLE, ITEM_REFUSED };
 
 struct item {
-	const char *text;
+	char *text;
+	uint64_t hash;
 	unsigned stmts;
 	int placed;		/* its text says its bytes depend on where it lies ($, align) */
 	enum item_state state;	/* ITEM_CODE: code[0..len) is one copy, wherever it lies;
@@ -172,10 +176,31 @@ struct pending {
 	int done;		/* kept, or left out */
 };
 
+/*
+ * The item texts met so far, with what their run found: a sweep's next rows
+ * mostly repeat its texts, whose code is then known without a run.
+ */
+#define KEEP_ITEMS 8192
+static struct item *known;
+static size_t nknown, capknown;
+
+static void items_forget(void)
+{
+	for (size_t i = 0; i < nknown; i++) {
+		free(known[i].text);
+		free(known[i].code);
+	}
+	nknown = 0;
+}
+
 static size_t item_index(struct item **items, size_t *n, size_t *cap, const struct t32_item *it)
 {
+	uint64_t h = hash_of(it->text);
+	char *text;
+
 	for (size_t i = 0; i < *n; i++)
-		if ((*items)[i].stmts == it->stmts && strcmp((*items)[i].text, it->text) == 0)
+		if ((*items)[i].hash == h && (*items)[i].stmts == it->stmts &&
+		    strcmp((*items)[i].text, it->text) == 0)
 			return i;
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
@@ -186,8 +211,10 @@ static size_t item_index(struct item **items, size_t *n, size_t *cap, const stru
 		*items = p;
 		*cap = c;
 	}
+	if (!(text = strdup(it->text)))
+		return SIZE_MAX;
 	/* an alignment, or an address of its own, is placed code: never copied */
-	(*items)[*n] = (struct item){ it->text, it->stmts,
+	(*items)[*n] = (struct item){ text, h, it->stmts,
 				      strcasestr(it->text, "align") || strchr(it->text, '$'),
 				      ITEM_NEW, NULL, 0 };
 	return (*n)++;
@@ -463,13 +490,14 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 {
 	struct t32_gen_opts go = { .shape = T32_GEN_TIMED, .dither = dither, .unroll = 1 };
 	struct pending *p = calloc(n ? n : 1, sizeof(*p));
-	struct item *items = NULL;
-	size_t np = 0, nitems = 0, cap = 0, have = 0;
+	size_t np = 0, have = 0;
 
 	if (!p || t32_spec_raw_nasm() || t32_one_by_one()) {
 		free(p);
 		return 0;
 	}
+	if (nknown > KEEP_ITEMS)
+		items_forget();
 	/* the blocks not kept yet, each once */
 	for (size_t i = 0; i < n; i++) {
 		struct t32_gen g;
@@ -494,23 +522,23 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 			continue;
 		}
 		for (size_t k = 0; k < specs[i]->nitems; k++)
-			p[np].items[k] = item_index(&items, &nitems, &cap, &specs[i]->items[k]);
+			p[np].items[k] = item_index(&known, &nknown, &capknown, &specs[i]->items[k]);
 		np++;
 	}
-	/* each item's code once; then each block with its places, or whole */
-	assemble_items(items, nitems);
+	/* each new item's code once; then each block with its places, or whole */
+	assemble_items(known, nknown);
 	for (size_t i = 0; i < np; i++) {
 		int refused = 0;
 
 		for (size_t k = 0; k < p[i].spec->nitems; k++)
 			refused |= p[i].items[k] == SIZE_MAX ||
-				   items[p[i].items[k]].state == ITEM_REFUSED;
+				   known[p[i].items[k]].state == ITEM_REFUSED;
 		/* nasm refuses an item alone: the block alone will say why, when it is asked for */
 		if (refused) {
 			p[i].done = 1;
 			continue;
 		}
-		p[i].splice = placed_source(&p[i], items, dither) == 0;
+		p[i].splice = placed_source(&p[i], known, dither) == 0;
 		if (!p[i].splice && t32_generate(p[i].spec, &go, &p[i].gen))
 			p[i].done = 1;
 		else
@@ -526,7 +554,7 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 			bytes += p[to].gen.insns * 16 + 16384;
 			to++;
 		}
-		assemble_blocks(p + from, to - from, items);
+		assemble_blocks(p + from, to - from, known);
 		from = to;
 	}
 	for (size_t i = 0; i < np; i++) {
@@ -535,9 +563,6 @@ size_t t32_blobs_prepare(const struct t32_spec *const *specs, size_t n, int dith
 		free(p[i].items);
 		t32_gen_free(&p[i].gen);
 	}
-	for (size_t i = 0; i < nitems; i++)
-		free(items[i].code);
-	free(items);
 	free(p);
 	return have;
 }

@@ -261,24 +261,24 @@ static int k_tried(const struct sweep *w, const struct job *j, unsigned k, unsig
 
 /*
  * Rows assembled ahead at a time, their blocks in one nasm run or a few: 4 at
- * first, so the first row comes soon, twice as many each time up to 64.
+ * first, so the first row comes soon, four times as many each time up to 256.
  */
-#define AHEAD_ROWS 64
+#define AHEAD_ROWS 256
 
 /*
  * Assemble the blocks of the rows from r on (this shard's, not done, up to
- * *ahead of them, which then doubles) ahead of measuring them; the row after them.
+ * *ahead of them, which then grows) ahead of measuring them; the row after them.
  */
 static size_t assemble_ahead(const struct sweep *w, size_t r, size_t *ahead)
 {
-	size_t want = *ahead;
-	struct t32_spec *specs = calloc(AHEAD_ROWS * 64, sizeof(*specs));
-	const struct t32_spec **list = calloc(AHEAD_ROWS * 64, sizeof(*list));
-	size_t n = 0, rows = 0;
+	size_t want = *ahead, n = 0, cap = 0, rows = 0;
+	struct t32_spec *specs = NULL;
+	const struct t32_spec **list = NULL;
 	char err[256];
+	int fail = 0;
 
-	*ahead = want * 2 < AHEAD_ROWS ? want * 2 : AHEAD_ROWS;
-	for (; r < w->nrows && rows < want && specs && list; r++) {
+	*ahead = want * 4 < AHEAD_ROWS ? want * 4 : AHEAD_ROWS;
+	for (; r < w->nrows && rows < want && !fail; r++) {
 		struct job j;
 		unsigned kmax;
 
@@ -294,15 +294,28 @@ static size_t assemble_ahead(const struct sweep *w, size_t r, size_t *ahead)
 		for (unsigned k = 1; k <= kmax; k++) {
 			if (!k_tried(w, &j, k, kmax))
 				continue;
+			if (n == cap) {
+				struct t32_spec *more = realloc(specs, (cap = cap ? 2 * cap : 64) *
+									sizeof(*specs));
+
+				if (!more) {
+					fail = 1;
+					break;
+				}
+				specs = more;
+			}
 			if (job_spec(w, &j, k, &specs[n], err, sizeof(err))) {
 				t32_spec_free(&specs[n]);
 				continue;
 			}
-			list[n] = &specs[n];
 			n++;
 		}
 	}
-	if (n) {
+	/* the rows are measured whether or not their blocks could be made ready here */
+	list = calloc(n ? n : 1, sizeof(*list));
+	for (size_t i = 0; list && i < n; i++)
+		list[i] = &specs[i];
+	if (n && list) {
 		struct t32_measure_opts mo = w->mo;
 
 		/* latency and throughput rows are marginal costs (their twins), raw rows not */
