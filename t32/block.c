@@ -320,7 +320,6 @@ static int warm_up(struct t32_session *ss, double seconds)
 	return rc;
 }
 
-/* A new measuring process for the session's blocks, warmed up for `seconds` a block. */
 /*
  * The measuring process between sessions: a session takes it when its blocks
  * fit, and gives it back when it closes, so a sweep's rows run in one process

@@ -201,7 +201,7 @@ int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
 	return 0;
 }
 
-/* The real source: blocks interleaved in warm measuring processes. */
+/* The real source: blocks interleaved in a warm measuring process. */
 struct real_source {
 	struct t32_session ss;
 	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
@@ -454,7 +454,7 @@ static void calibration_check(struct t32_measurement *m, const struct t32_hist *
 			 m->ratio, lo / (1 - T32_CAL_MIN_SLACK), hi / (1 + T32_CAL_MIN_SLACK));
 }
 
-/* One measuring process's share of a measurement. */
+/* One placement's share of a measurement. */
 struct segment {
 	unsigned first, last;	/* its rounds [first, last) */
 	unsigned taint;		/* T32_TAINT_* the look at its end found */
