@@ -156,7 +156,7 @@ fuzz-deps:
 	fi
 
 bench: all
-	$(B)/t32 bench
+	$(B)/t32 bench $(if $(REFERENCE),--reference $(REFERENCE))
 
 # Each mutant of t/mutate/mutants (a small bug in code users depend on) applied
 # alone to a copy of the tree in build/mutate/src, built there, and run against

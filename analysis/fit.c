@@ -196,7 +196,11 @@ static void steps_rhythm(struct t32_steps *s, double *tmp)
 	s->period = period;
 	s->period_rms = sqrt(rss / m);
 	s->regular = (double)on / m;
-	s->periodic = m >= 3 && s->regular >= 0.8;
+	/* a rhythm is of rises, or of falls: a curve that goes up and down again has none */
+	size_t up = 0;
+	for (size_t j = 0; j < m; j++)
+		up += s->steps[j].height > 0;
+	s->periodic = m >= 3 && s->regular >= 0.8 && (up == m || up == 0);
 }
 
 /*

@@ -61,7 +61,8 @@ struct t32_steps {
 	double period;		/* x unit: fitted distance between steps; 0 when nsteps < 2 */
 	double period_rms;	/* x unit: rms of step positions around the fitted grid */
 	double regular;		/* share of steps within a quarter period of the grid, 0..1 */
-	int periodic;		/* 1: >= 3 steps and >= 80% of them on the grid */
+	int periodic;		/* 1: >= 3 steps, all rising or all falling, and >= 80% of
+				   them on the grid */
 	double height_mean;	/* y unit: mean step height */
 	double height_sd;	/* y unit: their standard deviation (0 when one step) */
 };

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t32.1.sh T32 - write the manual page t32(1) on stdout, its command list, options,
-# tables, blocks, sweep columns and exit codes taken from the binary T32 itself
+# tables, blocks, sweep columns, flags and exit codes taken from the binary T32 itself
 # (t32 --list ..., t32 help COMMAND), so a new command appears without editing
 # this script.  `make` writes build/t32.1; `make install` installs it.
 set -e
@@ -153,6 +153,18 @@ new measuring process, as t32 once worked, to compare a sweep's time with
 .TP
 .B TMPDIR
 where nasm's input and output go while it runs (default \fB/tmp\fR).
+.SH FLAGS AND STATUSES
+What a result's flags and statuses mean and what to do about each
+(\fBt32 help flags\fR prints the same).  A flag that makes a result untrusted
+gives exit 7; a sweep whose rows are not all \fBok\fR exits 5.
+EOF
+"$T32" --list flags | while IFS='	' read -r name kind meaning todo; do
+	printf '.TP\n.B %s\n' "$name"
+	printf '(%s) %s.\n' "$kind" "$meaning" | esc
+	echo '.br'
+	printf 'To do: %s.\n' "$todo" | esc
+done
+cat <<'EOF'
 .SH EXIT STATUS
 EOF
 "$T32" --list exit-codes | while IFS='	' read -r code meaning; do

@@ -64,7 +64,7 @@ _t32() {
 		return
 	fi
 	case $cmd in
-	help) COMPREPLY=($(compgen -W "$(_t32_words "$t32" commands)" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "$(_t32_words "$t32" commands) flags" -- "$cur")) ;;
 	sweep) COMPREPLY=($(compgen -W "$(_t32_words "$t32" tables)" -- "$cur") $(compgen -f -X '!*.tbl' -- "$cur")) ;;
 	sample | model | correlate)
 		COMPREPLY=($(compgen -W "$(_t32_words "$t32" blocks)" -- "$cur") $(compgen -f -X '!*.blk' -- "$cur"))

@@ -8,10 +8,16 @@
 #   n         the column: instructions in the block, or any label ("model",
 #             "throughput"); columns keep the order of first appearance
 #   per_insn  (t - bar) / n, cost per instruction in UNIT
-# TITLE is usually the machine name; UNIT names the cost's unit (default TSC ticks).
+#   mode      (optional, a sweep's) latency, throughput or raw: with more than one
+#             mode, a form's rows per mode are rows of their own ("add-r64 lat")
+#   unit      (optional, a sweep's) cycles, ticks or ns: names the colour scale
+# A sweep (`t32 sweep -o IN.tsv TABLE.tbl`) is such a file; its rows without a
+# value (skipped, fault, unsupported) leave their cell empty.
+# TITLE is usually the machine name; UNIT names the cost's unit where the file
+# has no unit column (default TSC ticks).
 
 if (ARGC < 2) {
-	print "usage: gnuplot -c plots/heatmap.gp IN.tsv OUT.svg|OUT.png [TITLE]"
+	print "usage: gnuplot -c plots/heatmap.gp IN.tsv OUT.svg|OUT.png [TITLE [UNIT]]"
 	exit status 2
 }
 in = ARG1
@@ -36,6 +42,33 @@ if (ext eq ".svg") {
 set datafile separator tab
 set datafile columnheaders
 
+# Which optional columns the header names (columnhead() of a missing column is "").
+set table $header
+plot in every ::0::0 using (header = "", sum [c = 1:64] (header = header . "\t" . columnhead(c), 0)):(0) with table
+unset table
+has(name) = strstrt(header . "\t", "\t" . name . "\t") > 0
+if (!has("form") || !has("n") || !has("per_insn")) {
+	print sprintf("t32: no 'form', 'n' and 'per_insn' columns in '%s' (a sweep, or the study's table-heatmap.tsv)", in)
+	exit status 1
+}
+# the unit column's first value names the scale
+if (has("unit") && (ARGC < 4 || ARG4 eq "")) {
+	set table $unitrow
+	plot in every ::0::0 using (u0 = strcol("unit"), 0):(0) with table
+	unset table
+	unit = (u0 eq "cycles") ? "core cycles" : ((u0 eq "ticks") ? "TSC ticks" : u0)
+}
+# modes: how many there are decides whether a row names its mode
+nmodes = 0
+seen_modes = "\t"
+add_mode(m) = (strstrt(seen_modes, "\t" . m . "\t") == 0) ? \
+	(nmodes = nmodes + 1, seen_modes = seen_modes . m . "\t", 0) : 0
+if (has("mode")) {
+	stats in using (add_mode(strcol("mode"))) nooutput
+}
+short(m) = (m eq "latency") ? "lat" : ((m eq "throughput") ? "tp" : m)
+key(dummy) = (nmodes > 1) ? strcol("form") . " " . short(strcol("mode")) : strcol("form")
+
 # Distinct forms and n, in order of first appearance, into arrays.
 array forms[1000]
 array ns[1000]
@@ -47,7 +80,7 @@ add_form(f) = (strstrt(seen_forms, "\t" . f . "\t") == 0) ? \
 	(nforms = nforms + 1, forms[nforms] = f, seen_forms = seen_forms . f . "\t", 0) : 0
 add_n(v) = (strstrt(seen_ns, "\t" . v . "\t") == 0) ? \
 	(nns = nns + 1, ns[nns] = v, seen_ns = seen_ns . v . "\t", 0) : 0
-stats in using (add_form(strcol("form")) + add_n(strcol("n"))) nooutput
+stats in using (add_form(key(0)) + add_n(strcol("n"))) nooutput
 if (nforms == 0 || nns == 0) {
 	print sprintf("t32: no rows in '%s'", in)
 	exit status 1
@@ -73,7 +106,9 @@ set tics front
 # a cell's text: two decimals, three below 0.1, short enough for a large font
 cell(v) = (abs(v) >= 100) ? sprintf("%.0f", v) : (abs(v) >= 0.1 ? sprintf("%.2f", v) : sprintf("%.3f", v))
 set output out
-plot in using (n_col(strcol("n"))):(form_row(strcol("form"))):(0.5):(0.5):"per_insn" \
+# a cell without a value (a row skipped, faulted or unsupported) stays empty
+cellv(dummy) = (strcol("per_insn") eq "") ? NaN : column("per_insn")
+plot in using (n_col(strcol("n"))):(form_row(key(0))):(0.5):(0.5):(cellv(0)) \
 		with boxxyerror fillcolor palette, \
-	in using (n_col(strcol("n"))):(form_row(strcol("form"))):(cell(column("per_insn"))) \
+	in using (n_col(strcol("n"))):(form_row(key(0))):(cellv(0) == cellv(0) ? cell(cellv(0)) : "") \
 		with labels font ",13"

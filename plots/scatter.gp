@@ -10,6 +10,8 @@
 #   i       measurement number (0, 1, 2...)
 #   ticks   TSC ticks between the two rdtsc readings
 #   cycles  (optional) the same in core cycles: drawn instead of ticks
+# or the classic form's output as it prints it (`t32 l m 1000 100000 'inc eax'`:
+# one delta in TSC ticks a line, no header), numbered in the order given.
 # TITLE is usually the machine name.
 
 if (ARGC < 2) {
@@ -41,8 +43,20 @@ set datafile columnheaders
 set table $header
 plot in every ::0::0 using (header = "", sum [c = 1:8] (header = header . "\t" . columnhead(c), 0)):(0) with table
 unset table
-y = (strstrt(header . "\t", "\tcycles\t") > 0) ? "cycles" : "ticks"
-unit = (y eq "cycles") ? "core cycles" : "TSC ticks"
+# a header row that is a number: the classic form's output, one delta a line
+classic = strstrt("0123456789", header[2:2]) > 0
+if (classic) {
+	unset datafile columnheaders
+	y = 1
+	unit = "TSC ticks"
+	yname = "ticks"
+	xi(d) = $0
+} else {
+	y = (strstrt(header . "\t", "\tcycles\t") > 0) ? "cycles" : "ticks"
+	unit = (y eq "cycles") ? "core cycles" : "TSC ticks"
+	yname = y
+	xi(d) = column("i")
+}
 
 stats in using y nooutput
 lowest = STATS_min
@@ -91,9 +105,9 @@ set autoscale xfix
 set offsets graph 0.01, graph 0.01, 0, 0
 set format y "%.0f"
 abovetitle = (above > 0) ? sprintf("%d of %d above the scale (up to %.0f)", above, total, highest) : "none above the scale"
-plot in using "i":(column(y) <= top ? column(y) : NaN) with points pt 7 ps 0.35 lc rgb "#3465a4" title "measurement", \
-	in using "i":(column(y) > top ? top - 0.02 * (top - bottom) : NaN) with points pt 9 ps 0.9 lc rgb "#cc0000" title abovetitle, \
-	lowest with lines lw 2 lc rgb "#4e9a06" title sprintf("minimum %.0f %s", lowest, (y eq "cycles") ? "cycles" : "ticks")
+plot in using (xi(0)):(column(y) <= top ? column(y) : NaN) with points pt 7 ps 0.35 lc rgb "#3465a4" title "measurement", \
+	in using (xi(0)):(column(y) > top ? top - 0.02 * (top - bottom) : NaN) with points pt 9 ps 0.9 lc rgb "#cc0000" title abovetitle, \
+	lowest with lines lw 2 lc rgb "#4e9a06" title sprintf("minimum %.0f %s", lowest, yname)
 
 # right: how many measurements at each level, on the same scale
 set lmargin at screen 0.79

@@ -9,6 +9,8 @@
 #   measured   share of the samples that landed on it (fraction of all samples)
 #   predicted  share the model predicts (fraction)
 #   samples    (optional) samples that landed on it: 95% Wilson intervals on measured
+# Or `t32 sample --format=tsv` (position, insn, samples, share, share_lo,
+# share_hi): the measured shares with sample's own 95% intervals, no prediction.
 # TITLE is usually the machine name.
 
 if (ARGC < 2) {
@@ -48,6 +50,31 @@ set table $header
 plot in every ::0::0 using (header = "", sum [c = 1:16] (header = header . "\t" . columnhead(c), 0)):(0) with table
 unset table
 has(name) = strstrt(header . "\t", "\t" . name . "\t") > 0
+# t32 sample's file: its shares and intervals as they are, no prediction
+if (has("share") && has("position") && !has("measured")) {
+	stats in using "share" nooutput
+	records = STATS_records
+	stats in using "share_hi" nooutput
+	top = (STATS_max * 1.15 < 1) ? STATS_max * 1.15 : 1
+	stats in using "samples" nooutput
+	total = STATS_sum
+	set xrange [-0.6 : records - 0.4]
+	set yrange [0 : top]
+	set style data histogram
+	set style histogram errorbars gap 1 lw 1.5
+	set style fill solid 0.85 border -1
+	set boxwidth 0.9
+	set xtics rotate by -30 left
+	set bmargin 7
+	set grid ytics
+	set key outside top center horizontal
+	set output out
+	# an unfolded loop has many positions: every k-th labelled, so the labels stay apart
+	every_k = (records > 30) ? ceil(records / 30.0) : 1
+	plot in using "share":"share_lo":"share_hi":xtic((int(column("position")) % every_k == 0) ? short(sprintf("%d: %s", column("position"), strcol("insn")), 24) : "") \
+		lc rgb "#3465a4" title sprintf("measured (%d samples, 95%% interval)", total)
+	exit
+}
 total = 0
 if (has("samples")) {
 	stats in using "samples" nooutput

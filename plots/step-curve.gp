@@ -4,7 +4,10 @@
 #
 #   gnuplot -c plots/step-curve.gp IN.tsv OUT.svg|OUT.png [TITLE [STEPS.tsv]]
 #
-# IN.tsv: '#' provenance lines, a header row, then rows with columns
+# IN.tsv: a sweep (`t32 sweep --n 1..100 -o IN.tsv l m 'inc eax'`): its first
+# form and mode are drawn, the block's `total` against n in the sweep's unit
+# with per_insn's interval times n, and `min_per_insn` times n as the
+# minimum-based curve; or the study's steps-*.tsv, with columns
 #   n                   instructions in the block
 #   cycles | estimate   cost of the block: core cycles, or the estimate in TSC ticks
 #   min_cycles | min_ticks  (optional) the study's (min - min), whole block, same unit
@@ -55,25 +58,45 @@ if (steps ne "") {
 }
 steps_has(name) = strstrt(steps_header . "\t", "\t" . name . "\t") > 0
 
-if (has("cycles")) {
-	y = "cycles"
-	set ylabel "core cycles per block"
+# A sweep: its first row's form, mode and unit; the rows of that form and mode only.
+sweep = has("total") && has("per_insn") && has("n")
+if (sweep) {
+	form0 = ""
+	mode0 = ""
+	unit0 = ""
+	set table $first
+	plot in every ::0::0 using (form0 = strcol("form"), mode0 = strcol("mode"), unit0 = strcol("unit"), 0):(0) with table
+	unset table
+	mine(v) = (strcol("form") eq form0 && strcol("mode") eq mode0) ? v : NaN
+	y = "total"
+	unitname = (unit0 eq "cycles") ? "core cycles" : ((unit0 eq "ticks") ? "TSC ticks" : unit0)
+	set ylabel unitname . " per block (" . form0 . ", " . mode0 . ")"
 } else {
-	if (has("estimate")) {
-		y = "estimate"
-		set ylabel "estimate per block, TSC ticks"
+	mine(v) = v
+	if (has("cycles")) {
+		y = "cycles"
+		set ylabel "core cycles per block"
 	} else {
-		print sprintf("t32: no 'cycles' or 'estimate' column in '%s'", in)
-		exit status 1
+		if (has("estimate")) {
+			y = "estimate"
+			set ylabel "estimate per block, TSC ticks"
+		} else {
+			print sprintf("t32: no 'total', 'cycles' or 'estimate' column in '%s' (a sweep, or the study's steps-*.tsv)", in)
+			exit status 1
+		}
 	}
 }
-stats in using y nooutput
+stats in using (mine(column(y))) nooutput
 ylo = STATS_min
 yhi = STATS_max
-# The study's minimum-based curve, in the unit of y.
+# The study's minimum-based curve, in the unit of y: a sweep's min_per_insn times n.
 mn = has("min_cycles") ? "min_cycles" : (has("min_ticks") ? "min_ticks" : "")
+if (sweep && has("min_per_insn")) {
+	mn = "min_per_insn"
+}
+mnval(dummy) = (mn eq "min_per_insn") ? column("min_per_insn") * column("n") : column(mn)
 if (mn ne "") {
-	stats in using mn nooutput
+	stats in using (mine(mnval(0))) nooutput
 	ylo = (STATS_min < ylo) ? STATS_min : ylo
 	yhi = (STATS_max > yhi) ? STATS_max : yhi
 }
@@ -85,19 +108,36 @@ set key top left opaque
 
 # Each optional layer is added only when its data is there; "detected step" is one
 # legend entry: the circles on the curve the steps were found in, or else the lines.
-cmd = "plot in using \"n\":y with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"#3465a4\" title \"" . ((mn ne "") ? "sub-quantum estimate" : "measured") . "\""
+cmd = "plot in using \"n\":(mine(column(y))) with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"#3465a4\" title \"" . ((mn ne "") ? "sub-quantum estimate" : "measured") . "\""
+if (sweep && has("ci_lo") && has("ci_hi")) {
+	cmd = cmd . ", in using \"n\":(mine(column(y))):(column(\"ci_lo\") * column(\"n\")):(column(\"ci_hi\") * column(\"n\")) with yerrorbars pt 0 lc rgb \"#3465a4\" title \"95% interval\""
+}
 if (mn ne "") {
-	cmd = cmd . ", in using \"n\":mn with linespoints pt 5 ps 0.5 lw 1.5 lc rgb \"#ce5c00\" title \"minimum-based, (min - min)\""
+	cmd = cmd . ", in using \"n\":(mine(mnval(0))) with linespoints pt 5 ps 0.5 lw 1.5 lc rgb \"#ce5c00\" title \"minimum-based, (min - min)\""
 }
 if (has("fit")) {
 	cmd = cmd . ", in using \"n\":\"fit\" with lines lw 2 dt 2 lc rgb \"#cc0000\" title \"fit\""
 }
+nstep = 0
+if (has("step")) {
+	stats in using (column("step") == 1 ? 1 : 0) nooutput
+	nstep = STATS_sum
+}
+# the steps file's rows (none: nothing drawn, nothing in the key)
+nsteprows = 0
 if (steps ne "") {
+	# `stats` leaves STATS_records undefined on a file with no rows
+	nsteprows = 0
+	set table $steprows
+	plot steps using (nsteprows = nsteprows + 1, 0):(0) with table
+	unset table
+}
+if (steps ne "" && nsteprows > 0) {
 	# at the jump: half way between the last n before it and the first after
 	stepx = steps_has("n_before") ? "((column(\"n\") + column(\"n_before\")) / 2)" : "(column(\"n\"))"
-	cmd = cmd . ", steps using " . stepx . ":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" " . (has("step") ? "notitle" : "title \"detected step\"")
+	cmd = cmd . ", steps using " . stepx . ":(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lw 1.5 lc rgb \"#4e9a06\" " . ((has("step") && nstep > 0) ? "notitle" : "title \"detected step\"")
 }
-if (has("step")) {
+if (has("step") && nstep > 0) {
 	on = (mn ne "") ? mn : y
 	cmd = cmd . ", in using \"n\":(column(\"step\") == 1 ? column(on) : NaN) with points pt 6 ps 2 lw 2 lc rgb \"#4e9a06\" title \"detected step\""
 }

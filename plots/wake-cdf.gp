@@ -61,15 +61,27 @@ set datafile separator whitespace
 
 what = (col eq "gap_ns") ? "time the interrupt took from the thread" : "latency"
 set title ((machine eq "") ? "t32 wake: tail of the " . what : "t32 wake: tail of the " . what . " - " . machine)
-set xlabel what . " (us, log scale)"
+# less than a decade and a half: a linear axis, whose tics show; else log
+narrow = (xhi / (xlo > 0 ? xlo : 0.001) < 30)
+set xlabel what . (narrow ? " (µs)" : " (µs, log scale)")
 set ylabel "share of kept events slower (log scale)"
-set logscale xy
+set logscale y
 set format y "%g"
 set format x "%g"
-set xtics add ("0.2" 0.2, "0.5" 0.5, "2" 2, "5" 5, "20" 20, "50" 50, "200" 200, "500" 500, "2000" 2000, "5000" 5000)
+if (!narrow) {
+	set logscale x
+	set xtics add ("0.2" 0.2, "0.5" 0.5, "2" 2, "5" 5, "20" 20, "50" 50, "200" 200, "500" 500, "2000" 2000, "5000" 5000)
+}
 set yrange [0.5 / nmax : 1.2]
 xlo = (xlo > 0) ? xlo : 0.001
-set xrange [xlo / 1.1 : xhi * 1.1]
+if (narrow) {
+	set xrange [xlo - 0.05 * (xhi - xlo) : xhi + 0.05 * (xhi - xlo)]
+} else {
+	set xrange [xlo / 1.1 : xhi * 1.1]
+}
+# a percentile's line only where the axis reaches it: fewer events cannot show p99.9
+pline(p) = (p >= 0.5 / nmax) ? p : NaN
+ptitle(p, t) = (p >= 0.5 / nmax) ? t : ""
 set grid xtics ytics mxtics mytics
 set key top right
 set output out
@@ -77,15 +89,15 @@ set output out
 if (in2 eq "") {
 	plot $cdf1 using 1:(1 - $2 / n1 > 0 ? 1 - $2 / n1 : NaN) with steps lw 2 lc rgb "#3465a4" \
 		title sprintf("%s (%d events)", in, n1), \
-	     0.5 with lines dt 3 lc rgb "#888888" title "p50", \
-	     0.01 with lines dt 2 lc rgb "#888888" title "p99", \
-	     0.001 with lines dt 4 lc rgb "#888888" title "p99.9"
+	     pline(0.5) with lines dt 3 lc rgb "#888888" title ptitle(0.5, "p50"), \
+	     pline(0.01) with lines dt 2 lc rgb "#888888" title ptitle(0.01, "p99"), \
+	     pline(0.001) with lines dt 4 lc rgb "#888888" title ptitle(0.001, "p99.9")
 } else {
 	plot $cdf1 using 1:(1 - $2 / n1 > 0 ? 1 - $2 / n1 : NaN) with steps lw 2 lc rgb "#3465a4" \
 		title sprintf("A: %s (%d events)", in, n1), \
 	     $cdf2 using 1:(1 - $2 / n2 > 0 ? 1 - $2 / n2 : NaN) with steps lw 2 lc rgb "#f57900" \
 		title sprintf("B: %s (%d events)", in2, n2), \
-	     0.5 with lines dt 3 lc rgb "#888888" title "p50", \
-	     0.01 with lines dt 2 lc rgb "#888888" title "p99", \
-	     0.001 with lines dt 4 lc rgb "#888888" title "p99.9"
+	     pline(0.5) with lines dt 3 lc rgb "#888888" title ptitle(0.5, "p50"), \
+	     pline(0.01) with lines dt 2 lc rgb "#888888" title ptitle(0.01, "p99"), \
+	     pline(0.001) with lines dt 4 lc rgb "#888888" title ptitle(0.001, "p99.9")
 }

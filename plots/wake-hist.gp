@@ -12,7 +12,8 @@
 # IN2.tsv (optional, "" for none): a second raw file, overlaid.
 # COLUMN (optional): latency_ns (default) or gap_ns.
 # TITLE is usually the machine name.  Bins run from the smallest value to the
-# upper quartile plus six interquartile ranges (the tail is in wake-cdf.gp).
+# upper quartile plus six interquartile ranges (the tail is in wake-cdf.gp); the
+# key counts the kept events beyond them.
 
 if (ARGC < 2) {
 	print "usage: gnuplot -c plots/wake-hist.gp IN.tsv OUT.svg|OUT.png [TITLE [IN2.tsv [COLUMN]]]"
@@ -58,6 +59,15 @@ if (in2 ne "") {
 	top = (STATS_max > top) ? STATS_max : top
 }
 hi = (hi > top) ? top : hi
+# the kept events beyond the bins: counted in the key, never dropped silently
+stats in using (column("kept") > 0.5 && column(col) / 1000.0 > hi ? 1 : 0) nooutput
+beyond = STATS_sum
+beyond2 = 0
+if (in2 ne "") {
+	stats in2 using (column("kept") > 0.5 && column(col) / 1000.0 > hi ? 1 : 0) nooutput
+	beyond2 = STATS_sum
+}
+past(k) = (k > 0) ? sprintf(", %d beyond %.1f µs not drawn (the tail figure has them)", k, hi) : ""
 # Freedman-Diaconis bins over the first file, at least 1/200 of the range shown
 width = 2 * iqr / (n1 ** (1.0 / 3))
 width = (width < (hi - lo) / 200.0) ? (hi - lo) / 200.0 : width
@@ -70,7 +80,7 @@ x(c) = shown(c) ? bin(column(c) / 1000.0) : bin(lo)
 
 what = (col eq "gap_ns") ? "time the interrupt took from the thread" : "latency"
 set title ((machine eq "") ? "t32 wake: " . what : "t32 wake: " . what . " - " . machine)
-set xlabel what . " (us)"
+set xlabel what . " (µs)"
 set ylabel "share of kept events per bin (fraction)"
 set grid
 set key top right
@@ -81,10 +91,10 @@ set boxwidth width
 set output out
 if (in2 eq "") {
 	plot in using (x(col)):(shown(col) ? 1.0 / n1 : 0) smooth frequency with boxes \
-		lc rgb "#3465a4" title sprintf("%s (%d events, bins %.2f us)", in, n1, width)
+		lc rgb "#3465a4" title sprintf("%s (%d events, bins %.2f µs%s)", in, n1, width, past(beyond))
 } else {
 	plot in using (x(col)):(shown(col) ? 1.0 / n1 : 0) smooth frequency with boxes \
-		lc rgb "#3465a4" title sprintf("A: %s (%d events)", in, n1), \
+		lc rgb "#3465a4" title sprintf("A: %s (%d events%s)", in, n1, past(beyond)), \
 	     in2 using (x(col)):(shown(col) ? 1.0 / n2 : 0) smooth frequency with boxes \
-		lc rgb "#f57900" title sprintf("B: %s (%d events)", in2, n2)
+		lc rgb "#f57900" title sprintf("B: %s (%d events%s)", in2, n2, past(beyond2))
 }

@@ -39,7 +39,7 @@ set datafile columnheaders
 
 set title ((machine eq "") ? "t32 wake: latency against launch distance" : "t32 wake: latency against launch distance - " . machine)
 set xlabel "launch distance (ms)"
-set ylabel "latency (us, log scale)"
+set ylabel "latency (µs, log scale)"
 set logscale y
 set grid
 set key top right opaque

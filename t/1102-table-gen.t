@@ -4,7 +4,7 @@
 # templates follow their rules, and sweeping it records what this CPU lacks as
 # `unsupported` rows rather than failing.
 . "$(dirname "$0")/lib-tap.sh"
-plan 25
+plan 34
 
 rows() { grep -c '^[0-9]' "$1"; }
 field() { awk -F' *[|] *' -v n="$1" -v f="$2" '$1 == n { print $f }' "$3"; }
@@ -22,7 +22,8 @@ d=$(awk -F' *[|] *' '/^[a-z0-9]/ { print $1 }' "$TMP/full.tbl" | sort | uniq -d 
 is "" "$d" "form names are unique"
 # the table reader takes it: a sweep of its first row only loads all of it
 "$T32" sweep $S --shard 1/100000 -o "$TMP/first.tsv" "$TMP/full.tbl" >"$TMP/out" 2>"$TMP/err"
-is 0 "$?" "the table reader loads every line (t32 sweep)"
+rc=$?
+swept "the table reader loads every line (t32 sweep)"
 
 # rules: nothing that moves rsp, jumps, or is privileged is a form
 bad=$(awk -F' *[|] *' '/^[a-z0-9]/ { print $2 }' "$TMP/full.tbl" |
@@ -44,17 +45,36 @@ like "$TMP/full.tbl" '^div-r64 .*init=rax=0x7fffffffffffffff,rdx=0,rcx=1' "div g
 like "$TMP/full.tbl" '^vaddps-zmm-zmm-zmm +[|] vaddps zmm0, zmm0, zmm2 .*tp=vaddps \{z\}, zmm1, zmm2' \
 	"AVX-512 forms are kept whatever this CPU runs"
 
+# chains by rule: what carries no dependency as written is built another way or says why not
+like "$TMP/full.tbl" '^test-r32-i8 .*chain=none:flags' "test of an immediate writes only flags: no chain"
+like "$TMP/full.tbl" '^kortestd-k-k .*chain=none:flags' "kortest writes only flags: no chain"
+like "$TMP/full.tbl" '^cdq .*chain=none:unread' "cdq writes edx from eax: no chain"
+like "$TMP/full.tbl" '^mov-r64-r64 +[|] mov rbx, rax; mov rax, rbx ' "a copy runs as two registers alternating"
+like "$TMP/full.tbl" '^lea-r64-i8 .*chain=none:constant' "lea of a constant has no chain"
+like "$TMP/full.tbl" '^vroundss-xmm-xmm-xmm-i8 +[|] vroundss xmm0, xmm0, xmm0, 5 ' \
+	"a scalar operation chains through the lane it computes"
+like "$TMP/full.tbl" '^vcvtsi2sd-xmm-xmm-r32 .*chain=none:merge' \
+	"a scalar from another register file would chain only through a merge: none"
+# no chain copies a register into itself or makes an idiom of one register in every source
+self=$(awk -F' *[|] *' '/^[a-z0-9]/ && $3 !~ /chain=none/ { print $2 }' "$TMP/full.tbl" |
+	grep -Ec '^v?(mov|movap[sd]|movup[sd]|movdq[au][0-9]*|movq|movs[sd]) ([a-z0-9]+), \2$|^lea [a-z0-9]+, ([a-z]+ )?\[[a-z0-9]+\]$')
+is 0 "$self" "no chain is a register copied into itself"
+idiom=$(awk -F' *[|] *' '/^[a-z0-9]/ && $3 !~ /chain=none/ { print $2 }' "$TMP/full.tbl" |
+	grep -Ec '^v?(xor[a-z]*|sub|pxor[a-z]*|vpxor[a-z]*|p?andn[a-z]*|vpandn[a-z]*|p?sub[a-z]*|vpsub[a-z]*|p?cmp(eq|gt)[a-z]*|vpcmp(eq|gt)[a-z]*|kxn?or[a-z]*) ([a-z0-9]+), \2(, \2)?$')
+is 0 "$idiom" "no chain is an idiom with one register in every source"
+
 # a sweep: every row is measured, skipped with its reason, or unsupported here
 "$T32" table gen --only add,cmp,imul,pfadd -o "$TMP/small.tbl" >"$TMP/out" 2>"$TMP/err"
 is 0 "$?" "--only makes a small table"
 "$T32" sweep $S -o "$TMP/small.tsv" "$TMP/small.tbl" >"$TMP/out" 2>"$TMP/err"
-is 0 "$?" "sweeping it succeeds, whatever this CPU lacks"
+rc=$?
+swept "sweeping it succeeds, whatever this CPU lacks (exit 0, or 5 for rows not ok)"
 # the status column found by its name in the header
 odd=$(awk -F'\t' '$1 == "row" { for (i = 1; i <= NF; i++) if ($i == "status") c = i }
 	/^[0-9]/ && $c !~ /^(ok|untrusted|skipped|unsupported)$/' "$TMP/small.tsv" | head -3)
 is "" "$odd" "each row is ok, untrusted, skipped or unsupported"
-like "$TMP/small.tsv" '	cmp-r64-r64	latency	840	.*	skipped		the form has no dependency chain \(chain=none\)' \
-	"a form without a chain says so in its latency row"
+like "$TMP/small.tsv" '	cmp-r64-r64	latency	840	.*	skipped		the form has no dependency chain \(chain=none: it writes only flags' \
+	"a form without a chain says so in its latency row, with the reason"
 if grep -qw 3dnow /proc/cpuinfo; then
 	skip "this CPU has 3DNow!, so pfadd runs"
 else

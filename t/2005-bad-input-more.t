@@ -111,7 +111,7 @@ expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "model: --lat-from /dev/zer
 	-- model --lat-from /dev/zero
 expect 2 "^t32: lines.blk:100001: more than 100000 lines" "model: an endless block file" \
 	-- model lines.blk
-expect 2 "^t32: bad skid \(0 or 1\) '0x1'" "model: --skid 0x1" -- model --skid 0x1 nop
+expect 2 "^t32: bad skid '0x1' \(--skid takes 0 to 1\)" "model: --skid 0x1" -- model --skid 0x1 nop
 
 # ---- fit ----
 expect 1 "^t32: a NUL byte in line 1 of '/dev/zero'" "fit: /dev/zero" -- fit /dev/zero
@@ -122,7 +122,7 @@ expect 2 "^t32: not an instruction '%error' $REFUSED" "correlate: %error %!HOME"
 	-- correlate 'nop; %error %!HOME'
 expect 2 "^t32: evil.blk:2: not an instruction '\[map'" "correlate: [map] in a block file" \
 	-- correlate evil.blk
-expect 2 "^t32: bad kmax \(2 to 1000\) '0x10'" "correlate: --kmax 0x10" -- correlate --kmax 0x10 nop
+expect 2 "^t32: bad kmax '0x10' \(--kmax takes 2 to 1000\)" "correlate: --kmax 0x10" -- correlate --kmax 0x10 nop
 
 # ---- gen, gen --elf ----
 expect 2 "^t32: not an instruction 'incbin' $DIRECTIVE" "gen: incbin" -- gen l m 'incbin "/etc/passwd"'

@@ -12,22 +12,28 @@ like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the
 # each costs a cycle, within three of the tool's half-widths
 run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
 v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
-{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "$(col n "$TMP/out")" = 104 ] && [ "$(col twin_n "$TMP/out")" = 100 ] &&
-	awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'
+# (a result flagged untrustworthy, exit 7, need not hold it, but must say why)
+{ [ "$rc" = 0 ] || { [ "$rc" = 7 ] && grep -q "^t32: result not trustworthy" "$TMP/err"; }; } &&
+	[ "$(col n "$TMP/out")" = 104 ] && [ "$(col twin_n "$TMP/out")" = 100 ] &&
+	{ [ "$rc" = 7 ] || awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'; }
 ok $? "--base 100 with 104 adds: the four between them one cycle each ($v [$lo, $hi], exit $rc)"
 # per_insn against the blocks' estimates in ticks: (block - twin) over the
 # instructions between them, whole_per_insn (block - empty) / n, and the fixed
 # cost what whole has beyond per_insn over n instructions; the same over the
-# TSC's GHz in ns (to the rounding of the printed figures, and of the mean of
-# the processes against the pooled estimates)
+# TSC's GHz in ns.  Each figure is the mean of the measuring processes' own
+# estimates and the blocks' columns are pooled over them, so the two agree to
+# the rounding of the printed figures plus, where the processes differed (a
+# busy machine), twice the figure's half-width.
 per_tick() {
 	awk -v v="$(col per_insn "$TMP/out")" -v wv="$(col whole_per_insn "$TMP/out")" \
 		-v f="$(col fixed "$TMP/out")" -v b="$(col block_est_ticks "$TMP/out")" \
 		-v t="$(col twin_est_ticks "$TMP/out")" -v tn="$(col twin_n "$TMP/out")" \
 		-v e="$(col empty_est_ticks "$TMP/out")" -v n="$(col n "$TMP/out")" -v ghz="$1" \
-		'function near(a, x) { return a - x < 0.0005 + 0.002 * x && x - a < 0.0005 + 0.002 * x }
-		 BEGIN { exit !(near(wv, (b - e) / n / ghz) && near(v, (b - t) / (n - tn) / ghz) &&
-			 near(f / n, wv - v)) }'
+		-v vh="$(col ci_hi "$TMP/out")" -v wh="$(col whole_ci_hi "$TMP/out")" \
+		-v fh="$(col fixed_ci_hi "$TMP/out")" \
+		'function near(a, x, hw) { d = a - x; if (d < 0) d = -d; return d <= 0.0005 + 0.002 * x + 2 * hw }
+		 BEGIN { exit !(near(wv, (b - e) / n / ghz, wh - wv) && near(v, (b - t) / (n - tn) / ghz, vh - v) &&
+			 near(f / n, wv - v, (fh - f) / n + (wh - wv))) }'
 }
 run time --format=tsv --unit ticks l m 5000 100 'add eax, 1'
 is ticks "$(col unit "$TMP/out")" "--unit ticks"

@@ -47,7 +47,7 @@ TMPDIR="$TMP/tmpdir" timeout -s KILL 60 "$T32" sweep --raw-nasm --timeout 2 --n 
 	>"$TMP/out" 2>"$TMP/err"
 rc=$?
 t1=$(date +%s)
-is 0 "$rc" "a sweep whose nasm never ends finishes (its rows are faults)"
+is 5 "$rc" "a sweep whose nasm never ends finishes, exit 5: its rows are faults"
 ok $(( t1 - t0 <= 12 ? 0 : 1 )) "within the limit: $((t1 - t0)) s for two rows of 2 s"
 like "$TMP/err" "^t32: cannot assemble 'nop; %include \"/dev/zero\"' \(nasm did not finish within 2 s and was killed; --timeout S allows longer\)" \
 	"the message names the body, the limit and the option"

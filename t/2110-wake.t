@@ -3,7 +3,7 @@
 # against each other and against the statistics, bad input, and Ctrl-C keeping
 # what was measured.  Latencies themselves are machine figures (make bench).
 . "$(dirname "$0")/lib-tap.sh"
-plan 45
+plan 46
 
 run wake --count 40 --ldist 50us,400us --format=tsv -o "$TMP/s.tsv"
 case $rc in 0|7) ok 0 "sleep: 40 events measured (exit $rc)" ;; *) ok 1 "sleep: exit $rc"; diag "$(cat "$TMP/err")" ;; esac
@@ -39,6 +39,12 @@ ok $? "the raw file gives back the statistics of the run"
 run wake --input "$TMP/s.tsv" --format=json
 perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); exit !($j->{events} == 40 && exists $j->{stats}{latency_ns}{p50}{value})' <"$TMP/out"
 ok $? "json form parses, with the events and p50"
+if [ "$rc" = 0 ]; then
+	perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); exit !(exists $j->{untrusted} && !defined $j->{untrusted})' <"$TMP/out"
+	ok $? "a trusted result's untrusted is null, not an empty string"
+else
+	skip "the run was not trusted here (exit $rc)"
+fi
 printf '# wake: method=sleep idle_only=no\ni\tldist_ns\tlatency_ns\tkept\tstatus\n0\t1000\t5\t0\tlate\n' >"$TMP/none.tsv"
 run wake --input "$TMP/none.tsv" --format=json
 is 7 "$rc" "no event kept: not trustworthy (exit 7)"

@@ -32,8 +32,7 @@ is 2 "$rc" "--replay takes only --format beside it"
 
 printf 'add | add rax, 1 | tp=add {r}, 1\n' >"$TMP/s.tbl"
 run sweep --n 40 --budget 0.2 --record "$TMP/s.rec" -o "$TMP/s1.tsv" "$TMP/s.tbl"
-{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
-ok $? "a sweep recorded (exit $rc)"
+swept "a sweep recorded (exit $rc)"
 run sweep --replay "$TMP/s.rec"
 grep -v '^#' "$TMP/s1.tsv" >"$TMP/a"
 grep -v '^#' "$TMP/out" >"$TMP/b"

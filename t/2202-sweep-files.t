@@ -57,9 +57,11 @@ like "$TMP/err" "^t32: cannot read '.*x.tsv' \\(No such file or directory\\)" "a
 # a tab in the instruction text: escaped in every row, read back by merge and fit
 TAB=$(printf 'add eax,\t1')
 "$T32" sweep $S --n 1..4 --shard 1/2 -o "$TMP/t1.tsv" l m "$TAB" 2>/dev/null
-ok $? "a spec holding a tab sweeps (shard 1/2)"
+rc=$?
+swept "a spec holding a tab sweeps (shard 1/2)"
 "$T32" sweep $S --n 1..4 --shard 2/2 -o "$TMP/t2.tsv" l m "$TAB" 2>/dev/null
-ok $? "and shard 2/2"
+rc=$?
+swept "and shard 2/2"
 is 19 "$(fields "$TMP/t1.tsv")" "its rows keep 19 fields"
 grep -q "^# command: .*'add eax,\\\\t1'" "$TMP/t1.tsv"; ok $? "the command line holds the tab escaped"
 run sweep --merge -o "$TMP/tm.tsv" "$TMP/t1.tsv" "$TMP/t2.tsv"
@@ -122,7 +124,7 @@ grep -q '^# sweep: ' "$TMP/busy.tsv"; ok $? "its rows are its own"
 # an existing file is replaced whole: never truncated first
 cp "$TMP/tm.tsv" "$TMP/keep.tsv"
 run sweep $S --n 1..3 -o "$TMP/keep.tsv" l m nop
-is 0 "$rc" "a sweep over an existing file"
+swept "a sweep over an existing file"
 is 3 "$(rows "$TMP/keep.tsv")" "replaces it with the new rows"
 ls -A "$TMP" >"$TMP/ls"
 grep -q 't32-' "$TMP/ls"; is 1 "$?" "and leaves no temporary file"
@@ -157,7 +159,7 @@ else
 	is "" "$(tr -d '\n' <"$TMP/last")" "the file ends with a whole row"
 	rm -f "$F/filler"
 	run sweep $S --n 1..200 --resume -o "$F/mid.tsv" l m nop
-	is 0 "$rc" "with room again, --resume finishes it"
+	swept "with room again, --resume finishes it"
 	is 200 "$(rows "$F/mid.tsv")" "every row once"
 	# read-only
 	rm -f "$F/mid.tsv"

@@ -17,12 +17,13 @@ set -- --n 64,128 --mode latency --unit ticks --precision 0.05 --budget 0.3 --ig
 
 : >"$TMP/nasm.log"
 T32_NASM="$TMP/nasm" run sweep "$@" -o "$TMP/after.tsv" "$TMP/t.tbl"
-{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
+# 5: every row written, some not ok (a busy machine)
+{ [ "$rc" = 0 ] || [ "$rc" = 5 ]; }
 ok $? "the sweep runs (exit $rc)"
 after=$(wc -l <"$TMP/nasm.log")
 : >"$TMP/nasm.log"
 T32_ONE_BY_ONE=1 T32_NASM="$TMP/nasm" run sweep "$@" -o "$TMP/before.tsv" "$TMP/t.tbl"
-{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
+{ [ "$rc" = 0 ] || [ "$rc" = 5 ]; }
 ok $? "and one block at a time (exit $rc)"
 before=$(wc -l <"$TMP/nasm.log")
 
@@ -59,7 +60,7 @@ if command -v strace >/dev/null 2>&1; then
 		-o "$TMP/before.st" "$T32" sweep "$@" -o "$TMP/b2.tsv" "$TMP/t.tbl" >/dev/null 2>&1
 	a=$(grep -cE '(clone|fork)' "$TMP/after.st")
 	b=$(grep -cE '(clone|fork)' "$TMP/before.st")
-	ok "$([ "$a" -ge 1 ] && [ "$a" -le 5 ] && [ "$b" -ge 24 ] && echo 0 || echo 1)" \
+	ok "$([ "$a" -ge 1 ] && [ "$a" -le 5 ] && [ "$b" -ge $((4 * a)) ] && echo 0 || echo 1)" \
 		"processes started: $a (two nasm runs, their helpers, one measuring process), $b one at a time"
 else
 	skip "no strace to count the processes"

@@ -21,7 +21,7 @@ int main(void)
 	if (!r)
 		bail("out of memory");
 	gsl_rng_set(r, 3011);
-	plan(37);
+	plan(39);
 
 	/* The minimum of n = 1..100 under a TSC of step 21 at 37 n per step: exact data. */
 	for (int i = 0; i < 100; i++) {
@@ -99,6 +99,17 @@ int main(void)
 	is_int(8, s.nsteps, "8 steps of period 37.5");
 	is_double(37.5, s.period, 0.05, "period 37.5 from steps 37 and 38 apart");
 	ok(s.periodic, "periodic");
+	t32_steps_free(&s);
+
+	/* Up and down again at regular distances: jumps on a grid, but no staircase's rhythm. */
+	for (int i = 0; i < 119; i++) {
+		x[i] = i + 1;
+		y[i] = 10 + (x[i] >= 20 && ((int)(x[i] - 20) / 25) % 2 == 0 ? 3 : 0) +
+		       gsl_ran_gaussian(r, 0.03);
+	}
+	t32_steps_find(x, y, 119, NULL, &s);
+	ok(s.nsteps == 4 && s.regular == 1, "four jumps, 25 apart (%zu)", s.nsteps);
+	is_int(0, s.periodic, "rises and falls are not periodic");
 	t32_steps_free(&s);
 
 	/*

@@ -5,7 +5,7 @@
 # significance, the published value and the share within tolerance of it, and the
 # heat map and page of -o DIR.
 . "$(dirname "$0")/lib-tap.sh"
-plan 26
+plan 27
 
 H='row	form	mode	n	k	unit	estimate	ci_lo	ci_hi	total	min_est	median_est	runs	seconds	flags	status	expected	reason'
 {
@@ -59,6 +59,7 @@ perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); exit !($j->{machines
 ok $? "--format=json is JSON with the same machines, rows and verdicts"
 run compare "$TMP/a.tsv" "$TMP/a.tsv"
 like "$TMP/out" '^m2: zen4 AMD EPYC 9654 on lab1 \(m2, 2026-01-01' "the same machine twice is told apart"
+like "$TMP/out" '^add +latency +840 +1 +1\.000 \+- 0\.010' "the table for people keeps n beside form and mode"
 
 run compare -o "$TMP/dir" "$TMP/a.tsv" "$TMP/b.tsv"
 is 0 "$rc" "-o DIR writes the comparison"

@@ -74,7 +74,7 @@ is 2 "$rc" "bad period is a usage error"
 # fewer samples than shares can be trusted with: a usage error, before anything runs
 run sample --samples 5 nop
 is 2 "$rc" "--samples 5: refused"
-like "$TMP/err" "^t32: bad sample count '5' \(50 to 10000000" "and says the floor"
+like "$TMP/err" "^t32: bad sample count '5' \(--samples takes 50 to 10000000" "and says the floor"
 # too few samples to trust: measured, printed, exit 7 with the reason
 run sample --seconds 0.01 nop
 is 7 "$rc" "10 ms of samples: untrusted"

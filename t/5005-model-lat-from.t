@@ -5,7 +5,7 @@ plan 7
 
 printf 'add | add rax, 1\nimul | imul rax, rax | tp=imul {r}, {r}\nchase | mov rax, [rax]\npair | mov rbx, rax ; mov rax, rbx\n' >"$TMP/t.tbl"
 run sweep --n 200 --mode latency --precision 0.05 --budget 2 -o "$TMP/s.tsv" "$TMP/t.tbl"
-is 0 "$rc" "a latency sweep of four forms"
+swept "a latency sweep of four forms"
 if grep -q 'other work ran' "$TMP/s.tsv"; then
 	for i in 1 2 3 4 5 6; do skip "other work ran beside the sweep's measurements: its rows are untrusted"; done
 	done_testing

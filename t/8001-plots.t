@@ -87,7 +87,7 @@ gnuplot -c "$plots/scatter.gp" "$tmp/scatter.tsv" "$tmp/x.pdf" >"$tmp/pdf.out" 2
 	grep -qs "^t32: unknown figure type '$tmp/x.pdf' (use .svg or .png)" "$tmp/pdf.err"
 ok $? "an unknown output type is refused with exit 2"
 gnuplot -c "$plots/step-curve.gp" "$tmp/scatter.tsv" "$tmp/none.svg" >"$tmp/none.out" 2>"$tmp/none.err"
-[ $? -ne 0 ] && [ ! -e "$tmp/none.svg" ] && grep -qs "no 'cycles' or 'estimate' column" "$tmp/none.err"
+[ $? -ne 0 ] && [ ! -e "$tmp/none.svg" ] && grep -qs "no 'total', 'cycles' or 'estimate' column" "$tmp/none.err"
 ok $? "step-curve.gp without a cost column fails and writes nothing"
 
 done_testing

@@ -28,20 +28,19 @@ void t32_block_opts_init(struct t32_block_opts *o)
 	o->formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV) | T32_FMT_BIT(T32_FMT_JSON);
 }
 
-/* The shared options: their getopt codes, bits, names and help. */
+/* The shared options: their codes, bits and names (their help: options.c's set). */
 static const struct {
 	int code;
 	unsigned bit;
-	const char *name, *help;
+	const char *name;
 } shared_opts[] = {
-	{ 0x100, T32_OPT_CPU, "--cpu", "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n" },
-	{ 0x101, T32_OPT_TIMEOUT, "--timeout", "  --timeout S      give up on a block after S seconds (default 10); nasm gets\n"
-					       "                   S and S more per ten million instructions\n" },
-	{ 0x102, T32_OPT_INIT, "--init", "  --init R=V,...   start register R with V instead of an arena pointer\n" },
-	{ 0x103, T32_OPT_DITHER, "--no-dither", "  --no-dither      do not randomise the TSC phase before each run\n" },
-	{ 0x104, T32_OPT_WARMUP, "--warmup", NULL },
-	{ 0x105, T32_OPT_FORMAT, "--format", NULL },
-	{ 0x106, T32_OPT_RAWNASM, "--raw-nasm", "  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n" },
+	{ 0x100, T32_OPT_CPU, "--cpu" },
+	{ 0x101, T32_OPT_TIMEOUT, "--timeout" },
+	{ 0x102, T32_OPT_INIT, "--init" },
+	{ 0x103, T32_OPT_DITHER, "--no-dither" },
+	{ 0x104, T32_OPT_WARMUP, "--warmup" },
+	{ 0x105, T32_OPT_FORMAT, "--format" },
+	{ 0x106, T32_OPT_RAWNASM, "--raw-nasm" },
 };
 static const char *const format_names[] = { "table", "tsv", "json" };
 
@@ -59,28 +58,6 @@ const char *t32_block_formats_text(const struct t32_block_opts *o, char *buf, si
 				 k == 1 ? "" : k == n ? " or " : ", ", format_names[f]);
 		}
 	return buf;
-}
-
-void t32_block_opts_help(FILE *f, const struct t32_block_opts *o)
-{
-	char formats[64];
-
-	for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++) {
-		if (!(o->accept & shared_opts[i].bit))
-			continue;
-		if (shared_opts[i].code == 0x104)
-			fprintf(f, "  --warmup N       runs to throw away first (default %llu)\n",
-				(unsigned long long)o->warmup);
-		else if (shared_opts[i].code == 0x105 && (o->formats & (o->formats - 1)))
-			fprintf(f, "  --format F       %s (default %s)\n",
-				t32_block_formats_text(o, formats, sizeof(formats)),
-				format_names[o->format]);
-		else if (shared_opts[i].code == 0x105)
-			fprintf(f, "  --format F       %s, the only one\n",
-				t32_block_formats_text(o, formats, sizeof(formats)));
-		else
-			fputs(shared_opts[i].help, f);
-	}
 }
 
 int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s)

@@ -40,39 +40,15 @@ struct t32_block_opts {
 	unsigned formats;	/* T32_FMT_BIT()s it can write; the first is the default */
 };
 
-/* Long options every block command takes; end the command's own list with these. */
-#define T32_BLOCK_LONGOPTS \
-	{ "cpu", required_argument, NULL, 0x100 }, \
-	{ "timeout", required_argument, NULL, 0x101 }, \
-	{ "init", required_argument, NULL, 0x102 }, \
-	{ "no-dither", no_argument, NULL, 0x103 }, \
-	{ "warmup", required_argument, NULL, 0x104 }, \
-	{ "format", required_argument, NULL, 0x105 }, \
-	{ "raw-nasm", no_argument, NULL, 0x106 }
-
-/* All the shared options' help (t32_block_opts_help lists only those a command takes). */
-#define T32_BLOCK_OPTHELP \
-	"  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n" \
-	"  --timeout S      give up on a block after S seconds (default 10); nasm gets\n" \
-	"                   S and S more per ten million instructions\n" \
-	"  --init R=V,...   start register R with V instead of an arena pointer\n" \
-	"  --no-dither      do not randomise the TSC phase before each run\n" \
-	"  --warmup N       runs to throw away first (default 1000)\n" \
-	"  --format F       table, tsv or json\n" \
-	"  --raw-nasm       let instructions hold any NASM text (%include, incbin, section...)\n"
-
-/*
- * The help lines of the shared options o takes (o->accept), with their defaults
- * as o has them and the formats o->formats offers.
- */
-void t32_block_opts_help(FILE *f, const struct t32_block_opts *o);
 /* The formats o offers, "table, tsv or json", into buf. */
 const char *t32_block_formats_text(const struct t32_block_opts *o, char *buf, size_t len);
 
 void t32_block_opts_init(struct t32_block_opts *o);
 /*
- * Handle one of T32_BLOCK_LONGOPTS: 0 handled, -1 bad value or an option or
- * format the command does not take (message printed), 1 not ours.
+ * Handle shared option `opt` (0x100 --cpu, 0x101 --timeout, 0x102 --init, 0x103
+ * --no-dither, 0x104 --warmup, 0x105 --format, 0x106 --raw-nasm; the rows of
+ * options.h's t32_block_optset): 0 handled, -1 bad value or an option or format
+ * the command does not take (message printed), 1 not ours.
  */
 int t32_block_option(int opt, const char *arg, struct t32_block_opts *o, struct t32_spec *s);
 

@@ -3,6 +3,7 @@
  * target beside it and a verdict.  Figures, not assertions: a miss is reported and
  * counted, and the exit code says whether any target was missed (7).
  */
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
@@ -13,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/correlate.h"
 #include "analysis/uarch.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/sampling.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/table.h"
 #include "t32/tablegen.h"
 #include "t32/tscsim.h"
@@ -158,11 +162,17 @@ out:
 	free(d);
 }
 
+/* A reference build to time against (--reference), or NULL; the CPU asked for, or "". */
+static const char *reference;
+static char bench_cpu[16];
+
 /*
- * Run this binary's sweep as a child (argv) into path; wall seconds, or -1.
- * The rows are then read back for their intervals.
+ * Run a sweep (prog: a t32 binary, NULL for this one) as a child with args into
+ * path; wall seconds, or -1.  A fresh process on purpose: the time is that of
+ * the command a user runs, start-up included, and a reference build can only
+ * run that way.  The rows are then read back for their intervals.
  */
-static double sweep_child(char *const *args, const char *path)
+static double sweep_child(const char *prog, char *const *args, const char *path)
 {
 	char self[PATH_MAX], *argv[40];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -173,15 +183,20 @@ static double sweep_child(char *const *args, const char *path)
 	if (n <= 0)
 		return -1;
 	self[n] = 0;
-	argv[k++] = self;
+	argv[k++] = prog ? (char *)prog : self;
 	argv[k++] = "sweep";
 	argv[k++] = "-o";
 	argv[k++] = (char *)path;
+	if (bench_cpu[0]) {
+		argv[k++] = "--cpu";
+		argv[k++] = bench_cpu;
+	}
 	while (*args && k < 39)
 		argv[k++] = *args++;
 	argv[k] = NULL;
 	t0 = t32_now();
-	if (t32_run_program(argv, &res) || res.status) {
+	/* exit 5: every row written, some not ok; the bench reads their statuses */
+	if (t32_run_program(argv, &res) || (res.status && res.status != T32_EXIT_ROWS)) {
 		if (res.text)
 			fputs(res.text, stderr);
 		t32_child_output_free(&res);
@@ -309,7 +324,7 @@ static void bench_table(void)
 		return;
 	close(fd);
 	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
-	took = sweep_child(args, path);
+	took = sweep_child(NULL, args, path);
 	rows = sweep_rows(path, &hw, &bhw);
 	measuring = sweep_measuring(path);
 	unlink(path);
@@ -341,7 +356,7 @@ static void bench_steps(void)
 		if (fd < 0)
 			return;
 		close(fd);
-		took = sweep_child(args, path);
+		took = sweep_child(NULL, args, path);
 		rows = sweep_rows(path, &hw, &bhw);
 		measuring = sweep_measuring(path);
 		unlink(path);
@@ -357,55 +372,228 @@ static void bench_steps(void)
 	}
 }
 
-/* Samples per second of wall time and the loop's slowdown, for each sampling backend. */
+/* Doubles in ascending order, for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The same sweep by this build and the reference build, in pairs whose order
+ * alternates (so drift of the machine falls on both alike): the median of this
+ * build's time over the reference's, its range, and the median seconds of each.
+ */
+static void paired_sweep(const char *what, char *const *args)
+{
+	enum { PAIRS = 5 };
+	double ratio[PAIRS], mine[PAIRS], theirs[PAIRS];
+	char path[] = "/tmp/t32-bench-paired-XXXXXX", fig[160];
+	int fd = mkstemp(path), n = 0;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int p = 0; p < PAIRS; p++) {
+		double a, b;
+
+		if (p % 2) {
+			b = sweep_child(reference, args, path);
+			a = sweep_child(NULL, args, path);
+		} else {
+			a = sweep_child(NULL, args, path);
+			b = sweep_child(reference, args, path);
+		}
+		if (a <= 0 || b <= 0)
+			continue;
+		mine[n] = a;
+		theirs[n] = b;
+		ratio[n++] = a / b;
+	}
+	unlink(path);
+	if (!n) {
+		report(what, "a sweep failed (this build or the reference)", "<= 1.00x reference", 0);
+		return;
+	}
+	qsort(ratio, (size_t)n, sizeof(double), cmp_double);
+	qsort(mine, (size_t)n, sizeof(double), cmp_double);
+	qsort(theirs, (size_t)n, sizeof(double), cmp_double);
+	snprintf(fig, sizeof(fig), "%.2fx (%.2f-%.2f, %d pairs; %.2f s vs %.2f s)", ratio[n / 2],
+		 ratio[0], ratio[n - 1], n, mine[n / 2], theirs[n / 2]);
+	report(what, fig, "<= 1.00x reference", ratio[n / 2] <= 1.0);
+}
+
+/*
+ * The step curve and the coursework table, each timed against a reference build
+ * (--reference T32, say one built at an older commit) doing the same work at the
+ * same precision on this machine, as a ratio: seconds differ between machines,
+ * the ratio of two builds on one machine much less.
+ */
+static void bench_paired(void)
+{
+	char tbl[PATH_MAX];
+	char *steps[] = { "--n", "1..100", "--unit", "ticks", "--precision", "0",
+			  "--block-precision", "0.8", "--budget", "0.5", "l", "m", "inc eax", NULL };
+	char *table[] = { "--n", "100,1000,10000,100000", "--mode", "latency", "--unit", "ticks",
+			  "--precision", "0.004", "--budget", "1", tbl, NULL };
+
+	if (!reference) {
+		report("paired: against a reference build", "skipped (t32 bench --reference T32)",
+		       "<= 1.00x reference", 1);
+		return;
+	}
+	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
+	paired_sweep("paired: step curve n = 1..100 x inc eax", steps);
+	paired_sweep("paired: coursework table, latency", table);
+}
+
+/*
+ * Samples per second of wall time and the loop's slowdown, for each sampling
+ * backend, sampling the block load-nop10 for 2 s in this process (the loop in
+ * its measuring child).
+ */
 static void bench_sampling(void)
 {
 	static const char *const backends[][2] = {
 		{ "perf", "task-clock" }, { "signal", "cpu-clock" }, { "precise", "task-clock" },
 	};
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0)
-		return;
-	self[n] = 0;
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		char *argv[] = { self, "sample", "--format=tsv", "--backend", (char *)backends[i][0],
-				 "--clock", (char *)backends[i][1], "--seconds", "2", "load-nop10", NULL };
-		struct t32_child_output res;
-		char what[80], fig[120];
-		unsigned long long got = 0;
-		double secs = 0, slow = NAN;
-		double t0 = t32_now(), took;
-		const char *p;
+		struct t32_sampling_req q;
+		struct t32_sampling out;
+		struct t32_spec s = { 0 };
+		char what[80], fig[120], why[512];
+		double t0, took, slow;
+		int rc;
 
 		snprintf(what, sizeof(what), "sampling: %s (%s), load-nop10", backends[i][0],
 			 backends[i][1]);
-		if (t32_run_program(argv, &res)) {
-			t32_child_output_free(&res);
-			continue;
-		}
-		took = t32_now() - t0;
-		if (res.status == T32_EXIT_UNAVAILABLE) {
+		t32_sampling_req_init(&q);
+		q.backend = t32_sample_backend_find(backends[i][0]);
+		q.clock = t32_sample_clock_find(backends[i][1]);
+		q.seconds = 2;
+		if (!q.backend || q.backend->probe(why, sizeof(why))) {
 			report(what, "unavailable here (exit 3)", "(figure only)", 1);
-			t32_child_output_free(&res);
 			continue;
 		}
-		if (res.text && (p = strstr(res.text, "# samples: ")))
-			sscanf(p, "# samples: %llu in %lf s", &got, &secs);
-		if (res.text && (p = strstr(res.text, "# slowdown_percent: ")))
-			sscanf(p, "# slowdown_percent: %lf", &slow);
-		snprintf(fig, sizeof(fig), "%.0f samples/s of wall time, slowdown %.1f%%",
-			 took > 0 ? (double)got / took : 0, slow);
-		report(what, fig, "(figure only)", res.status == 0 && got > 0);
-		t32_child_output_free(&res);
+		if (t32_spec_set_barrier(&s, "n", why, sizeof(why)) ||
+		    t32_spec_set_store(&s, "m", why, sizeof(why)) ||
+		    !t32_blockfile_find("load-nop10", t32_datadir(), q.block_file,
+					sizeof(q.block_file)) ||
+		    t32_sampling_load_block(&q, &s)) {
+			report(what, "cannot load the block load-nop10", "(figure only)", 0);
+			t32_spec_free(&s);
+			continue;
+		}
+		t0 = t32_now();
+		rc = t32_sampling_take(&q, &s, NULL, &out);
+		took = t32_now() - t0;
+		if (rc == T32_EXIT_UNAVAILABLE) {
+			report(what, "unavailable here (exit 3)", "(figure only)", 1);
+		} else {
+			slow = out.r.ns_alone > 0 ? (out.r.ns_sampled / out.r.ns_alone - 1) * 100 : NAN;
+			snprintf(fig, sizeof(fig), "%.0f samples/s of wall time, slowdown %.1f%%",
+				 took > 0 && !rc ? (double)out.r.samples / took : 0, slow);
+			report(what, fig, "(figure only)", !rc && out.r.samples > 0 &&
+			       t32_sampling_doubt(&out) == T32_SAMPLING_TRUSTED);
+		}
+		t32_sampling_free(&out);
+		t32_spec_free(&s);
 	}
 }
 
-/* The retirement model fitted to the study's blocks (cmd-correlate.c). */
+/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
+static double summary_value(const char *text, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "# %s: ", key);
+	char *end;
+	double v;
+
+	p = text ? strstr(text, pat) : NULL;
+	if (!p)
+		return NAN;
+	v = strtod(p + strlen(pat), &end);
+	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
+}
+
+/*
+ * `t32 correlate` on every block file in data/blocks, with the TVD of the fitted
+ * shares (target <= 0.10), the retire width and group chosen, the error of the
+ * predicted cycles per iteration (target <= 5%) and the time taken.  Each runs as
+ * a program, a fresh process as a user runs it: the time taken is part of the
+ * figure, and its summary lines are read from its output.
+ */
 static void bench_correlate(void)
 {
-	t32_bench_correlate(report);
+	char dir[PATH_MAX], self[PATH_MAX];
+	struct dirent **names = NULL;
+	int count;
+
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
+	if (l <= 0) {
+		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
+		return;
+	}
+	self[l] = 0;
+	count = scandir(dir, &names, NULL, alphasort);
+	if (count < 0) {
+		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		const char *nm = names[i]->d_name;
+		size_t l = strlen(nm);
+		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16], cpu[16];
+		struct t32_child_output o;
+		double t0, took, tvd, err, w, g;
+
+		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
+			free(names[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
+		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
+		snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
+		{
+			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
+					 "--seconds", "3", "--cpu", cpu, path, NULL };
+
+			t0 = t32_now();
+			if (t32_run_program(argv, &o) < 0) {
+				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
+				t32_child_output_free(&o);
+				free(names[i]);
+				continue;
+			}
+			took = t32_now() - t0;
+		}
+		if (o.status == T32_EXIT_UNAVAILABLE) {
+			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
+		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
+			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
+			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
+		} else {
+			tvd = summary_value(o.text, "tvd");
+			err = summary_value(o.text, "cycles_error_percent");
+			w = summary_value(o.text, "retire_width");
+			g = summary_value(o.text, "retire_group");
+			/* an undetermined width or group reads as NaN: shown as '?' */
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
+				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
+				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
+			report(what, fig, "TVD <= 0.10, err <= 5%",
+			       t32_corr_meets_target(tvd, err) && o.status == 0);
+		}
+		t32_child_output_free(&o);
+		free(names[i]);
+	}
+	free(names);
 }
 
 /* Wake latency beside cyclictest, and the spin method's gap (cmd-wake.c). */
@@ -476,6 +664,10 @@ static int time_child(const struct t32_form *f, const char *rec, struct timed *t
 	argv[k++] = self;
 	argv[k++] = "time";
 	argv[k++] = "--format=json";
+	if (bench_cpu[0]) {
+		argv[k++] = "--cpu";
+		argv[k++] = bench_cpu;
+	}
 	if (f->init) {
 		argv[k++] = "--init";
 		argv[k++] = f->init;
@@ -547,13 +739,6 @@ static int held_back(const char *name)
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
 	return (int)(h >> 63);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* What one pass over the forms gave, per half. */
@@ -809,7 +994,7 @@ static void bench_fulltable(void)
 	}
 	snprintf(fig, sizeof(fig), "%zu forms in %.1f s", st.forms, st.seconds);
 	report("full table: forms generated (table gen)", fig, ">= 1,500", st.forms >= 1500);
-	took = sweep_child(args, out);
+	took = sweep_child(NULL, args, out);
 	count_fulltable(out, &c);
 	measuring = sweep_measuring(out);
 	unlink(tbl);
@@ -850,29 +1035,56 @@ static const struct bench {
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend", 8 },
 	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks", 30 },
 	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)", 25 },
+	{ "paired", bench_paired, "step curve and coursework table against --reference T32, as ratios", 120 },
 	{ "fulltable", bench_fulltable, "the generated full table swept at +-0.02 (takes about 12 minutes)", 720 },
 	{ NULL, NULL, NULL, 0 }
 };
+
+/* The options: --record DIR, --reference T32, --cpu N; -1 to go on, else an exit code. */
+static int bench_options(int argc, char **argv, int *first)
+{
+	struct t32_block_opts bo;
+	struct t32_block_optset shared;
+	char outro[4096] = "\n";
+	size_t used = 1;
+	int rc;
+
+	t32_block_opts_init(&bo);
+	bo.cmd = "bench";
+	bo.accept = T32_OPT_CPU;
+	t32_block_optset_init(&shared, &bo, NULL);
+	for (const struct bench *b = benches; b->name && used < sizeof(outro); b++)
+		used += (size_t)snprintf(outro + used, sizeof(outro) - used, "  %-14s %s\n", b->name,
+					 b->summary);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_STRING("record", 0, "DIR", &record_dir,
+				       "keep coverage's readings in DIR, one recording a form"),
+			T32_OPT_STRING("reference", 0, "T32", &reference,
+				       "a reference build for the paired figures (its binary)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32] [--cpu N] "
+				       "[NAME]...", NULL, outro, opts, argc, argv, first);
+	}
+	if (rc < 0 && bo.run.cpu >= 0)
+		snprintf(bench_cpu, sizeof(bench_cpu), "%d", bo.run.cpu);
+	return rc;
+}
 
 int cmd_bench(int argc, char **argv)
 {
 	struct t32_cpu c;
 	double t0 = t32_now(), planned = 0, done = 0;
-	int progress = isatty(2);
+	int progress = isatty(2), first, rc = bench_options(argc, argv, &first);
 
-	if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-		printf("usage: t32 bench [--record DIR] [NAME]...\n\n"
-		       "  --record DIR   keep coverage's readings in DIR, one recording a form\n\n");
-		for (const struct bench *b = benches; b->name; b++)
-			printf("  %-14s %s\n", b->name, b->summary);
-		return t32_close_stdout();
-	}
-	if (argc > 2 && strcmp(argv[1], "--record") == 0) {
-		/* the names follow; argv[2] stands in for the command's name */
-		record_dir = argv[2];
-		argc -= 2;
-		argv += 2;
-	}
+	if (rc >= 0)
+		return rc;
+	/* the names follow; argv[0] stands in for the command's name */
+	argc -= first - 1;
+	argv += first - 1;
 	for (int i = 1; i < argc; i++) {
 		const struct bench *b = benches;
 

@@ -9,6 +9,7 @@
 
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/measure.h"
 
 static const char classic_usage[] =
@@ -57,42 +58,31 @@ static void impossible_count(const uint64_t *d, uint64_t n, double seconds,
 		}
 }
 
-void t32_classic_opts(struct t32_block_opts *o)
+void t32_classic_opts(struct t32_block_optset *set, struct t32_block_opts *o, struct t32_spec *s)
 {
 	t32_block_opts_init(o);
 	o->accept = T32_OPT_ALL & ~T32_OPT_FORMAT;	/* it prints deltas, one a line */
+	t32_block_optset_init(set, o, s);
 }
 
 int cmd_classic(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		T32_BLOCK_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_block_opts o;
+	struct t32_block_optset set;
 	struct t32_spec s = { 0 };
 	struct t32_session ss;
 	uint64_t count, *buf;
 	struct impossible bad = { 0, 0 };
 	char err[512];
-	int opt, rc;
+	int rc, first;
 	struct sigaction sa = { .sa_handler = on_interrupt };
+	const struct t32_option opts[] = { T32_OPT_IN_ORDER, T32_OPT_SET(set.rows), T32_OPT_END };
 
-	t32_classic_opts(&o);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			printf("usage: %s\n\n", classic_usage);
-			t32_block_opts_help(stdout, &o);
-			return t32_close_stdout();
-		}
-		rc = t32_block_option(opt, optarg, &o, &s);
-		if (rc < 0)
-			return T32_EXIT_USAGE;
-		if (rc > 0)
-			return t32_usage(classic_usage);
-	}
+	t32_classic_opts(&set, &o, &s);
+	rc = t32_options_parse("", classic_usage, NULL, NULL, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	optind = first;
 	if (argc - optind < 4)
 		return t32_usage(classic_usage);
 	if (t32_block_parse_head(&s, argv[optind], argv[optind + 1]) ||

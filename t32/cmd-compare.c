@@ -383,7 +383,7 @@ static void write_table(FILE *f, const struct compare *cmp, int only_diff)
 				cmp->m[k].with_expected, cmp->tolerance);
 		fputs(")\n", f);
 	}
-	fprintf(f, "\n%-32s %-10s %8s", "form", "mode", "expected");
+	fprintf(f, "\n%-32s %-10s %8s %8s", "form", "mode", "n", "expected");
 	for (int k = 0; k < cmp->nm; k++)
 		fprintf(f, " %17s", (char[8]){ 'm', (char)('1' + k % 10), 0 });
 	for (int k = 1; k < cmp->nm; k++)
@@ -395,7 +395,7 @@ static void write_table(FILE *f, const struct compare *cmp, int only_diff)
 
 		if (only_diff && !differing(cmp, r))
 			continue;
-		fprintf(f, "%-32.32s %-10.10s ", r->form, r->mode);
+		fprintf(f, "%-32.32s %-10.10s %8llu ", r->form, r->mode, r->n);
 		if (isnan(r->expected))
 			fprintf(f, "%8s", "-");
 		else
@@ -540,7 +540,8 @@ static int write_heat(const char *path, const struct compare *cmp, size_t *nshow
 
 		if (sp[j][0] < 0.01)	/* under 1%: nothing to see */
 			break;
-		snprintf(label, sizeof(label), "%s %s", r->form, r->mode[0] == 'l' ? "lat" : "tp");
+		snprintf(label, sizeof(label), "%s %s %llu", r->form, r->mode[0] == 'l' ? "lat" : "tp",
+			 r->n);
 		for (int k = 0; k < cmp->nm; k++)
 			if (usable(&r->c[k])) {
 				t32_tsv_fputs(label, f);

@@ -13,8 +13,8 @@
  * `10 INSN; INSN...` is ten copies of one unit), else the whole body.  Samples
  * on the body's copies are folded onto the unit.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -35,7 +35,10 @@
 #include "t32/latcache.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
+#include "t32/sampling.h"
 #include "t32/spec.h"
+#include "t32/sweep.h"
 #include "t32/run.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
@@ -48,50 +51,11 @@
 
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
-	"[--samples N] [--seconds S] [--backend B] [--init R=V,...] [--no-measure] [--cache DIR] "
+	"[--samples N] [--seconds S] [--backend B] [--cpu N] [--init R=V,...] [--no-measure] "
+	"[--cache DIR] "
 	"[--unit-loop] [--from DIR] [--allow-unstable] "
 	"[--format=table|tsv|json] [-o DIR] "
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
-
-static const char correlate_help[] =
-	"\n"
-	"Measure one block two ways and fit one retirement model to both: the step\n"
-	"curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
-	"timer interrupts land in it run as a loop (t32 sample).\n"
-	"\n"
-	"  --uarch NAME|FILE   micro-architecture to start from (default: the one this\n"
-	"                      CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
-	"                      its vendor's newest, else zen5)\n"
-	"  --set KEY=VALUE     pin a parameter (not fitted unless named in --fit)\n"
-	"  --fit P,...         parameters to fit: uarch keys (retire_width, latency.alu,\n"
-	"                      retire_delay.atretire...) or latency@I, the latency of\n"
-	"                      instruction I of the unit; default: retire_width,\n"
-	"                      retire_group (1 or 2), the class latencies and delays\n"
-	"                      the latency table leaves open, and the retire delay of\n"
-	"                      the sampled loop's branch (unless --unit-loop)\n"
-	"  --kmax K            step curve up to K copies (default 16)\n"
-	"  --samples N         stop sampling after N samples, at least 50 (default 2000)\n"
-	"  --seconds S         or after S seconds (default 3)\n"
-	"  --backend B         sampling backend (default: the best available)\n"
-	"  --init R=V,...      start register R with V (a block file's init lines do the same)\n"
-	"  --no-measure        take latencies from the shipped table alone; by default each\n"
-	"                      instruction form of the block is first timed here as a chain\n"
-	"                      of itself, cached per CPU in --cache DIR (default\n"
-	"                      $T32_CACHE_DIR, else ~/.cache/t32) and reused\n"
-	"  --from DIR          fit what an earlier `-o DIR` measured (its sample.tsv and\n"
-	"                      sweep.tsv, and the --kmax it used) instead of measuring: model\n"
-	"                      variants fitted to the same data\n"
-	"  --allow-unstable    fit samples whose parts differ (t32 sample's flag unstable);\n"
-	"                      by default such a distribution is refused (exit 7)\n"
-	"  --unit-loop         model the samples as the unit alone running as a loop; by\n"
-	"                      default the model runs the loop as the sampler ran it (every\n"
-	"                      copy of the unit, then the loop's counter and branch)\n"
-	"  --format F          table (default), tsv (shares, two blank lines, curve) or json\n"
-	"  -o DIR              write shares.tsv, curve.tsv, the children's sample.tsv and\n"
-	"                      sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)\n"
-	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
-	"\n"
-	"Exit 3 when no sampling backend is available here.\n";
 
 /* What the command was asked for. */
 struct corr_args {
@@ -104,6 +68,7 @@ struct corr_args {
 	uint64_t samples;
 	double seconds;
 	const char *backend;
+	int cpu;		/* --cpu N, or -1: the default */
 	const char *init[T32_MAX_INIT];	/* --init R=V,... as given */
 	size_t ninit;
 	int no_measure;		/* --no-measure: the shipped table alone */
@@ -145,17 +110,6 @@ struct corr_run {
 	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
 	double seconds;			/* wall time of the whole command */
 };
-
-/* The path of this very binary, to run its subcommands as children. */
-static int corr_self(char *buf, size_t len)
-{
-	ssize_t l = readlink("/proc/self/exe", buf, len - 1);
-
-	if (l <= 0)
-		return -1;
-	buf[l] = 0;
-	return 0;
-}
 
 /* Append text to buf (len bytes) at *at; -1 when it does not fit. */
 static int corr_append(char *buf, size_t len, size_t *at, const char *text)
@@ -380,69 +334,96 @@ static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char 
 	return 0;
 }
 
-/* Add `--init REG=V,...` for the spec's start values to argv at *ac. */
-static void corr_init_arg(const struct t32_spec *s, char *buf, size_t len, char **argv, int *ac)
+/* The step curve as the sweep hands its rows over: k copies of the unit, k = 0..kmax. */
+struct corr_curve {
+	struct corr_run *run;
+	unsigned char *seen;	/* kmax + 1 */
+};
+
+/*
+ * One row of the step curve: the block's cycles (block minus empty) and their
+ * 95% half-width (per instruction, times the instructions).  A row the sweep did
+ * not trust is kept and counted; a fault or an unsupported row stops the sweep.
+ */
+static int corr_curve_row(void *ctx, const struct t32_sweep_row *r)
 {
-	size_t at = 0;
+	struct corr_curve *c = ctx;
+	struct corr_run *run = c->run;
+	double tot, est;
 
-	if (!s->ninit)
-		return;
-	buf[0] = 0;
-	for (size_t i = 0; i < s->ninit; i++) {
-		char one[112], reg[96];
-
-		t32_init_format(&s->init[i], reg, sizeof(reg));
-		snprintf(one, sizeof(one), "%s%s", i ? "," : "", reg);
-		if (corr_append(buf, len, &at, one))
-			break;
+	if (strcmp(r->status, "untrusted") == 0) {
+		run->curve_untrusted++;
+	} else if (strcmp(r->status, "ok") != 0 || !r->m) {
+		t32_error("a step of the curve was not measured '%llu: %s'", (unsigned long long)r->n,
+			  r->status);
+		return T32_EXIT_ERROR;
 	}
-	argv[(*ac)++] = "--init";
-	argv[(*ac)++] = buf;
+	if (r->n > run->kmax)
+		return 0;
+	tot = r->m->block_value - r->m->empty_value;
+	est = r->m->value;
+	run->curve[r->n] = tot;
+	run->curve_hw[r->n] = r->m->halfwidth * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+	c->seen[r->n] = 1;
+	return 0;
 }
 
-/* Run the step-curve sweep as a child into run->sweep_tsv and read it.  Exit code. */
-static int corr_sweep(const char *self, const struct corr_args *a, struct corr_run *run)
+/*
+ * The step curve: k = 0..kmax copies of the unit between lfences, swept in this
+ * process into run->sweep_tsv (or read from it with --from).  Exit code.
+ */
+static int corr_sweep(const struct corr_args *a, struct corr_run *run)
 {
-	char nlist[64], init[2048], err[512];
-	char *argv[24];
-	int ac = 0, rc;
-	struct t32_child_output o;
+	char err[512], cmd[8192];
+	struct t32_sweep_req q;
+	struct t32_spec s = { 0 };
+	struct corr_curve c = { run, NULL };
+	uint64_t *ns = NULL;
+	char *body = run->unit_text;
+	int rc = T32_EXIT_ERROR;
 	FILE *f;
 
 	if (a->from)
 		goto read;	/* measured before: read it */
-	snprintf(nlist, sizeof(nlist), "0..%llu", (unsigned long long)a->kmax);
-	argv[ac++] = (char *)self;
-	argv[ac++] = "sweep";
-	argv[ac++] = "--n";
-	argv[ac++] = nlist;
-	argv[ac++] = "--budget";
-	argv[ac++] = "0.25";
-	argv[ac++] = "-o";
-	argv[ac++] = run->sweep_tsv;
-	if (t32_spec_raw_nasm())
-		argv[ac++] = "--raw-nasm";
-	corr_init_arg(&run->spec, init, sizeof(init), argv, &ac);
-	argv[ac++] = "l";
-	argv[ac++] = "m";
-	argv[ac++] = run->unit_text;
-	argv[ac] = NULL;
+	t32_sweep_req_init(&q);
+	ns = calloc(a->kmax + 1, sizeof(*ns));
+	c.seen = calloc(a->kmax + 1, 1);
+	if (!ns || !c.seen) {
+		t32_error("out of memory");
+		goto out;
+	}
+	for (uint64_t k = 0; k <= a->kmax; k++)
+		ns[k] = k;
+	memcpy(s.init, run->spec.init, sizeof(s.init));
+	s.ninit = run->spec.ninit;
+	if (t32_block_parse_head(&s, "l", "m") ||
+	    t32_spec_parse_body(&s, 1, &body, err, sizeof(err))) {
+		if (s.barrier[0])
+			t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+		goto out;
+	}
+	q.spec = &s;
+	q.ns = ns;
+	q.nn = a->kmax + 1;
+	q.mo.budget = 0.25;
+	q.bo.run.cpu = a->cpu;
+	q.out_path = run->sweep_tsv;
+	q.quiet = 1;
+	q.row = corr_curve_row;
+	q.ctx = &c;
+	q.command = t32_sweep_command(&q, cmd, sizeof(cmd));
 	unlink(run->sweep_tsv);
-	if (t32_run_program(argv, &o) < 0) {
-		t32_error("cannot run the sweep (%s) '%s'", o.error, self);
-		t32_child_output_free(&o);
-		return T32_EXIT_ERROR;
-	}
-	rc = o.status;
-	if (rc) {
-		const char *e = o.text ? strstr(o.text, "t32: ") : NULL;
-
-		t32_error("the step-curve sweep failed (%.*s) '%.200s'",
-			  e ? (int)strcspn(e + 5, "\n") : 9, e ? e + 5 : "no reason", run->unit_text);
-		t32_child_output_free(&o);
-		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_UNSUPPORTED ? rc : T32_EXIT_ERROR;
-	}
-	t32_child_output_free(&o);
+	rc = t32_sweep(&q);
+	for (size_t k = 0; k <= a->kmax && !rc; k++)
+		if (!c.seen[k]) {
+			t32_error("the sweep has no row for copies '%zu'", k);
+			rc = T32_EXIT_ERROR;
+		}
+	if (rc && rc != T32_EXIT_UNAVAILABLE && rc != T32_EXIT_UNSUPPORTED &&
+	    rc != T32_EXIT_INTERRUPTED)
+		rc = T32_EXIT_ERROR;
+	goto out;
 read:
 	f = fopen(run->sweep_tsv, "r");
 	if (!f) {
@@ -457,9 +438,13 @@ read:
 		return T32_EXIT_ERROR;
 	}
 	return 0;
+out:
+	t32_spec_free(&s);
+	free(ns);
+	free(c.seen);
+	return rc;
 }
 
-/* Run the sampler as a child, keep its TSV in run->sample_tsv, fold the counts.  Exit code. */
 /*
  * What the sample table says of its stability: a distribution whose parts
  * differed is refused unless asked for (exit 7); one that moved since the last
@@ -486,110 +471,94 @@ static int corr_stability(const char *text, const struct corr_args *a, const cha
 	return 0;
 }
 
-static int corr_sample(const char *self, const struct corr_args *a, struct corr_run *run)
+/*
+ * The samples: the block sampled in this process (its loop in a measuring
+ * child), the sample table kept in run->sample_tsv (or read from it with
+ * --from), and its counts folded onto the unit's positions.  Exit code.
+ */
+static int corr_sample(const struct corr_args *a, struct corr_run *run)
 {
-	char nsamp[32], nsec[32], err[512] = "";
-	char *argv[32 + 64];
-	int ac = 0;
-	struct t32_child_output o;
-	const char *e;
+	struct t32_sampling_req q;
+	struct t32_sampling out;
+	struct t32_spec s = { 0 };
+	char err[512] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
 
 	if (a->from) {
-		FILE *f = fopen(run->sample_tsv, "r");
-		char *text = NULL;
-		size_t cap = 0;
 		ssize_t got;
 
-		if (!f) {
+		if (!(f = fopen(run->sample_tsv, "r"))) {
 			t32_error("cannot read the samples (%s) '%s'", strerror(errno), run->sample_tsv);
 			return T32_EXIT_ERROR;
 		}
 		/* one sample table of the loop's positions: bounded by getdelim's own read */
-		got = getdelim(&text, &cap, '\0', f);
+		got = getdelim(&text, &len, '\0', f);
 		fclose(f);
-		if (got < 0 || corr_read_samples(text, run->n, run->counts, run->backend,
-						 sizeof(run->backend), err, sizeof(err))) {
-			t32_error("%s", got < 0 ? "cannot read the samples" : err);
+		if (got < 0) {
+			t32_error("%s", "cannot read the samples");
 			free(text);
 			return T32_EXIT_ERROR;
 		}
-		{
-			int rc = corr_stability(text, a, run->sample_tsv);
-
-			free(text);
-			if (rc)
-				return rc;
-		}
-		run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
-		return 0;
+		goto fold;
 	}
-	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
-	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
-	argv[ac++] = (char *)self;
-	argv[ac++] = "sample";
-	argv[ac++] = "--format=tsv";
-	argv[ac++] = "--samples";
-	argv[ac++] = nsamp;
-	argv[ac++] = "--seconds";
-	argv[ac++] = nsec;
-	if (a->backend) {
-		argv[ac++] = "--backend";
-		argv[ac++] = (char *)a->backend;
+	t32_sampling_req_init(&q);
+	memset(&out, 0, sizeof(out));
+	q.samples = a->samples;
+	q.seconds = a->seconds;
+	q.run.cpu = a->cpu;
+	if (a->backend && strcmp(a->backend, "auto") &&
+	    !(q.backend = t32_sample_backend_find(a->backend))) {
+		t32_error("unknown backend '%s' (auto, perf, signal, precise)", a->backend);
+		return T32_EXIT_USAGE;
 	}
-	if (t32_spec_raw_nasm())
-		argv[ac++] = "--raw-nasm";
-	for (size_t k = 0; k < a->ninit && ac < 32 + 40; k++) {
-		argv[ac++] = "--init";
-		argv[ac++] = (char *)a->init[k];
-	}
-	argv[ac++] = "--";
-	if (a->block_file[0]) {
-		argv[ac++] = (char *)a->block_file;
-	} else {
-		for (int i = 0; i < a->body_argc && ac < 32 + 63; i++)
-			argv[ac++] = a->body_argv[i];
-	}
-	argv[ac] = NULL;
-	if (t32_run_program(argv, &o) < 0) {
-		t32_error("cannot run the sampler (%s) '%s'", o.error, self);
-		t32_child_output_free(&o);
-		return T32_EXIT_ERROR;
-	}
-	e = o.text ? strstr(o.text, "t32: ") : NULL;
-	if (o.status && o.status != T32_EXIT_UNTRUSTED) {
-		int rc = o.status == T32_EXIT_UNAVAILABLE || o.status == T32_EXIT_USAGE ? o.status
-			: T32_EXIT_ERROR;
-
-		if (e)
-			fprintf(stderr, "%.*s\n", (int)strcspn(e, "\n"), e);
-		else
-			t32_error("the sampler failed (exit %d) '%s'", o.status, "t32 sample");
-		t32_child_output_free(&o);
-		return rc;
-	}
-	run->sample_untrusted = o.status == T32_EXIT_UNTRUSTED;
-	{
-		int rc = corr_stability(o.text, a, "t32 sample");
-
-		if (rc) {
-			t32_child_output_free(&o);
-			return rc;
-		}
-	}
-	if (t32_write_file(run->sample_tsv, o.text ? o.text : "", o.text ? strlen(o.text) : 0) ||
-	    corr_read_samples(o.text, run->n, run->counts, run->backend, sizeof(run->backend),
-				  err, sizeof(err))) {
-		if (!err[0])
-			snprintf(err, sizeof(err), "cannot write '%.400s' (%s)", run->sample_tsv,
-				 strerror(errno));
+	rc = t32_spec_set_barrier(&s, "n", err, sizeof(err)) ||
+	     t32_spec_set_store(&s, "m", err, sizeof(err)) ? T32_EXIT_ERROR : 0;
+	for (size_t k = 0; k < a->ninit && !rc; k++)
+		if (t32_spec_parse_init(&s, a->init[k], err, sizeof(err)))
+			rc = T32_EXIT_USAGE;
+	if (rc)
 		t32_error("%s", err);
-		t32_child_output_free(&o);
+	else if (a->block_file[0]) {
+		snprintf(q.block_file, sizeof(q.block_file), "%s", a->block_file);
+		rc = t32_sampling_load_block(&q, &s);
+	} else if (t32_spec_parse_body(&s, a->body_argc, a->body_argv, err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = t32_sampling_take(&q, &s, NULL, &out);
+	if (!rc && (f = open_memstream(&text, &len))) {
+		t32_sampling_tsv(f, &q, &s, &out, NULL);
+		if (fclose(f))
+			rc = T32_EXIT_ERROR;
+	} else if (!rc) {
+		rc = T32_EXIT_ERROR;
+	}
+	run->sample_untrusted = !rc && t32_sampling_doubt(&out) != T32_SAMPLING_TRUSTED;
+	t32_sampling_free(&out);
+	t32_spec_free(&s);
+	if (rc) {
+		free(text);
+		return rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_USAGE ? rc : T32_EXIT_ERROR;
+	}
+	if (t32_write_file(run->sample_tsv, text, len)) {
+		t32_error("cannot write '%.400s' (%s)", run->sample_tsv, strerror(errno));
+		free(text);
 		return T32_EXIT_ERROR;
 	}
-	t32_child_output_free(&o);
+fold:
+	rc = corr_stability(text, a, a->from ? run->sample_tsv : "t32 sample");
+	if (!rc && corr_read_samples(text, run->n, run->counts, run->backend,
+				     sizeof(run->backend), err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_ERROR;
+	}
+	free(text);
 	/* the precise backend puts the sample on the selected instruction itself */
 	run->skid = strcmp(run->backend, "precise") == 0 ? 0 : 1;
-	return 0;
+	return rc;
 }
 
 /* In-situ hold of instruction i: its selected samples (on i + skid) over the block's cycles. */
@@ -971,97 +940,128 @@ static int corr_plot(const char *dir, const char *script, const char *in, const 
 	return 0;
 }
 
+/* --set KEY=VALUE, once for each key */
+static int opt_set(const struct t32_option *row, const char *arg)
+{
+	struct corr_args *a = row->ctx;
+
+	if (a->nsets >= CORR_MAX_SETS) {
+		t32_error("too many --set options '%s'", arg);
+		return -1;
+	}
+	a->sets[a->nsets++] = arg;
+	return 0;
+}
+
+/* --fit P,...: names of at most T32_CORR_MAX_PARAMS parameters */
+static int opt_fit(const struct t32_option *row, const char *v)
+{
+	struct corr_args *a = row->ctx;
+
+	while (*v) {
+		size_t l = strcspn(v, ",");
+
+		if (a->nfit >= T32_CORR_MAX_PARAMS || l == 0 || l >= 48) {
+			t32_error("bad --fit list '%s' (at most %d names)", v, T32_CORR_MAX_PARAMS);
+			return -1;
+		}
+		snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
+		v += l + (v[l] == ',');
+	}
+	return 0;
+}
+
+/* --init R=V,...: kept as given, read into the block once it is known */
+static int opt_init(const struct t32_option *row, const char *arg)
+{
+	struct corr_args *a = row->ctx;
+
+	if (a->ninit >= T32_MAX_INIT) {
+		t32_error("too many --init options '%s'", arg);
+		return -1;
+	}
+	a->init[a->ninit++] = arg;
+	return 0;
+}
+
 /* Parse the command line into a; -1 to go on, else the exit code. */
 static int corr_parse(int argc, char **argv, struct corr_args *a)
 {
-	const char *v;
-	int i;
+	struct t32_block_opts bo;
+	struct t32_block_optset shared;
+	int rc, first;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: %s\n%s", correlate_usage, correlate_help);
-			return t32_close_stdout();
-		} else if (strcmp(argv[i], "--raw-nasm") == 0) {
-			t32_spec_allow_raw_nasm(1);
-		} else if ((v = t32_optval(argc, argv, &i, "--uarch"))) {
-			a->uarch = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--set"))) {
-			if (a->nsets >= CORR_MAX_SETS) {
-				t32_error("too many --set options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			a->sets[a->nsets++] = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--fit"))) {
-			while (*v) {
-				size_t l = strcspn(v, ",");
-
-				if (a->nfit >= T32_CORR_MAX_PARAMS || l == 0 || l >= 48) {
-					t32_error("bad --fit list (at most %d names) '%s'",
-						  T32_CORR_MAX_PARAMS, v);
-					return T32_EXIT_USAGE;
-				}
-				snprintf(a->fit[a->nfit++], 48, "%.*s", (int)l, v);
-				v += l + (v[l] == ',');
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--kmax"))) {
-			if (t32_parse_u64(v, 2, CORR_MAX_KMAX, &a->kmax)) {
-				t32_error("bad kmax (2 to %d) '%s'", CORR_MAX_KMAX, v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--samples"))) {
+	t32_block_opts_init(&bo);
+	bo.cmd = "correlate";
+	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
+	t32_block_optset_init(&shared, &bo, NULL);
+	shared.rows[5].help = "table (default), tsv (shares, two blank lines, curve) or json";
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_IN_ORDER,
+			T32_OPT_STRING("uarch", 0, "NAME|FILE", &a->uarch,
+				       "micro-architecture to start from (default: the one this\n"
+				       "CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
+				       "its vendor's newest, else zen5)"),
+			T32_OPT_FN("set", "KEY=VALUE", opt_set, a,
+				   "pin a parameter (not fitted unless named in --fit)"),
+			T32_OPT_FN("fit", "P,...", opt_fit, a,
+				   "parameters to fit: uarch keys (retire_width, latency.alu,\n"
+				   "retire_delay.atretire...) or latency@I, the latency of\n"
+				   "instruction I of the unit; default: retire_width,\n"
+				   "retire_group (1 or 2), the class latencies and delays\n"
+				   "the latency table leaves open, and the retire delay of\n"
+				   "the sampled loop's branch (unless --unit-loop)"),
+			T32_OPT_U64("kmax", "K", &a->kmax, 2, CORR_MAX_KMAX, "kmax",
+				    "step curve up to K copies (default 16)"),
 			/* the sampler's own floor: fewer never give shares to trust */
-			if (t32_parse_u64(v, 50, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (50 to 10000000: fewer in the body "
-					  "give no shares to trust)", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--seconds"))) {
-			char *end;
+			T32_OPT_U64("samples", "N", &a->samples, 50, 10000000, "sample count",
+				    "stop sampling after N samples, at least 50 (default 2000)"),
+			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "seconds",
+				     "or after S seconds (default 3)"),
+			T32_OPT_STRING("backend", 0, "B", &a->backend,
+				       "sampling backend (default: the best available)"),
+			T32_OPT_FN("init", "R=V,...", opt_init, a,
+				   "start register R with V (a block file's init lines do the same)"),
+			T32_OPT_FLAG("no-measure", 0, &a->no_measure,
+				     "take latencies from the shipped table alone; by default each\n"
+				     "instruction form of the block is first timed here as a chain\n"
+				     "of itself, cached per CPU in --cache DIR (default\n"
+				     "$T32_CACHE_DIR, else ~/.cache/t32) and reused"),
+			T32_OPT_STRING("cache", 0, "DIR", &a->cache_dir, "where measured latencies are kept"),
+			T32_OPT_STRING("from", 0, "DIR", &a->from,
+				       "fit what an earlier `-o DIR` measured (its sample.tsv and\n"
+				       "sweep.tsv, and the --kmax it used) instead of measuring: model\n"
+				       "variants fitted to the same data"),
+			T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
+				     "fit samples whose parts differ (t32 sample's flag unstable);\n"
+				     "by default such a distribution is refused (exit 7)"),
+			T32_OPT_FLAG("unit-loop", 0, &a->unit_loop,
+				     "model the samples as the unit alone running as a loop; by\n"
+				     "default the model runs the loop as the sampler ran it (every\n"
+				     "copy of the unit, then the loop's counter and branch)"),
+			T32_OPT_STRING("output", 'o', "DIR", &a->outdir,
+				       "write shares.tsv, curve.tsv, the sampler's sample.tsv, the\n"
+				       "sweep's sweep.tsv, and shares.svg, model-overlay.svg (gnuplot)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
 
-			a->seconds = strtod(v, &end);
-			if (end == v || *end || !(a->seconds > 0 && a->seconds <= 3600)) {
-				t32_error("bad seconds (above 0, at most 3600) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "--backend"))) {
-			a->backend = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--init"))) {
-			if (a->ninit >= T32_MAX_INIT) {
-				t32_error("too many --init options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			a->init[a->ninit++] = v;
-		} else if (strcmp(argv[i], "--no-measure") == 0) {
-			a->no_measure = 1;
-		} else if (strcmp(argv[i], "--unit-loop") == 0) {
-			a->unit_loop = 1;
-		} else if (strcmp(argv[i], "--allow-unstable") == 0) {
-			a->allow_unstable = 1;
-		} else if ((v = t32_optval(argc, argv, &i, "--from"))) {
-			a->from = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--cache"))) {
-			a->cache_dir = v;
-		} else if ((v = t32_optval(argc, argv, &i, "--format"))) {
-			if (t32_parse_format(v, &a->format)) {
-				t32_error("unknown format (table, tsv, json) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-		} else if ((v = t32_optval(argc, argv, &i, "-o")) ||
-			   (v = t32_optval(argc, argv, &i, "--output"))) {
-			a->outdir = v;
-		} else {
-			t32_error("unknown option '%s'", argv[i]);
-			return t32_usage(correlate_usage);
-		}
+		rc = t32_options_parse("correlate", correlate_usage,
+				       "Measure one block two ways and fit one retirement model to both: the step\n"
+				       "curve of k = 0..K copies of the block between lfences (t32 sweep), and where\n"
+				       "timer interrupts land in it run as a loop (t32 sample).\n\n",
+				       "\nExit 3 when no sampling backend is available here.\n", opts, argc,
+				       argv, &first);
 	}
-	if (i >= argc)
+	if (rc >= 0)
+		return rc;
+	a->cpu = bo.run.cpu;
+	a->format = bo.format;
+	if (first >= argc)
 		return t32_usage(correlate_usage);
-	a->body_argc = argc - i;
-	a->body_argv = argv + i;
+	a->body_argc = argc - first;
+	a->body_argv = argv + first;
 	return -1;
 }
 
@@ -1145,17 +1145,95 @@ static int corr_block(struct corr_args *a, struct corr_run *run)
 	return -1;
 }
 
+/*
+ * Where the measurements go: the files of --from DIR (read, not measured), of
+ * -o DIR, else temporary ones removed at the end.  0, or an exit code.
+ */
+static int corr_files(const struct corr_args *a, struct corr_run *run)
+{
+	if (a->from) {
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a->from);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a->from);
+		if (a->outdir) {
+			t32_error("--from and -o together '%s' (the figures of --from DIR are its own)",
+				  a->outdir);
+			return T32_EXIT_USAGE;
+		}
+	} else if (a->outdir) {
+		if (mkdir(a->outdir, 0777) && errno != EEXIST) {
+			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
+				  a->outdir);
+			return T32_EXIT_ERROR;
+		}
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a->outdir);
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a->outdir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		int fd;
+
+		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sweep_tsv);
+			run->sweep_tsv[0] = 0;
+			return T32_EXIT_ERROR;
+		}
+		close(fd);
+		if ((fd = mkstemp(run->sample_tsv)) < 0) {
+			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
+				  run->sample_tsv);
+			run->sample_tsv[0] = 0;
+			return T32_EXIT_ERROR;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* The result printed as asked, and -o DIR's tables and figures; 0, or an exit code. */
+static int corr_output(const struct corr_args *a, const struct corr_run *run, int argc,
+		       char **argv)
+{
+	int rc = 0;
+
+	if (a->format == T32_FMT_JSON) {
+		corr_print_json(stdout, run);
+	} else if (a->format == T32_FMT_TSV) {
+		t32_provenance(stdout, argc, argv);
+		corr_clock_lines(stdout);
+		corr_print_summary(stdout, run);
+		corr_print_shares(stdout, run);
+		printf("\n\n");
+		corr_print_curve(stdout, run);
+	} else {
+		corr_print_table(stdout, a, run);
+	}
+	if (a->outdir &&
+	    (corr_write(a->outdir, "shares.tsv", argc, argv, run, corr_print_shares) ||
+	     corr_write(a->outdir, "curve.tsv", argc, argv, run, corr_print_curve) ||
+	     corr_plot(a->outdir, "shares", "shares.tsv", "shares.svg", run->unit_text) ||
+	     corr_plot(a->outdir, "model-overlay", "curve.tsv", "model-overlay.svg",
+		       run->unit_text)))
+		rc = T32_EXIT_ERROR;
+	if (t32_close_stdout())
+		rc = T32_EXIT_ERROR;
+	return rc;
+}
+
 /* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
 int cmd_correlate(int argc, char **argv)
 {
-	struct corr_args a = { .uarch = NULL, .kmax = 16, .samples = 2000, .seconds = 3,
+	struct corr_args a = { .uarch = NULL, .cpu = -1, .kmax = 16, .samples = 2000, .seconds = 3,
 			       .format = T32_FMT_TABLE };
 	struct corr_run *run = calloc(1, sizeof(*run));
 	struct t32_uarch u;
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_corr_data d;
 	struct t32_corr_opts co;
-	char err[1024], path[PATH_MAX], self[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
+	char err[1024], path[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
 	const char *params[T32_CORR_MAX_PARAMS];
 	unsigned char *code = NULL;
 	double t0 = t32_now(), *kx = NULL;
@@ -1274,55 +1352,14 @@ int cmd_correlate(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	if (corr_self(self, sizeof(self))) {
-		t32_error("cannot find this program (%s) '%s'", strerror(errno), "/proc/self/exe");
-		goto out;
-	}
-	if (a.from) {
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.from);
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.from);
-		if (a.outdir) {
-			t32_error("--from and -o together '%s' (the figures of --from DIR are its own)",
-				  a.outdir);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-	} else if (a.outdir) {
-		if (mkdir(a.outdir, 0777) && errno != EEXIST) {
-			t32_error("cannot create the results folder (%s) '%s'", strerror(errno),
-				  a.outdir);
-			goto out;
-		}
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a.outdir);
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a.outdir);
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		int fd;
-
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sweep_tsv);
-			run->sweep_tsv[0] = 0;
-			goto out;
-		}
-		close(fd);
-		if ((fd = mkstemp(run->sample_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sample_tsv);
-			run->sample_tsv[0] = 0;
-			goto out;
-		}
-		close(fd);
-	}
-	/* sampling first: no backend here is exit 3 before spending time on the sweep */
-	rc = corr_sample(self, &a, run);
+	rc = corr_files(&a, run);
 	if (rc)
 		goto out;
-	rc = corr_sweep(self, &a, run);
+	/* sampling first: no backend here is exit 3 before spending time on the sweep */
+	rc = corr_sample(&a, run);
+	if (rc)
+		goto out;
+	rc = corr_sweep(&a, run);
 	if (rc)
 		goto out;
 	rc = T32_EXIT_ERROR;
@@ -1352,29 +1389,7 @@ int cmd_correlate(int argc, char **argv)
 	}
 	run->seconds = t32_now() - t0;
 
-	if (a.format == T32_FMT_JSON) {
-		corr_print_json(stdout, run);
-	} else if (a.format == T32_FMT_TSV) {
-		t32_provenance(stdout, argc, argv);
-		corr_clock_lines(stdout);
-		corr_print_summary(stdout, run);
-		corr_print_shares(stdout, run);
-		printf("\n\n");
-		corr_print_curve(stdout, run);
-	} else {
-		corr_print_table(stdout, &a, run);
-	}
-	rc = 0;
-	if (a.outdir) {
-		if (corr_write(a.outdir, "shares.tsv", argc, argv, run, corr_print_shares) ||
-		    corr_write(a.outdir, "curve.tsv", argc, argv, run, corr_print_curve) ||
-		    corr_plot(a.outdir, "shares", "shares.tsv", "shares.svg", run->unit_text) ||
-		    corr_plot(a.outdir, "model-overlay", "curve.tsv", "model-overlay.svg",
-			      run->unit_text))
-			rc = T32_EXIT_ERROR;
-	}
-	if (t32_close_stdout())
-		rc = T32_EXIT_ERROR;
+	rc = corr_output(&a, run, argc, argv);
 	if (!rc && run->sample_untrusted) {
 		t32_error("too few samples in the body to trust the shares '%llu'",
 			  (unsigned long long)run->fit.samples);
@@ -1402,92 +1417,4 @@ out_early:
 	t32_spec_free(&run->spec);
 	free(run);
 	return rc;
-}
-
-/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
-static double corr_summary_value(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "# %s: ", key);
-	char *end;
-	double v;
-
-	p = text ? strstr(text, pat) : NULL;
-	if (!p)
-		return NAN;
-	v = strtod(p + strlen(pat), &end);
-	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
-}
-
-/*
- * make bench: `t32 correlate` on every block file in data/blocks, each as a child, with
- * the TVD of the fitted shares (target <= 0.10), the retire width and group chosen, the
- * error of the predicted cycles per iteration (target <= 5%) and the time taken.
- */
-void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
-					int ok))
-{
-	char dir[PATH_MAX], self[PATH_MAX];
-	struct dirent **names = NULL;
-	int count;
-
-	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
-	if (corr_self(self, sizeof(self))) {
-		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
-		return;
-	}
-	count = scandir(dir, &names, NULL, alphasort);
-	if (count < 0) {
-		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
-		return;
-	}
-	for (int i = 0; i < count; i++) {
-		const char *nm = names[i]->d_name;
-		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
-		struct t32_child_output o;
-		double t0, took, tvd, err, w, g;
-
-		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
-			free(names[i]);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
-		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
-		{
-			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
-					 "--seconds", "3", path, NULL };
-
-			t0 = t32_now();
-			if (t32_run_program(argv, &o) < 0) {
-				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
-				t32_child_output_free(&o);
-				free(names[i]);
-				continue;
-			}
-			took = t32_now() - t0;
-		}
-		if (o.status == T32_EXIT_UNAVAILABLE) {
-			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
-		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
-			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
-			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
-		} else {
-			tvd = corr_summary_value(o.text, "tvd");
-			err = corr_summary_value(o.text, "cycles_error_percent");
-			w = corr_summary_value(o.text, "retire_width");
-			g = corr_summary_value(o.text, "retire_group");
-			/* an undetermined width or group reads as NaN: shown as '?' */
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
-				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
-				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
-			report(what, fig, "TVD <= 0.10, err <= 5%",
-			       t32_corr_meets_target(tvd, err) && o.status == 0);
-		}
-		t32_child_output_free(&o);
-		free(names[i]);
-	}
-	free(names);
 }

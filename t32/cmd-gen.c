@@ -13,6 +13,7 @@
 #include "gen/gen.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 
 static const char gen_usage[] =
 	"t32 gen [--empty] [--loop [--unroll K] [--loop-barrier]] [-o FILE] [--elf -o FILE [--iterations N]]\n"
@@ -66,85 +67,69 @@ static int write_elf(const struct t32_gen *g, const char *out, const struct t32_
 	return rc;
 }
 
+/* --loop, and --elf (a looped program): the loop's shape. */
+static int opt_shape(const struct t32_option *row, const char *arg)
+{
+	struct t32_gen_opts *go = row->ctx;
+
+	(void)arg;
+	go->shape = T32_GEN_LOOP;
+	return 0;
+}
+
+/* The options into go, o, s and the rest; -1 to go on, else an exit code. */
+static int gen_options(int argc, char **argv, struct t32_gen_opts *go, struct t32_block_opts *o,
+		       struct t32_spec *s, int *want_empty, int *elf, const char **out,
+		       uint64_t *iterations, int *first)
+{
+	struct t32_block_optset shared;
+
+	t32_block_opts_init(o);
+	o->cmd = "gen";
+	/* it prints NASM and runs nothing: no CPU, warm-up or output format */
+	o->accept = T32_OPT_TIMEOUT | T32_OPT_INIT | T32_OPT_DITHER | T32_OPT_RAWNASM;
+	t32_block_optset_init(&shared, o, s);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FLAG("empty", 0, want_empty,
+				     "the barrier-only twin (what the barrier cost is measured on)"),
+			T32_OPT_FN("loop", NULL, opt_shape, go, "the looped shape used for interrupt sampling"),
+			T32_OPT_U64("unroll", "K", &go->unroll, 1, 1000000, "unroll",
+				    "body copies per loop iteration"),
+			T32_OPT_FLAG("loop-barrier", 0, &go->loop_barrier, "keep the barriers inside the loop"),
+			T32_OPT_STRING("output", 'o', "FILE", out,
+				       "write the source to FILE instead of stdout"),
+			T32_OPT_FLAG("elf", 0, elf,
+				     "with -o FILE: write the looped block as a static program with\n"
+				     "symbols (t32_loop, body_start, body_end) for perf record/annotate"),
+			T32_OPT_U64("iterations", "N", iterations, 1, 4611686018427387904.0, "iteration count",
+				    "loop iterations the program runs (default: about 2e9\n"
+				    "instructions' worth)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		return t32_options_parse("gen", gen_usage, NULL, NULL, opts, argc, argv, first);
+	}
+}
+
 int cmd_gen(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "empty", no_argument, NULL, 'e' },
-		{ "loop", no_argument, NULL, 'l' },
-		{ "unroll", required_argument, NULL, 'u' },
-		{ "loop-barrier", no_argument, NULL, 'b' },
-		{ "elf", no_argument, NULL, 'E' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "iterations", required_argument, NULL, 'i' },
-		T32_BLOCK_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_block_opts o;
 	struct t32_gen_opts go = { .shape = T32_GEN_TIMED, .dither = 1, .unroll = 1 };
 	struct t32_spec s = { 0 }, empty;
 	struct t32_gen g;
 	char err[512];
-	int opt, rc, want_empty = 0, elf = 0;
+	int rc, want_empty = 0, elf = 0, first;
 	const char *out = NULL;
 	uint64_t iterations = 0;
 
-	t32_block_opts_init(&o);
-	o.cmd = "gen";
-	/* it prints NASM and runs nothing: no CPU, warm-up or output format */
-	o.accept = T32_OPT_TIMEOUT | T32_OPT_INIT | T32_OPT_DITHER | T32_OPT_RAWNASM;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
-			       "  --empty          the barrier-only twin (what the barrier cost is measured on)\n"
-			       "  --loop           the looped shape used for interrupt sampling\n"
-			       "  --unroll K       body copies per loop iteration\n"
-			       "  --loop-barrier   keep the barriers inside the loop\n"
-			       "  -o FILE          write the source to FILE instead of stdout\n"
-			       "  --elf -o FILE    write the looped block as a static program with symbols\n"
-			       "                   (t32_loop, body_start, body_end) for perf record/annotate\n"
-			       "  --iterations N   loop iterations the program runs (default: about 2e9\n"
-			       "                   instructions' worth)\n",
-			       gen_usage);
-			t32_block_opts_help(stdout, &o);
-			return t32_close_stdout();
-		case 'e':
-			want_empty = 1;
-			continue;
-		case 'l':
-			go.shape = T32_GEN_LOOP;
-			continue;
-		case 'b':
-			go.loop_barrier = 1;
-			continue;
-		case 'E':
-			elf = 1;
-			go.shape = T32_GEN_LOOP;
-			continue;
-		case 'o':
-			out = optarg;
-			continue;
-		case 'i':
-			if (t32_parse_u64(optarg, 1, UINT64_C(1) << 62, &iterations)) {
-				t32_error("bad iteration count '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'u':
-			if (t32_parse_u64(optarg, 1, 1000000, &go.unroll)) {
-				t32_error("bad unroll '%s' (1 to 1000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		}
-		rc = t32_block_option(opt, optarg, &o, &s);
-		if (rc < 0)
-			return T32_EXIT_USAGE;
-		if (rc > 0)
-			return t32_usage(gen_usage);
-	}
+	rc = gen_options(argc, argv, &go, &o, &s, &want_empty, &elf, &out, &iterations, &first);
+	if (rc >= 0)
+		return rc;
+	optind = first;
+	if (elf)
+		go.shape = T32_GEN_LOOP;
 	go.dither = o.dither;
 	if (argc - optind < (want_empty ? 2 : 3))
 		return t32_usage(gen_usage);

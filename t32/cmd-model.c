@@ -17,6 +17,7 @@
 #include "analysis/uarch.h"
 #include "t32/block.h"
 #include "t32/latcache.h"
+#include "t32/options.h"
 #include "t32/run.h"
 #include "t32/spec.h"
 #include "t32/table.h"
@@ -31,40 +32,6 @@ static const char model_usage[] =
 	"[--measure|--no-measure] [--cache DIR] [--cpu N] "
 	"[--format=table|tsv|json] [--curve=KMAX] ([N] INSN [[N] INSN]... | FILE.blk | BLOCK)\n"
 	"       t32 model [--uarch NAME] --lat-from SWEEP.tsv";
-
-static const char model_help[] =
-	"\n"
-	"Run the retirement model of \"Where do interrupts happen?\" on a block run as a\n"
-	"loop: when each instruction allocates, is ready, completes and retires; the\n"
-	"instructions where retirement advances (selected by an interrupt) and by how\n"
-	"many cycles; where the samples land; the cycles per iteration.  A block file\n"
-	"(data/blocks/BLOCK.blk) is modelled as its unit: when every line repeats the\n"
-	"same number of times, each once.\n"
-	"\n"
-	"  --uarch NAME|FILE   micro-architecture: data/uarch/NAME.uarch or a file\n"
-	"                      (default: the one the measuring CPU's CPUID names, as\n"
-	"                      t32 env shows; a core without data gets generic, and its\n"
-	"                      forms are timed here, as with --measure)\n"
-	"  --set KEY=VALUE     change one parameter, e.g. retire_width=4 (repeatable)\n"
-	"  --skid 0|1          samples land on the selected instruction (0, precise)\n"
-	"                      or on the next one (1, the default)\n"
-	"  --format=FORMAT     table (for people, the default), tsv or json\n"
-	"  --curve=KMAX        instead: cycles of k copies between barriers, k = 0..KMAX\n"
-	"  --lat FILE          per-form latencies from FILE instead of data/uarch/latency.lat\n"
-	"  --measure           time each instruction form here first (a chain of itself, or\n"
-	"                      each copy after a nop), as t32 correlate does; the table is\n"
-	"                      the fallback\n"
-	"  --no-measure        not even for a core without data: the table alone\n"
-	"  --cache DIR         keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
-	"                      ~/.cache/t32), per CPU and core type, and reuse it\n"
-	"  --cpu N             model CPU N's core and time forms there (default: the last\n"
-	"                      allowed CPU, a P-core on a hybrid part; an E-core by its number)\n"
-	"  --lat-from SWEEP    print a latency table made from a sweep's latency rows\n"
-	"                      (t32 sweep TABLE.tbl), for --lat\n"
-	"  --raw-nasm          let instructions hold any NASM text (%include, incbin...)\n"
-	"\n"
-	"INSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
-	"found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n";
 
 /* Where a latency came from, one word for programs (enum t32_lat_source order). */
 static const char *const src_words[] = { "class", "table", "measured" };
@@ -284,31 +251,109 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 	return rc;
 }
 
+/* What the command was asked for. */
+struct model_args {
+	const char *uarch_asked;
+	const char *sets[MODEL_MAX_SETS];
+	size_t nsets;
+	const char *lat_path, *lat_from, *cache_dir;
+	int measure;		/* 1 --measure, -1 --no-measure (the last given), 0 as the core needs */
+	unsigned skid;		/* 0 or 1 */
+	uint64_t curve;		/* --curve KMAX, or UINT64_MAX for none */
+	int optind;
+};
+
+/* --set KEY=VALUE, repeatable */
+static int opt_set(const struct t32_option *row, const char *arg)
+{
+	struct model_args *m = row->ctx;
+
+	if (m->nsets >= MODEL_MAX_SETS) {
+		t32_error("too many --set options '%s'", arg);
+		return -1;
+	}
+	m->sets[m->nsets++] = arg;
+	return 0;
+}
+
+/* --measure and --no-measure: the last of them given wins. */
+static int opt_measure(const struct t32_option *row, const char *arg)
+{
+	(void)arg;
+	*(int *)row->ctx = strcmp(row->name, "measure") == 0 ? 1 : -1;
+	return 0;
+}
+
+/* The options into m and bo (the CPU, the format); -1 to go on, else an exit code. */
+static int model_options(int argc, char **argv, struct model_args *m, struct t32_block_opts *bo)
+{
+	struct t32_block_optset shared;
+	int rc;
+
+	t32_block_opts_init(bo);
+	bo->cmd = "model";
+	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
+	t32_block_optset_init(&shared, bo, NULL);
+	shared.rows[0].help = "model CPU N's core and time forms there (default: the last\n"
+			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)";
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_IN_ORDER,	/* options first, then the block */
+			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked,
+				       "micro-architecture: data/uarch/NAME.uarch or a file\n"
+				       "(default: the one the measuring CPU's CPUID names, as\n"
+				       "t32 env shows; a core without data gets generic, and its\n"
+				       "forms are timed here, as with --measure)"),
+			T32_OPT_FN("set", "KEY=VALUE", opt_set, m,
+				   "change one parameter, e.g. retire_width=4 (repeatable)"),
+			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid",
+				     "samples land on the selected instruction (0, precise)\n"
+				     "or on the next one (1, the default)"),
+			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length",
+				    "instead: cycles of k copies between barriers, k = 0..KMAX"),
+			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path,
+				       "per-form latencies from FILE instead of data/uarch/latency.lat"),
+			T32_OPT_FN("measure", NULL, opt_measure, &m->measure,
+				     "time each instruction form here first (a chain of itself, or\n"
+				     "each copy after a nop), as t32 correlate does; the table is\n"
+				     "the fallback"),
+			T32_OPT_FN("no-measure", NULL, opt_measure, &m->measure,
+				     "not even for a core without data: the table alone"),
+			T32_OPT_STRING("cache", 0, "DIR", &m->cache_dir,
+				       "keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
+				       "~/.cache/t32), per CPU and core type, and reuse it"),
+			T32_OPT_STRING("lat-from", 0, "SWEEP", &m->lat_from,
+				       "print a latency table made from a sweep's latency rows\n"
+				       "(t32 sweep TABLE.tbl), for --lat"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("model", model_usage,
+				       "Run the retirement model of \"Where do interrupts happen?\" on a block run as a\n"
+				       "loop: when each instruction allocates, is ready, completes and retires; the\n"
+				       "instructions where retirement advances (selected by an interrupt) and by how\n"
+				       "many cycles; where the samples land; the cycles per iteration.  A block file\n"
+				       "(data/blocks/BLOCK.blk) is modelled as its unit: when every line repeats the\n"
+				       "same number of times, each once.\n\n",
+				       "\nINSN is NASM text, ';' between instructions; N repeats it.  Data files are\n"
+				       "found in $T32_DATADIR, else ../data beside the t32 binary, else the install.\n",
+				       opts, argc, argv, &m->optind);
+	}
+	return rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
-	const char *uarch_asked = NULL, *sets[MODEL_MAX_SETS], *v, *dir = t32_datadir();
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "raw-nasm", no_argument, NULL, 'R' },
-		{ "uarch", required_argument, NULL, 'u' },
-		{ "set", required_argument, NULL, 's' },
-		{ "skid", required_argument, NULL, 'k' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "lat-from", required_argument, NULL, 'F' },
-		{ "lat", required_argument, NULL, 'l' },
-		{ "curve", required_argument, NULL, 'c' },
-		{ "measure", no_argument, NULL, 'M' },
-		{ "no-measure", no_argument, NULL, 'N' },
-		{ "cache", required_argument, NULL, 'C' },
-		{ "cpu", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *lat_path = NULL, *lat_from = NULL, *cache_dir = NULL;
-	int measure = 0;
-	size_t nsets = 0, ninsn = 0, len = 0;
-	int skid = 1, i, rc = T32_EXIT_ERROR, want_curve = 0, opt;
-	enum t32_format fmt = T32_FMT_TABLE;
-	uint64_t curve = 0, x;
+	struct model_args m = { .skid = 1, .curve = UINT64_MAX };
+	struct t32_block_opts bo;
+	const char *uarch_asked, **sets = m.sets, *dir = t32_datadir();
+	const char *lat_path, *lat_from, *cache_dir;
+	int measure;
+	size_t nsets, ninsn = 0, len = 0;
+	int skid, i, rc = T32_EXIT_ERROR, want_curve;
+	enum t32_format fmt;
+	uint64_t curve;
 	char err[1024], path[PATH_MAX];
 	struct t32_spec spec;
 	struct t32_uarch u;
@@ -322,75 +367,21 @@ int cmd_model(int argc, char **argv)
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
-	optind = 1;
-	opterr = 0;
-	/* "+": options first, then the block (instruction text never starts with -) */
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		v = optarg;
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n%s", model_usage, model_help);
-			return t32_close_stdout();
-		case 'R':
-			t32_spec_allow_raw_nasm(1);
-			break;
-		case 'u':
-			uarch_asked = v;
-			break;
-		case 's':
-			if (nsets >= MODEL_MAX_SETS) {
-				t32_error("too many --set options '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			sets[nsets++] = v;
-			break;
-		case 'k':
-			if (t32_parse_u64(v, 0, 1, &x)) {
-				t32_error("bad skid (0 or 1) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			skid = (int)x;
-			break;
-		case 'f':
-			if (t32_parse_format(v, &fmt)) {
-				t32_error("unknown format '%s' (table, tsv or json)", v);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'F':
-			lat_from = v;
-			break;
-		case 'l':
-			lat_path = v;
-			break;
-		case 'M':
-			measure = 1;
-			break;
-		case 'N':
-			measure = -1;
-			break;
-		case 'C':
-			cache_dir = v;
-			break;
-		case 'p':
-			if (t32_parse_u64(v, 0, 4095, &x)) {
-				t32_error("bad cpu number '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			t32_cpu_select((int)x);
-			break;
-		case 'c':
-			if (t32_parse_u64(v, 0, 100000, &curve)) {
-				t32_error("bad curve length (0 to 100000) '%s'", v);
-				return T32_EXIT_USAGE;
-			}
-			want_curve = 1;
-			break;
-		default:
-			t32_error("unknown option '%s'", argv[optind - 1]);
-			return t32_usage(model_usage);
-		}
-	}
+	rc = model_options(argc, argv, &m, &bo);
+	if (rc >= 0)
+		return rc;
+	rc = T32_EXIT_ERROR;
+	uarch_asked = m.uarch_asked;
+	nsets = m.nsets;
+	lat_path = m.lat_path;
+	lat_from = m.lat_from;
+	cache_dir = m.cache_dir;
+	measure = m.measure;
+	skid = (int)m.skid;
+	want_curve = m.curve != UINT64_MAX;
+	curve = want_curve ? m.curve : 0;
+	fmt = bo.format;
+	optind = m.optind;
 	if (lat_from) {
 		t32_block_uarch(uarch_asked, &choice);
 		return lat_from_sweep(lat_from, &choice);

@@ -36,7 +36,9 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/latcache.h"
+#include "t32/options.h"
 #include "t32/sample.h"
+#include "t32/sampling.h"
 
 static const char sample_usage[] =
 	"t32 sample [OPTIONS] [N] INSN [[N] INSN]... | FILE.blk | BLOCK";
@@ -49,216 +51,12 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-#define DEFAULT_PERIOD_NS 1000000	/* each interrupt costs tens of us in a VM */
-#define DEFAULT_SAMPLES 2000
-#define DEFAULT_SECONDS 10.0
-#define MIN_BODY_SAMPLES 50	/* fewer in the body: exit 7 */
-
-/* What the command was asked for. */
-struct sample_args {
-	const struct t32_sample_backend *backend;	/* NULL: auto */
-	const struct t32_sample_clock *clock;
-	uint64_t period_ns;
-	uint64_t samples;	/* stop once this many were taken */
-	double seconds;		/* or after this long sampling */
-	uint64_t unroll;
-	int fold;
-	int barrier_set;
-	int unroll_set;
-	char block_file[4096];	/* the .blk the block came from, or "" */
-};
-
-/*
- * Read a block file into s, keeping what the command line set: its barrier and
- * unroll win over the file's, its --init assignments come after the file's (the
- * last assignment to a register wins).  Returns an exit code; messages printed.
- */
-static int load_block(struct sample_args *a, struct t32_spec *s, int *loop_barrier)
-{
-	struct t32_spec file = { 0 };
-	struct t32_blockfile bf = { 0 };
-	char err[512];
-	int rc = 0;
-
-	if (t32_spec_set_barrier(&file, s->barrier, err, sizeof(err)) ||
-	    t32_spec_set_store(&file, "m", err, sizeof(err)) ||
-	    t32_blockfile_load(a->block_file, &file, &bf, err, sizeof(err))) {
-		t32_error("%s", err);
-		t32_spec_free(&file);
-		return bf.unreadable ? T32_EXIT_ERROR : T32_EXIT_USAGE;
-	}
-	if (!a->barrier_set && bf.has_barrier) {
-		memcpy(s->barrier, file.barrier, sizeof(s->barrier));
-		*loop_barrier = strcmp(s->barrier, "n") != 0;
-	}
-	if (!a->unroll_set && bf.unroll)
-		a->unroll = bf.unroll;
-	for (size_t i = 0; i < file.nitems && !rc; i++)
-		if (t32_spec_add_item(s, file.items[i].reps, file.items[i].text))
-			rc = T32_EXIT_ERROR;
-	if (file.ninit + s->ninit > T32_MAX_INIT) {
-		t32_error("too many register assignments '%s' (at most %d)", a->block_file,
-			  T32_MAX_INIT);
-		rc = T32_EXIT_USAGE;
-	} else {
-		memmove(s->init + file.ninit, s->init, s->ninit * sizeof(s->init[0]));
-		memcpy(s->init, file.init, file.ninit * sizeof(s->init[0]));
-		s->ninit += file.ninit;
-	}
-	if (rc == T32_EXIT_ERROR)
-		t32_error("out of memory '%s'", a->block_file);
-	t32_spec_free(&file);
-	return rc;
-}
 
 
-/*
- * The body (and --init) in the spec language, without the barrier and store
- * letters t32_spec_format puts first: the loop has no store, and its barrier is
- * shown apart.
- */
-static void body_text(const struct t32_spec *s, char *buf, size_t len)
-{
-	char *p;
 
-	t32_spec_format(s, buf, len);
-	p = strchr(buf, ' ');
-	p = p ? strchr(p + 1, ' ') : NULL;
-	if (p)
-		memmove(buf, p + 1, strlen(p + 1) + 1);
-}
-
-
-/* Whether the run's samples stayed put, and whether they moved since the last run. */
-struct sample_check {
-	struct t32_homog within;	/* the run's parts against each other */
-	int have_within;
-	struct t32_homog since;		/* this run against the last of the same block here */
-	double minutes;			/* since that run; < 0 when there is none */
-};
-
-/*
- * The run's parts (t32_sample_result.parts) over the positions as printed:
- * folded onto the unit when folded, with the loop's overhead as one more.
- */
-static void check_within(const struct t32_sample_result *r, size_t ninsn, size_t unit,
-			 struct sample_check *ck)
-{
-	size_t w = unit + 1;
-	uint64_t *m;
-
-	if (!r->parts || !unit || !(m = calloc(T32_SAMPLE_PARTS * w, sizeof(uint64_t))))
-		return;
-	for (size_t p = 0; p < T32_SAMPLE_PARTS; p++) {
-		const uint64_t *row = r->parts + p * (ninsn + 1);
-
-		for (size_t i = 0; i < ninsn; i++)
-			m[p * w + i % unit] += row[i];
-		m[p * w + unit] += row[ninsn];
-	}
-	ck->have_within = t32_homogeneity(m, T32_SAMPLE_PARTS, w, &ck->within) == 0;
-	free(m);
-}
-
-#define HISTORY_LINES 500		/* runs the history keeps, newest last */
-#define HISTORY_HOURS 24		/* an older run is not compared */
-
-/*
- * The last run of the same block (the same CPU, body, fold, unroll, backend and
- * period) from the history in the cache directory, compared with this one; then
- * this one written in its place.  A machine that switches between ways of
- * landing interrupts minutes apart shows it here, where one run cannot.
- */
-static void check_since(const struct t32_attrib *at, const struct t32_sample_result *r,
-			const struct sample_args *a, const struct t32_spec *s,
-			struct sample_check *ck)
-{
-	char dir[4096], path[4200], key[8192], desc[4096], *text = NULL, *out = NULL;
-	struct t32_cpu c;
-	size_t len = 0, cap = 0;
-	FILE *f, *o;
-	time_t now = time(NULL);
-	char *lines[HISTORY_LINES + 1];
-	size_t nl = 0;
-
-	ck->minutes = -1;
-	t32_latcache_dir(NULL, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/samples.tsv", dir);
-	t32_cpu_identify(&c);
-	body_text(s, desc, sizeof(desc));
-	snprintf(key, sizeof(key), "%s %u %u %u %s|%s|fold %d|unroll %llu|%s|%llu %s", c.vendor,
-		 c.family, c.model, c.stepping, c.microcode, desc, a->fold,
-		 (unsigned long long)a->unroll, r->backend->name, (unsigned long long)r->period,
-		 r->unit);
-	for (char *p = key; *p; p++)
-		if (*p == '\t' || *p == '\n')
-			*p = ' ';
-	if ((f = fopen(path, "r"))) {
-		ssize_t got;
-
-		while (nl < HISTORY_LINES && (got = getline(&text, &cap, f)) > 0) {
-			char *tab = strchr(text, '\t');
-
-			if (text[got - 1] == '\n')
-				text[got - 1] = 0;
-			if (text[0] == '#' || !tab)
-				continue;
-			/* KEY \t TIME \t COUNTS: the same block's last run is compared */
-			if ((size_t)(tab - text) == strlen(key) && !strncmp(text, key, strlen(key))) {
-				char *t2 = strchr(tab + 1, '\t');
-				long long then = strtoll(tab + 1, NULL, 10);
-				uint64_t m[2 * 4097] = { 0 };
-				size_t k = 0, w = at->ninsn + 1;
-
-				for (char *p = t2 ? t2 + 1 : NULL; p && *p && k < w && w <= 4096; k++) {
-					m[k] = strtoull(p, &p, 10);
-					if (*p == ',')
-						p++;
-				}
-				for (size_t i = 0; i < at->ninsn && w <= 4096; i++)
-					m[w + i] = at->insn[i].samples;
-				m[w + at->ninsn] = at->overhead;
-				if (k == w && then <= now && now - then < HISTORY_HOURS * 3600 &&
-				    t32_homogeneity(m, 2, w, &ck->since) == 0)
-					ck->minutes = (double)(now - then) / 60;
-				continue;	/* replaced by this run below */
-			}
-			if (!(lines[nl] = strdup(text)))
-				break;
-			nl++;
-		}
-		fclose(f);
-	}
-	free(text);
-	/* the history again, this run last; the oldest runs go when it is full */
-	if ((o = open_memstream(&out, &len))) {
-		fprintf(o, "# t32 sample history: the last run of each block on this machine\n");
-		for (size_t i = nl >= HISTORY_LINES ? 1 : 0; i < nl; i++)
-			fprintf(o, "%s\n", lines[i]);
-		fprintf(o, "%s\t%lld\t", key, (long long)now);
-		for (size_t i = 0; i < at->ninsn; i++)
-			fprintf(o, "%llu,", (unsigned long long)at->insn[i].samples);
-		fprintf(o, "%llu\n", (unsigned long long)at->overhead);
-		/* the history is a convenience: one that cannot be kept costs nothing */
-		if (!fclose(o)) {
-			char *slash = strrchr(dir, '/');
-
-			if (slash && slash != dir) {
-				*slash = 0;
-				mkdir(dir, 0777);
-				*slash = '/';
-			}
-			mkdir(dir, 0777);
-			(void)t32_write_file(path, out, len);
-		}
-	}
-	free(out);
-	for (size_t i = 0; i < nl; i++)
-		free(lines[i]);
-}
 
 /* The stability lines, for a person. */
-static void print_check(const struct sample_check *ck)
+static void print_check(const struct t32_sample_check *ck)
 {
 	if (ck->have_within)
 		printf("stable     %s: the run's %u parts %s (chi-square p = %.2g; largest part-to-rest "
@@ -274,8 +72,8 @@ static void print_check(const struct sample_check *ck)
 
 /* Print the result for a person. */
 static void print_table(const struct t32_attrib *at, const struct t32_sample_result *r,
-			const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-			size_t unit, const struct sample_check *ck)
+			const struct t32_sampling_req *a, const struct t32_spec *s, int loop_barrier,
+			size_t unit, const struct t32_sample_check *ck)
 {
 	const struct t32_sample_backend *b = r->backend;
 	char desc[4096];
@@ -283,7 +81,7 @@ static void print_table(const struct t32_attrib *at, const struct t32_sample_res
 	double z = 1.96;
 	int cycles = 0;
 
-	body_text(s, desc, sizeof(desc));
+	t32_sampling_body_text(s, desc, sizeof(desc));
 	printf("block      %s%s%s%s\n", desc, a->block_file[0] ? "  (" : "", a->block_file,
 	       a->block_file[0] ? ")" : "");
 	if (loop_barrier)
@@ -341,67 +139,14 @@ static void print_table(const struct t32_attrib *at, const struct t32_sample_res
 		       (unsigned long long)at->inexact);
 }
 
-/* Print the result for a program: provenance and totals as '#' lines, one row a position. */
-static void print_tsv(const struct t32_attrib *at, const struct t32_sample_result *r,
-		      const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-		      size_t unit, const struct sample_check *ck, int argc, char **argv)
-{
-	char desc[4096];
-
-	body_text(s, desc, sizeof(desc));
-	t32_provenance(stdout, argc, argv);
-	printf("# block: %s\n# barrier: %s\n", desc, loop_barrier ? s->barrier : "none");
-	if (a->block_file[0])
-		printf("# block_file: %s\n", a->block_file);
-	printf("# backend: %s\n# event: %s\n# period: %llu %s\n# skid: %s\n", r->backend->name,
-	       r->event, (unsigned long long)r->period, r->unit, r->backend->skid);
-	printf("# samples: %llu in %.3f s, lost %llu, dropped %llu\n", (unsigned long long)r->samples,
-	       r->seconds, (unsigned long long)r->lost,
-	       (unsigned long long)r->dropped);
-	printf("# ns_per_iter_alone: %.4f\n# ns_per_iter_sampled: %.4f\n# unroll: %llu\n",
-	       r->ns_alone, r->ns_sampled, (unsigned long long)a->unroll);
-	printf("# slowdown_percent: %.2f\n",
-	       r->ns_alone > 0 ? (r->ns_sampled / r->ns_alone - 1) * 100 : 0.0);
-	printf("# folded: %s (%zu copies of %zu instructions)\n", at->copies > 1 ? "yes" : "no",
-	       at->copies, at->copies > 1 ? unit : at->ninsn);
-	printf("# body_samples: %llu\n# overhead_samples: %llu\n# image_samples: %llu\n"
-	       "# outside_samples: %llu\n", (unsigned long long)at->body,
-	       (unsigned long long)at->overhead, (unsigned long long)at->image,
-	       (unsigned long long)at->outside);
-	if (ck->have_within)
-		printf("# stability: %s (parts %u, chi2 %.3f, df %u, p %.3g, tvd %.4f)\n",
-		       ck->within.unstable ? "unstable" : "stable", ck->within.parts, ck->within.chi2,
-		       ck->within.df, ck->within.p, ck->within.tvd);
-	if (ck->minutes >= 0)
-		printf("# since_last: %s (%.1f minutes ago, p %.3g, tvd %.4f)\n",
-		       ck->since.unstable ? "moved" : "same", ck->minutes, ck->since.p, ck->since.tvd);
-	printf("position\toffset_bytes\tinsn\tsamples\tshare\tshare_lo\tshare_hi\t"
-	       "tag_to_ret_cycles\tcomp_to_ret_cycles\n");
-	for (size_t i = 0; i < at->ninsn; i++) {
-		const struct t32_attr_insn *x = &at->insn[i];
-		double lo, hi;
-
-		t32_wilson(x->samples, at->body, 1.96, &lo, &hi);
-		printf("%zu\t%llu\t%s\t%llu\t%.5f\t%.5f\t%.5f\t", i,
-		       (unsigned long long)(x->off - at->body_off), x->text,
-		       (unsigned long long)x->samples,
-		       at->body ? (double)x->samples / (double)at->body : 0.0, lo, hi);
-		if (x->cycles_n)
-			printf("%.2f\t%.2f\n", (double)x->tag_to_ret / (double)x->cycles_n,
-			       (double)x->comp_to_ret / (double)x->cycles_n);
-		else
-			printf("-\t-\n");
-	}
-}
-
 /* Print the result for a program that reads JSON: the TSV's fields in one object. */
 static void print_json(const struct t32_attrib *at, const struct t32_sample_result *r,
-		       const struct sample_args *a, const struct t32_spec *s, int loop_barrier,
-		       size_t unit, const struct sample_check *ck)
+		       const struct t32_sampling_req *a, const struct t32_spec *s, int loop_barrier,
+		       size_t unit, const struct t32_sample_check *ck)
 {
 	char desc[4096];
 
-	body_text(s, desc, sizeof(desc));
+	t32_sampling_body_text(s, desc, sizeof(desc));
 	printf("{");
 	t32_provenance_json(stdout, 0, NULL);
 	printf(", \"block\": ");
@@ -461,128 +206,108 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 	printf("}\n");
 }
 
-/* --help text. */
-static void print_help(void)
+/* --backend B: auto or a backend's name. */
+static int opt_backend(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n"
-	       "Runs the block in a counted loop and samples where interrupts land in it.\n"
-	       "BLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n"
-	       "  --backend B      auto (default: precise, else perf, else signal), perf, signal,\n"
-	       "                   precise\n"
-	       "  --clock C        task-clock (default) or cpu-clock\n"
-	       "  --period NS      ns of the clock between samples (default %d)\n"
-	       "  --samples N      stop after N samples, at least 50 (default %d)\n"
-	       "  --seconds S      or after S seconds of sampling (default %.0f)\n"
-	       "  --barrier L      barrier letters around the body each iteration (default none)\n"
-	       "  --unroll K       body copies per loop iteration (default 1)\n"
-	       "  --fold           fold a body repeated k times into one copy\n"
-	       "  --init R=V,...   start register R with V instead of an arena pointer\n"
-	       "  --cpu N          pin the measuring process to CPU N (default: the last allowed,\n                   a P-core on a hybrid part)\n"
-	       "  --timeout S      give up after S seconds (default: --seconds + 30)\n"
-	       "  --format F       table (default), tsv or json\n"
-	       "  --raw-nasm       let instructions hold any NASM text (%%include, incbin...)\n\n"
-	       "The run's samples are split in time into %d parts and tested for\n"
-	       "homogeneity; the last run of the same block here (within a day, kept in the\n"
-	       "cache directory) is compared too, and a move is warned of.\n\n"
-	       "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
-	       "in the body to trust the shares, or when the parts of the run differ\n"
-	       "(flag unstable).\n",
-	       sample_usage, t32_datadir(), DEFAULT_PERIOD_NS, DEFAULT_SAMPLES, DEFAULT_SECONDS,
-	       T32_SAMPLE_PARTS);
+	const struct t32_sample_backend **b = row->ctx;
+
+	if (!strcmp(arg, "auto")) {
+		*b = NULL;
+	} else if (!(*b = t32_sample_backend_find(arg))) {
+		t32_error("unknown backend '%s' (auto, perf, signal, precise)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --clock C */
+static int opt_clock(const struct t32_option *row, const char *arg)
+{
+	const struct t32_sample_clock **c = row->ctx;
+
+	if (!(*c = t32_sample_clock_find(arg))) {
+		t32_error("unknown clock '%s' (task-clock, cpu-clock)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where --barrier goes: the spec's letters, and the request's say of them. */
+struct sample_barrier {
+	struct t32_sampling_req *a;
+	struct t32_spec *s;
+};
+
+/* --barrier L: letters around the body each iteration (the spec's barrier). */
+static int opt_barrier(const struct t32_option *row, const char *arg)
+{
+	const struct sample_barrier *b = row->ctx;
+	struct t32_sampling_req *a = b->a;
+	struct t32_spec *s = b->s;
+	char err[512];
+
+	if (t32_spec_set_barrier(s, arg, err, sizeof(err))) {
+		t32_error("%s", err);
+		return -1;
+	}
+	a->barrier_set = 1;
+	a->loop_barrier = strcmp(s->barrier, "n") != 0;
+	return 0;
 }
 
 /* Parse the command line into a, s, o; returns -1 to go on, else an exit code. */
-static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_spec *s,
+static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct t32_spec *s,
 		      struct t32_block_opts *o, int *loop_barrier)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "period", required_argument, NULL, 'P' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "barrier", required_argument, NULL, 'b' },
-		{ "unroll", required_argument, NULL, 'u' },
-		{ "fold", no_argument, NULL, 'f' },
-		{ "cpu", required_argument, NULL, 0x100 },
-		{ "timeout", required_argument, NULL, 0x101 },
-		{ "init", required_argument, NULL, 0x102 },
-		{ "format", required_argument, NULL, 0x105 },
-		{ "raw-nasm", no_argument, NULL, 0x106 },
-		{ NULL, 0, NULL, 0 }
-	};
-	char err[512];
-	int opt, timeout_set = 0;
+	struct t32_block_optset shared;
+	struct sample_barrier bar = { a, s };
+	char err[512], intro[512], outro[1024];
+	int rc;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			print_help();
-			return t32_close_stdout();
-		case 'B':
-			if (!strcmp(optarg, "auto")) {
-				a->backend = NULL;
-			} else if (!(a->backend = t32_sample_backend_find(optarg))) {
-				t32_error("unknown backend '%s' (auto, perf, signal, precise)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			if (!(a->clock = t32_sample_clock_find(optarg))) {
-				t32_error("unknown clock '%s' (task-clock, cpu-clock)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'P':
-			if (t32_parse_u64(optarg, 10000, UINT64_C(10000000000), &a->period_ns)) {
-				t32_error("bad period '%s' (ns, 10000 to 10000000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			/* fewer than MIN_BODY_SAMPLES could never give shares to trust */
-			if (t32_parse_u64(optarg, MIN_BODY_SAMPLES, 10000000, &a->samples)) {
-				t32_error("bad sample count '%s' (%d to 10000000: fewer in the body "
-					  "give no shares to trust)", optarg, MIN_BODY_SAMPLES);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (t32_parse_real(optarg, DBL_MIN, 3600, &a->seconds)) {
-				t32_error("bad duration '%s' (seconds, up to 3600)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			if (t32_spec_set_barrier(s, optarg, err, sizeof(err))) {
-				t32_error("%s", err);
-				return T32_EXIT_USAGE;
-			}
-			a->barrier_set = 1;
-			*loop_barrier = strcmp(s->barrier, "n") != 0;
-			break;
-		case 'u':
-			if (t32_parse_u64(optarg, 1, 1000, &a->unroll)) {
-				t32_error("bad unroll '%s' (1 to 1000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			a->unroll_set = 1;
-			break;
-		case 'f':
-			a->fold = 1;
-			break;
-		case '?':
-			return t32_usage(sample_usage);
-		default:
-			if (opt == 0x101)
-				timeout_set = 1;
-			if (t32_block_option(opt, optarg, o, s))
-				return T32_EXIT_USAGE;
-			break;
-		}
+	o->accept &= ~(T32_OPT_DITHER | T32_OPT_WARMUP);
+	o->run.timeout = -1;	/* not given: --seconds + 30 */
+	a->unroll = 0;		/* not given: the block file's, else 1 */
+	t32_block_optset_init(&shared, o, s);
+	shared.rows[1].help = "give up after S seconds (default: --seconds + 30)";
+	snprintf(intro, sizeof(intro), "Runs the block in a counted loop and samples where "
+		 "interrupts land in it.\nBLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n",
+		 t32_datadir());
+	snprintf(outro, sizeof(outro), "\nThe run's samples are split in time into %d parts and "
+		 "tested for\nhomogeneity; the last run of the same block here (within a day, kept "
+		 "in the\ncache directory) is compared too, and a move is warned of.\n\n"
+		 "Exit 3 when the backend is unavailable here, 7 when too few samples landed\n"
+		 "in the body to trust the shares, or when the parts of the run differ\n"
+		 "(flag unstable).\n", T32_SAMPLE_PARTS);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("backend", "B", opt_backend, &a->backend,
+				   "auto (default: precise, else perf, else signal), perf, signal,\n"
+				   "precise"),
+			T32_OPT_FN("clock", "C", opt_clock, &a->clock, "task-clock (default) or cpu-clock"),
+			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period",
+				    "ns of the clock between samples (default 1000000)"),
+			/* fewer than T32_SAMPLING_MIN_BODY could never give shares to trust */
+			T32_OPT_U64("samples", "N", &a->samples, T32_SAMPLING_MIN_BODY, 10000000,
+				    "sample count", "stop after N samples, at least 50 (default 2000)"),
+			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "duration",
+				     "or after S seconds of sampling (default 10)"),
+			T32_OPT_FN("barrier", "L", opt_barrier, &bar,
+				   "barrier letters around the body each iteration (default none)"),
+			T32_OPT_U64("unroll", "K", &a->unroll, 1, 1000, "unroll",
+				    "body copies per loop iteration (default 1)"),
+			T32_OPT_FLAG("fold", 0, &a->fold, "fold a body repeated k times into one copy"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		rc = t32_options_parse("sample", sample_usage, intro, outro, opts, argc, argv, &optind);
 	}
+	if (rc >= 0)
+		return rc;
+	*loop_barrier = a->loop_barrier;
+	a->unroll_set = a->unroll != 0;
+	if (!a->unroll)
+		a->unroll = 1;
 	if (optind >= argc)
 		return t32_usage(sample_usage);
 	if (argc - optind == 1 &&
@@ -591,7 +316,11 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 		return T32_EXIT_USAGE;
 	if (argc - optind == 1 && t32_blockfile_find(argv[optind], t32_datadir(), a->block_file,
 						     sizeof(a->block_file))) {
-		int rc = load_block(a, s, loop_barrier);
+		int rc;
+
+		a->loop_barrier = *loop_barrier;
+		rc = t32_sampling_load_block(a, s);
+		*loop_barrier = a->loop_barrier;
 
 		if (rc)
 			return rc;
@@ -599,29 +328,25 @@ static int parse_args(int argc, char **argv, struct sample_args *a, struct t32_s
 		t32_error("%s", err);
 		return T32_EXIT_USAGE;
 	}
-	if (!timeout_set)
+	if (o->run.timeout < 0)
 		o->run.timeout = a->seconds + 30;
 	return -1;
 }
 
 int cmd_sample(int argc, char **argv)
 {
-	struct sample_args a = { .period_ns = DEFAULT_PERIOD_NS, .samples = DEFAULT_SAMPLES,
-				 .seconds = DEFAULT_SECONDS, .unroll = 1 };
+	struct t32_sampling_req a;
+	struct t32_sampling out;
 	struct t32_spec s = { 0 };
 	struct t32_block_opts o;
-	struct t32_sample_request rq;
-	struct t32_sample_result r;
-	struct t32_fault f;
-	struct t32_attrib folded;
-	struct sample_check ck = { .minutes = -1 };
-	size_t unit;
-	char why[1024], err[512];
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	char err[512];
 	int rc, loop_barrier = 0;
 
+	t32_sampling_req_init(&a);
 	t32_block_opts_init(&o);
 	o.cmd = "sample";
-	memset(&r, 0, sizeof(r));
+	memset(&out, 0, sizeof(out));
 	if (t32_spec_set_barrier(&s, "n", err, sizeof(err)) ||
 	    t32_spec_set_store(&s, "m", err, sizeof(err))) {
 		t32_error("%s", err);
@@ -630,90 +355,43 @@ int cmd_sample(int argc, char **argv)
 	rc = parse_args(argc, argv, &a, &s, &o, &loop_barrier);
 	if (rc >= 0)
 		goto out;
-
-	/* The backend: asked for, or the first available; unavailable is exit 3. */
-	if (a.backend) {
-		if (a.backend->probe(why, sizeof(why))) {
-			t32_error("sampling backend unavailable here '%s' (%s)", a.backend->name, why);
-			rc = T32_EXIT_UNAVAILABLE;
-			goto out;
-		}
-	} else if (!(a.backend = t32_sample_backend_auto(why, sizeof(why)))) {
-		t32_error("no sampling backend available here '%s' (%s)", "auto", why);
-		rc = T32_EXIT_UNAVAILABLE;
+	a.loop_barrier = loop_barrier;
+	a.run = o.run;
+	/* Ctrl-C: the child stops sampling after its chunk; report what it has */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = t32_sampling_take(&a, &s, &interrupted, &out);
+	if (rc)
 		goto out;
-	}
-
-	rq = (struct t32_sample_request){ .backend = a.backend, .clock = a.clock,
-					  .period_ns = a.period_ns, .max_samples = a.samples,
-					  .seconds = a.seconds, .unroll = a.unroll,
-					  .loop_barrier = loop_barrier, .run = o.run };
-	{
-		/* Ctrl-C: the child stops sampling after its chunk; report what it has */
-		struct sigaction sa = { .sa_handler = on_interrupt };
-
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
-	rc = t32_sample_block(&s, &rq, &r, &f);
-	if (rc == 3) {
-		t32_error("sampling backend unavailable here '%s' (%s)", a.backend->name, r.err);
-		rc = T32_EXIT_UNAVAILABLE;
-		goto out;
-	}
-	if (rc) {
-		if (f.kind != T32_OK)
-			rc = t32_report_fault(&f, &s);
-		else
-			t32_error("cannot sample the block '%s'", r.err);
-		goto out;
-	}
-
-	unit = t32_attrib_unit(&r.at);
-	{
-		size_t ninsn = r.at.ninsn;
-
-		check_within(&r, ninsn, a.fold && unit < ninsn ? unit : ninsn, &ck);
-	}
-	if (a.fold && unit < r.at.ninsn) {
-		if (t32_attrib_fold(&r.at, unit, &folded)) {
-			t32_error("cannot fold the body '%s'", "out of memory");
-			rc = T32_EXIT_ERROR;
-			goto out;
-		}
-		t32_attrib_free(&r.at);
-		r.at = folded;
-	}
-	if (r.at.body >= MIN_BODY_SAMPLES && !interrupted)
-		check_since(&r.at, &r, &a, &s, &ck);
 	if (o.format == T32_FMT_TSV)
-		print_tsv(&r.at, &r, &a, &s, loop_barrier, unit, &ck, argc, argv);
+		t32_sampling_tsv(stdout, &a, &s, &out, NULL);
 	else if (o.format == T32_FMT_JSON)
-		print_json(&r.at, &r, &a, &s, loop_barrier, unit, &ck);
+		print_json(&out.r.at, &out.r, &a, &s, loop_barrier, out.unit, &out.ck);
 	else
-		print_table(&r.at, &r, &a, &s, loop_barrier, unit, &ck);
+		print_table(&out.r.at, &out.r, &a, &s, loop_barrier, out.unit, &out.ck);
 	rc = t32_close_stdout();
 	if (!rc && interrupted) {
 		rc = T32_EXIT_INTERRUPTED;
-	} else if (!rc && r.at.body < MIN_BODY_SAMPLES) {
+	} else if (!rc && t32_sampling_doubt(&out) == T32_SAMPLING_FEW) {
 		t32_error("too few samples in the body to trust the shares '%llu' (want %d; "
-			  "raise --seconds or lower --period)", (unsigned long long)r.at.body,
-			  MIN_BODY_SAMPLES);
+			  "raise --seconds or lower --period)", (unsigned long long)out.r.at.body,
+			  T32_SAMPLING_MIN_BODY);
 		rc = T32_EXIT_UNTRUSTED;
-	} else if (!rc && ck.have_within && ck.within.unstable) {
+	} else if (!rc && t32_sampling_doubt(&out) == T32_SAMPLING_UNSTABLE) {
 		t32_error("the samples moved during the run '%llu samples' (its %u parts differ: "
 			  "chi-square p = %.2g, largest part-to-rest TVD %.3f; flag unstable): the "
 			  "machine changed how interrupts land; sample again before fitting",
-			  (unsigned long long)r.samples, ck.within.parts, ck.within.p, ck.within.tvd);
+			  (unsigned long long)out.r.samples, out.ck.within.parts, out.ck.within.p,
+			  out.ck.within.tvd);
 		rc = T32_EXIT_UNTRUSTED;
-	} else if (!rc && ck.minutes >= 0 && ck.since.unstable) {
+	} else if (!rc && out.ck.minutes >= 0 && out.ck.since.unstable) {
 		t32_warn("the samples moved since the run of %.0f minutes ago (TVD %.3f, p = %.2g): "
-			 "this machine switches between ways interrupts land", ck.minutes,
-			 ck.since.tvd, ck.since.p);
+			 "this machine switches between ways interrupts land", out.ck.minutes,
+			 out.ck.since.tvd, out.ck.since.p);
 	}
 out:
-	t32_sample_result_free(&r);
+	t32_sampling_free(&out);
 	t32_spec_free(&s);
 	return rc;
 }

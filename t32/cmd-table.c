@@ -2,13 +2,16 @@
  * cmd-table.c - `t32 table gen`: write an instruction table generated from
  * capstone's mnemonics and NASM (t32/tablegen.c) as an ordinary .tbl file.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analysis/uarch.h"
 #include "t32/cmd.h"
+#include "t32/tablecheck.h"
 #include "t32/tablegen.h"
 #include "t32/util.h"
 
@@ -117,6 +120,81 @@ static int table_gen(int argc, char **argv)
 	return rc;
 }
 
+static const char check_usage[] =
+	"t32 table check [--ref REF.tbl]... [--rows] [--untrusted] [--tolerance C] SWEEP.tsv\n"
+	"                [TABLE.tbl]";
+
+/* `t32 table check`: a swept table read row by row (t32/tablecheck.c). */
+static int table_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "ref", required_argument, NULL, 'r' },
+		{ "rows", no_argument, NULL, 'R' },
+		{ "untrusted", no_argument, NULL, 'U' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct t32_tablecheck_opts o = { .tolerance = 0.05 };
+	struct t32_tablecheck_result res;
+	char *refs[64];
+	int opt, rc;
+
+	o.refs = refs;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			printf("usage: %s\n\n"
+			       "Read a sweep of a table row by row: every ok latency row below a cycle or\n"
+			       "below its own throughput is impossible as a latency (exit 7 when there are\n"
+			       "any); a reference latency is compared only with the row whose chain is its\n"
+			       "chain (the table swept gives the chains: TABLE, else the one the sweep\n"
+			       "line names, where it still is).\n"
+			       "  --ref REF.tbl     published latencies to compare with (data/ref/CORE.tbl)\n"
+			       "  --rows            each row's command to measure it again as it was measured\n"
+			       "  --untrusted       judge and compare untrusted rows too (a busy machine)\n"
+			       "  --tolerance C     cycles within which a latency agrees (default 0.05)\n",
+			       check_usage);
+			return t32_close_stdout();
+		case 'r':
+			if (o.nrefs == sizeof(refs) / sizeof(refs[0])) {
+				t32_error("too many references '%s' (at most 64)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			refs[o.nrefs++] = optarg;
+			continue;
+		case 'R':
+			o.rows = 1;
+			continue;
+		case 'U':
+			o.untrusted = 1;
+			continue;
+		case 't': {
+			char *end;
+
+			errno = 0;
+			o.tolerance = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o.tolerance >= 0 && o.tolerance < 1e6)) {
+				t32_error("bad tolerance '%s' (cycles, 0 or more)", optarg);
+				return T32_EXIT_USAGE;
+			}
+			continue;
+		}
+		default:
+			return t32_usage(check_usage);
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return t32_usage(check_usage);
+	o.sweep = argv[optind];
+	o.table = argc - optind == 2 ? argv[optind + 1] : NULL;
+	rc = t32_table_check(&o, stdout, &res);
+	if (t32_close_stdout() && (!rc || rc == T32_EXIT_UNTRUSTED))
+		rc = T32_EXIT_ERROR;
+	return rc;
+}
+
 /* Subcommands of `t32 table`: a table, as everywhere. */
 static const struct {
 	const char *name;
@@ -124,6 +202,8 @@ static const struct {
 	const char *summary;
 } table_cmds[] = {
 	{ "gen", table_gen, "generate a full instruction table from capstone and NASM" },
+	{ "check", table_check, "read a swept table row by row: impossible latencies, like-with-like "
+				"comparisons with published ones" },
 };
 
 int cmd_table(int argc, char **argv)
@@ -141,6 +221,6 @@ int cmd_table(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(table_cmds) / sizeof(table_cmds[0]); i++)
 		if (!strcmp(argv[1], table_cmds[i].name))
 			return table_cmds[i].fn(argc - 1, argv + 1);
-	t32_error("unknown table subcommand '%s' (gen)", argv[1]);
+	t32_error("unknown table subcommand '%s' (gen, check)", argv[1]);
 	return T32_EXIT_USAGE;
 }

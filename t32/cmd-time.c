@@ -14,6 +14,7 @@
 #include "t32/block.h"
 #include "t32/cmd.h"
 #include "t32/measure.h"
+#include "t32/options.h"
 #include "t32/record.h"
 
 static const char time_usage[] =
@@ -209,115 +210,110 @@ static void print_result(const struct t32_measurement *m, const struct t32_spec 
 	}
 }
 
+/* --unit U */
+static int opt_unit(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_unit(arg, row->ctx)) {
+		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --replay FILE beside other options (t32_replay_or_run takes it alone). */
+static int opt_replay(const struct t32_option *row, const char *arg)
+{
+	(void)row;
+	t32_error("--replay takes only --format beside it '%s'", arg);
+	return -1;
+}
+
+/* What time's own options set beyond the measure options. */
+struct time_args {
+	double budget;		/* < 0: not given */
+	uint64_t base_n;	/* UINT64_MAX: no --base */
+	int whole;
+	const char *record;
+	int optind;
+};
+
+/* The options into o, s, mo and a; -1 to go on, else an exit code. */
+static int time_options(int argc, char **argv, struct t32_block_opts *o, struct t32_spec *s,
+			struct t32_measure_opts *mo, struct time_args *a)
+{
+	struct t32_block_optset shared;
+
+	t32_block_optset_init(&shared, o, s);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_IN_ORDER,
+			T32_OPT_REAL("precision", "P", &mo->precision, DBL_MIN, 1e9, "precision",
+				     "stop once the 95% interval is within +-P unit per insn"),
+			T32_OPT_REAL("budget", "S", &a->budget, DBL_MIN, 1e6, "budget",
+				     "measure for S seconds at most (default 10; auto: 2)"),
+			T32_OPT_FN("unit", "U", opt_unit, &mo->unit,
+				   "cycles (default, calibrated), ticks or ns"),
+			T32_OPT_STRING("raw", 0, "FILE", &mo->raw_path, "write every delta to FILE (tsv)"),
+			T32_OPT_U64("base", "N", &a->base_n, 0, 100000000, "base repeat count",
+				    "compare with the same block whose last item repeats\n"
+				    "N times, instead of the half twin (n+1 against n)"),
+			T32_OPT_FLAG("whole", 0, &a->whole,
+				     "the value is block minus empty over n (the study's\n"
+				     "quantity, fixed cost included), with no twin"),
+			T32_OPT_STRING("record", 0, "FILE", &a->record,
+				       "keep every reading the result comes from in FILE"),
+			T32_OPT_FN("replay", "FILE", opt_replay, NULL,
+				   "recompute a recorded result from FILE, offline"),
+			T32_OPT_FLAG("ignore-busy", 0, &mo->ignore_busy,
+				     "count readings taken while other CPUs were busy (for\n"
+				     "machines whose other CPUs share no core with it)"),
+			T32_OPT_SET(shared.rows),
+			T32_OPT_END
+		};
+
+		return t32_options_parse("time", time_usage,
+					 "COUNT is the runs of each block; with --precision, the most. `auto`\n"
+					 "runs until +-0.01 per instruction (or --precision) within --budget.\n"
+					 "The cost per instruction is the marginal cost: the block against its\n"
+					 "twin, whose last item repeats half as often, so the pipeline's fill and\n"
+					 "drain cancel; block minus empty over n stays beside it (`whole`).\n\n",
+					 NULL, opts, argc, argv, &a->optind);
+	}
+}
+
 /*
  * The command, measuring or replaying (rec, with format the replay's own --format
- * or NULL).  Its options, parse and run in one place: the lines are the option
- * table and what each does.
+ * or NULL): its options, the block from the command line, the measurement, the
+ * result printed.
  */
 static int time_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "precision", required_argument, NULL, 'p' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "raw", required_argument, NULL, 'r' },
-		{ "base", required_argument, NULL, 'B' },
-		{ "record", required_argument, NULL, 'R' },
-		{ "replay", required_argument, NULL, 'P' },
-		{ "ignore-busy", no_argument, NULL, 'I' },
-		{ "whole", no_argument, NULL, 'W' },
-		T32_BLOCK_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_block_opts o;
 	struct t32_measure_opts mo;
 	struct t32_measurement m;
 	struct t32_spec s = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
+	struct time_args a = { .budget = -1, .base_n = UINT64_MAX };
 	char err[512];
-	const char *record = NULL;
-	int opt, rc, budget_set = 0, use_base = 0;
-	uint64_t count, base_n = 0;
+	const char *record;
+	int rc, budget_set, use_base;
+	uint64_t count, base_n;
 	struct t32_spec base = { 0 };
 
 	t32_block_opts_init(&o);
 	o.cmd = "time";
 	t32_measure_opts_init(&mo);
-	mo.slope = 1;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
-			       "COUNT is the runs of each block; with --precision, the most. `auto`\n"
-			       "runs until +-0.01 per instruction (or --precision) within --budget.\n"
-			       "The cost per instruction is the marginal cost: the block against its\n"
-			       "twin, whose last item repeats half as often, so the pipeline's fill and\n"
-			       "drain cancel; block minus empty over n stays beside it (`whole`).\n\n"
-			       "  --precision P    stop once the 95%% interval is within +-P unit per insn\n"
-			       "  --budget S       measure for S seconds at most (default 10; auto: 2)\n"
-			       "  --unit U         cycles (default, calibrated), ticks or ns\n"
-			       "  --raw FILE       write every delta to FILE (tsv)\n"
-			       "  --base N         compare with the same block whose last item repeats\n"
-			       "                   N times, instead of the half twin (n+1 against n)\n"
-			       "  --whole          the value is block minus empty over n (the study's\n"
-			       "                   quantity, fixed cost included), with no twin\n"
-			       "  --record FILE    keep every reading the result comes from in FILE\n"
-			       "  --replay FILE    recompute a recorded result from FILE, offline\n"
-			       "  --ignore-busy    count readings taken while other CPUs were busy (for\n"
-			       "                   machines whose other CPUs share no core with it)\n",
-			       time_usage);
-			t32_block_opts_help(stdout, &o);
-			return t32_close_stdout();
-		case 'p':
-			if (t32_parse_real(optarg, DBL_MIN, 1e9, &mo.precision)) {
-				t32_error("bad precision '%s' (a positive number)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'b':
-			if (t32_parse_real(optarg, DBL_MIN, 1e6, &mo.budget)) {
-				t32_error("bad budget '%s' (seconds, up to 1000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			budget_set = 1;
-			continue;
-		case 'u':
-			if (t32_parse_unit(optarg, &mo.unit)) {
-				t32_error("unknown unit '%s' (cycles, ticks, ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		case 'r':
-			mo.raw_path = optarg;
-			continue;
-		case 'B':
-			if (t32_parse_u64(optarg, 0, UINT64_C(100000000), &base_n)) {
-				t32_error("bad base repeat count '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			use_base = 1;
-			continue;
-		case 'R':
-			record = optarg;
-			continue;
-		case 'P':
-			t32_error("--replay takes only --format beside it '%s'", optarg);
-			return T32_EXIT_USAGE;
-		case 'I':
-			mo.ignore_busy = 1;
-			continue;
-		case 'W':
-			mo.slope = 0;
-			continue;
-		}
-		rc = t32_block_option(opt, optarg, &o, &s);
-		if (rc < 0)
-			return T32_EXIT_USAGE;
-		if (rc > 0)
-			return t32_usage(time_usage);
-	}
+	rc = time_options(argc, argv, &o, &s, &mo, &a);
+	if (rc >= 0)
+		return rc;
+	optind = a.optind;
+	mo.slope = !a.whole;
+	budget_set = a.budget > 0;
+	if (budget_set)
+		mo.budget = a.budget;
+	use_base = a.base_n != UINT64_MAX;
+	base_n = a.base_n;
+	record = a.record;
 	if (argc - optind < 4)
 		return t32_usage(time_usage);
 	if (format && t32_block_option(0x105, format, &o, &s))

@@ -1052,6 +1052,18 @@ static int measure(struct wake *w, int argc, char **argv)
 	}
 	if (!why[0])
 		t32_wake_untrusted(&d, why, sizeof(why));
+	if (d.n && d.ok && d.ok * 2 < d.n) {
+		/* most events left out: the statistics describe the few kept, and say what helps */
+		int top = 0;
+
+		for (int i = 1; i < T32_WAKE_NFLAGS; i++)
+			if ((d.filter & (1u << i)) && d.by_flag[i] > d.by_flag[top])
+				top = i;
+		t32_warn("%zu of %zu events were left out (%zu %s): the statistics describe the %zu "
+			 "kept; --count counts events recorded, not kept; a CPU fewer interrupts "
+			 "reach (irqaffinity=, isolcpus=, nohz_full=) keeps a larger share",
+			 d.n - d.ok, d.n, d.by_flag[top], t32_wake_flags[top].name, d.ok);
+	}
 	if (w->out_path) {
 		fputs(extra, out.f);
 		if (why[0])

@@ -5,9 +5,11 @@
 #define T32_CMD_H
 
 int cmd_classic(int argc, char **argv);
-/* The shared options the classic form takes, for its help (in main's). */
+/* The shared options the classic form takes, as a set (its help is main's). */
 struct t32_block_opts;
-void t32_classic_opts(struct t32_block_opts *o);
+struct t32_block_optset;
+struct t32_spec;
+void t32_classic_opts(struct t32_block_optset *set, struct t32_block_opts *o, struct t32_spec *s);
 int cmd_time(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_env(int argc, char **argv);
@@ -22,10 +24,6 @@ int cmd_wake(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-/* make bench's figures for correlate, through the bench's report function */
-void t32_bench_correlate(void (*report)(const char *what, const char *figure, const char *target,
-					int ok));
-
 /* make bench's figures for wake: t32 beside cyclictest, the spin method's gap */
 void t32_bench_wake(void (*report)(const char *what, const char *figure, const char *target,
 				   int ok));

@@ -10,6 +10,8 @@
 
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/flags.h"
+#include "t32/options.h"
 #include "t32/sweepfile.h"
 #include "t32/util.h"
 
@@ -23,7 +25,7 @@ static const struct command commands[] = {
 	{ "time", cmd_time, "one block in core cycles per instruction, below the TSC's step" },
 	{ "gen", cmd_gen, "print the NASM that would run, or write it as a program for perf" },
 	{ "sweep", cmd_sweep, "many blocks over many n: tsv rows, resumable, shardable" },
-	{ "table", cmd_table, "generate a full instruction table (table gen) from capstone and NASM" },
+	{ "table", cmd_table, "generate a full instruction table (table gen), read a swept one row by row (table check)" },
 	{ "compare", cmd_compare, "sweeps of one table from several machines side by side" },
 	{ "fit", cmd_fit, "fit lines and steps to a sweep" },
 	{ "sample", cmd_sample, "where timer interrupts land in a block" },
@@ -47,6 +49,9 @@ static const struct {
 	{ T32_EXIT_USAGE, "usage: a bad option, word, number or file format" },
 	{ T32_EXIT_UNAVAILABLE, "a facility is unavailable here (perf_event, precise sampling)" },
 	{ T32_EXIT_UNSUPPORTED, "not supported by this CPU (the instruction raised #UD)" },
+	{ T32_EXIT_ROWS, "sweep: every row was written, but not every row is ok (untrusted, "
+			 "skipped, fault, unsupported: the closing line counts them by status; "
+			 "t32 help flags says what each means)" },
 	{ T32_EXIT_UNTRUSTED, "measured, but the result is not trustworthy (the reason is printed; "
 			      "the classic form: a delta longer than the run); bench: a target was "
 			      "missed" },
@@ -98,11 +103,13 @@ static int list(const char *what)
 		}
 	} else if (strcmp(what, "sweep-columns") == 0) {
 		fputs(t32_sweep_columns, stdout);
+	} else if (strcmp(what, "flags") == 0) {
+		t32_flags_list(stdout);
 	} else if (strcmp(what, "exit-codes") == 0) {
 		for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
 			printf("%d\t%s\n", exit_codes[i].code, exit_codes[i].meaning);
 	} else {
-		t32_error("unknown list '%s' (commands, blocks, tables, sweep-columns, exit-codes)",
+		t32_error("unknown list '%s' (commands, blocks, tables, sweep-columns, flags, exit-codes)",
 			  what);
 		return T32_EXIT_USAGE;
 	}
@@ -112,6 +119,7 @@ static int list(const char *what)
 static void help(FILE *f)
 {
 	struct t32_block_opts o;
+	struct t32_block_optset set;
 
 	fprintf(f, "usage: t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...\n"
 		   "       t32 COMMAND [ARGS]...\n\n"
@@ -121,12 +129,13 @@ static void help(FILE *f)
 		   "  COUNT    measurements, 1 to 4294967295\n"
 		   "  [N] INSN NASM text repeated N times; ';' separates instructions\n\n"
 		   "Options of the classic form:\n");
-	t32_classic_opts(&o);
-	t32_block_opts_help(f, &o);
+	t32_classic_opts(&set, &o, NULL);
+	t32_options_help(f, set.rows);
 	fprintf(f, "\nCommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\n`t32 help COMMAND` or `t32 COMMAND --help` tells more; `man t32` tells all.\n\n"
+	fprintf(f, "\n`t32 help COMMAND` or `t32 COMMAND --help` tells more; `t32 help flags` what\n"
+		   "each flag and status of a result means; `man t32` tells all.\n\n"
 		   "Exit codes:\n");
 	for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
 		fprintf(f, "  %-4d %s\n", exit_codes[i].code, exit_codes[i].meaning);
@@ -185,6 +194,10 @@ int main(int argc, char **argv)
 		/* t32 help COMMAND: the command's own --help */
 		char *sub[] = { argv[2], "--help", NULL };
 
+		if (strcmp(argv[2], "flags") == 0) {
+			t32_flags_help(stdout);
+			return t32_close_stdout();
+		}
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[2], c->name) == 0)
 				return c->fn(2, sub);
@@ -203,7 +216,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--list") == 0) {
 		if (argc != 3)
-			return t32_usage("t32 --list commands|blocks|tables|sweep-columns|exit-codes");
+			return t32_usage("t32 --list commands|blocks|tables|sweep-columns|flags|exit-codes");
 		return list(argv[2]);
 	}
 	for (const struct command *c = commands; c->name; c++)

@@ -49,20 +49,25 @@ static void append_word(char *buf, size_t len, size_t *used, const char *s)
 	buf[*used] = 0;
 }
 
-void t32_command_line(char *buf, size_t len, int argc, char **argv)
+void t32_command_words(char *buf, size_t len, int argc, const char *const *argv)
 {
 	size_t used = 0;
 
 	if (!len)
 		return;
 	buf[0] = 0;
+	for (int i = 0; i < argc; i++)
+		append_word(buf, len, &used, argv[i]);
+}
+
+void t32_command_line(char *buf, size_t len, int argc, char **argv)
+{
 	if (t32_main_argv) {
 		/* the whole command line, whatever part of it the subcommand was given */
 		argc = t32_main_argc;
 		argv = t32_main_argv;
 	}
-	for (int i = 0; i < argc; i++)
-		append_word(buf, len, &used, argv[i]);
+	t32_command_words(buf, len, argc, (const char *const *)argv);
 }
 
 /* The facts provenance names: date, cpu line, micro-architecture line. */
@@ -132,11 +137,17 @@ void t32_provenance_cpu_line(char *buf, size_t len)
 
 void t32_provenance(FILE *f, int argc, char **argv)
 {
-	struct facts x;
 	char cmd[8192];
 
-	gather(&x);
 	t32_command_line(cmd, sizeof(cmd), argc, argv);
+	t32_provenance_of(f, cmd);
+}
+
+void t32_provenance_of(FILE *f, const char *cmd)
+{
+	struct facts x;
+
+	gather(&x);
 	fprintf(f, "# tool: t32 %s (commit %s)\n# command: ", T32_VERSION, t32_commit());
 	t32_fputs_visible(cmd, f);
 	fprintf(f, "\n# cpu: %s\n# core: %s\n", x.cpu, x.uarch);

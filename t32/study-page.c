@@ -1,6 +1,6 @@
 /*
- * study-page.c - the helpers of `t32 study` (study.h): running a command
- * in-process, reading its TSV back, drawing figures and writing index.html.
+ * study-page.c - the helpers of `t32 study` (study.h): reading a TSV back,
+ * drawing figures and writing index.html.
  */
 #include "t32/study.h"
 
@@ -29,43 +29,6 @@ int study_has(const struct study *st, const char *name)
 	struct stat sb;
 
 	return stat(study_path(st, name, path, sizeof(path)), &sb) == 0 && sb.st_size > 0;
-}
-
-int study_call(struct study *st, int (*fn)(int, char **), char **argv)
-{
-	int argc = 0, rc, saved_argc = t32_main_argc;
-	char **saved_argv = t32_main_argv, *full[64];
-	struct sigaction old_int, old_term, old_hup;
-
-	while (argv[argc])
-		argc++;
-	if (argc + 2 > (int)(sizeof(full) / sizeof(full[0])))
-		return T32_EXIT_USAGE;
-	/* its provenance: the command as one would type it, `t32 sweep ...` */
-	full[0] = saved_argv && saved_argc ? saved_argv[0] : "t32";
-	for (int i = 0; i <= argc; i++)
-		full[i + 1] = argv[i];
-	sigaction(SIGINT, NULL, &old_int);
-	sigaction(SIGTERM, NULL, &old_term);
-	sigaction(SIGHUP, NULL, &old_hup);
-	t32_main_argc = argc + 1;
-	t32_main_argv = full;
-	t32_keep_stdout = 1;
-	t32_warn_quiet = 1;	/* its rows carry the flags: one summary line at the end */
-	fflush(stdout);
-	rc = fn(argc, argv);
-	fflush(stdout);
-	t32_warn_quiet = 0;
-	t32_keep_stdout = 0;
-	t32_main_argc = saved_argc;
-	t32_main_argv = saved_argv;
-	/* the command's Ctrl-C handler goes with it */
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	if (rc == T32_EXIT_INTERRUPTED)
-		st->interrupted = 1;
-	return rc;
 }
 
 void study_plot(struct study *st, const char *script, const char *tsv, const char *base,

@@ -1,8 +1,8 @@
 /*
  * study.h - what the recipes of `t32 study` share (cmd-study.c holds the
  * recipes, study-page.c these helpers): the report directory and the machine it
- * describes, running a t32 command in-process, reading a TSV back by column
- * name, drawing a figure, and writing the parts of index.html.
+ * describes, reading a TSV back by column name, drawing a figure, and writing
+ * the parts of index.html.
  */
 #ifndef T32_STUDY_H
 #define T32_STUDY_H
@@ -17,11 +17,11 @@ struct profile {
 	const char *name;
 	unsigned scatter_runs;		/* scatter: measurements of 100,000 inc eax */
 	unsigned min_counts_max;	/* min-vs-count: largest count */
-	const char *table_budget;	/* table: seconds per row */
-	const char *table_block_precision;	/* cycles on the whole block */
-	const char *steps_budget;	/* steps: seconds per n */
-	const char *steps_block_precision;	/* cycles on the whole block */
-	const char *combo_budget;	/* combos */
+	double table_budget;		/* table: seconds per row */
+	double table_block_precision;	/* cycles on the whole block */
+	double steps_budget;		/* steps: seconds per n */
+	double steps_block_precision;	/* cycles on the whole block */
+	double combo_budget;		/* combos: seconds per n */
 	const char *interrupt_seconds;	/* interrupts: sampling time per block */
 	double scale;			/* time taken against quick's */
 };
@@ -47,13 +47,6 @@ struct study {
 const char *study_path(const struct study *st, const char *name, char *buf, size_t len);
 /* A file in the report directory exists (and is not empty). */
 int study_has(const struct study *st, const char *name);
-
-/*
- * Run a t32 command in-process: argv[0] is the command's name ("sweep"), the
- * list ends with NULL.  Its provenance names the command as run alone.  Its exit
- * code; 130 (Ctrl-C) stops the study.
- */
-int study_call(struct study *st, int (*fn)(int, char **), char **argv);
 
 /* Draw plots/SCRIPT.gp from DIR/TSV into DIR/BASE.svg and .png; extra args may be NULL. */
 void study_plot(struct study *st, const char *script, const char *tsv, const char *base,
@@ -92,6 +85,14 @@ void html_dated(FILE *h, const struct tab *t);
 void html_head(struct study *st, FILE *h, int argc, char **argv);
 /* Every file of the report directory, linked, with its size (SVG, PNG, TSV, JSON...). */
 void html_files(const struct study *st, FILE *h);
+
+/*
+ * Recipe NAME's section of index.html written on h from the files in st->dir
+ * (what `t32 study` writes for it): 1, 0 when its files are not there, -1 for
+ * an unknown recipe.  The page's sentences are computed here, so a test can
+ * give it any data.
+ */
+int study_section(struct study *st, const char *name, FILE *h);
 
 /* n formatted with thousands separators into buf (1,000,000). */
 const char *study_thousands(double n, char *buf, size_t len);

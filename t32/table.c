@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "t32/spec.h"
+#include "t32/util.h"
 
 #define MAX_REGS 16		/* registers in one placeholder class */
 #define MAX_CYCLES 1e6		/* largest expected latency or rtp we accept, cycles */
@@ -289,14 +291,45 @@ static int key_init(struct t32_form *f, const char *value, char *why, size_t len
 	return 0;
 }
 
-/* chain=none: the form has no dependency chain; latency mode skips it, saying so */
+/*
+ * Why a form has no chain, by the word after `chain=none:`.  The generator
+ * (t32/tablegen.c) writes these; a sweep's skipped latency row says the reason.
+ */
+static const struct {
+	const char *word;
+	const char *why;
+} nochain_reasons[] = {
+	{ "flags", "it writes only flags, and no copy reads them as it writes them" },
+	{ "merge", "its destination is read only for the lanes it does not write: a chain "
+		   "would time that merge, not the operation" },
+	{ "constant", "its result depends on nothing it writes (an immediate, an address "
+		      "without a register, memory the chain does not touch)" },
+	{ "unread", "nothing it writes is read by the next copy" },
+};
+#define NREASONS (sizeof(nochain_reasons) / sizeof(nochain_reasons[0]))
+
+const char *t32_form_nochain_reason(const struct t32_form *f)
+{
+	if (f->nochain >= 2 && (size_t)f->nochain - 2 < NREASONS)
+		return nochain_reasons[f->nochain - 2].why;
+	return "the form has no dependency chain";
+}
+
+/* chain=none[:WHY]: the form has no dependency chain; latency mode skips it, saying why */
 static int key_chain(struct t32_form *f, const char *value, char *why, size_t len)
 {
 	if (strcmp(value, "none") == 0) {
 		f->nochain = 1;
 		return 0;
 	}
-	snprintf(why, len, "bad chain '%s' (only chain=none)", value);
+	if (strncmp(value, "none:", 5) == 0)
+		for (size_t i = 0; i < NREASONS; i++)
+			if (strcmp(value + 5, nochain_reasons[i].word) == 0) {
+				f->nochain = (int)i + 2;
+				return 0;
+			}
+	snprintf(why, len, "bad chain '%s' (chain=none, or none:flags, none:merge, none:constant, "
+		 "none:unread)", value);
 	return -1;
 }
 
@@ -335,7 +368,7 @@ static const struct table_key table_keys[] = {
 	{ "lat", 0, key_lat, "expected latency, core cycles" },
 	{ "rtp", 0, key_rtp, "expected reciprocal throughput, core cycles" },
 	{ "init", 0, key_init, "register start values, REG=VALUE[,REG=VALUE]..." },
-	{ "chain", 0, key_chain, "chain=none: no dependency chain, throughput only" },
+	{ "chain", 0, key_chain, "chain=none[:WHY]: no dependency chain, throughput only" },
 	{ "tp", 1, key_tp, "throughput template with register placeholders" },
 };
 #define NKEYS (sizeof(table_keys) / sizeof(table_keys[0]))
@@ -713,6 +746,19 @@ nomem:
 }
 
 /* Read the file whole (tables are small), refuse binary data, then parse the text. */
+const char *t32_table_locate(const char *name, char *buf, size_t len)
+{
+	if (!access(name, F_OK) || strchr(name, '/'))
+		return name;
+	snprintf(buf, len, "%s/%s", t32_datadir(), name);
+	if (!access(buf, R_OK))
+		return buf;
+	snprintf(buf, len, "%s/%s.tbl", t32_datadir(), name);
+	if (!access(buf, R_OK))
+		return buf;
+	return name;
+}
+
 int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
@@ -809,4 +855,32 @@ const struct t32_form *t32_table_find(const struct t32_table *t, const char *nam
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t t32_table_hash(const struct t32_table *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct t32_form *f = &t->forms[i];
+		const char *parts[] = { f->name, f->insn, f->init ? f->init : "", f->tp ? f->tp : "" };
+
+		for (size_t k = 0; k < 4; k++)
+			h = fnv1a(h, parts[k], strlen(parts[k]) + 1);
+		h = fnv1a(h, &f->lat, sizeof(f->lat));
+		h = fnv1a(h, &f->rtp, sizeof(f->rtp));
+		if (f->nochain)
+			h = fnv1a(h, "chain=none", 11);
+	}
+	return h;
 }

@@ -9,6 +9,7 @@
 #define T32_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One instruction form: one non-comment line of a table. */
 struct t32_form {
@@ -19,7 +20,8 @@ struct t32_form {
 	unsigned tp_period;	/* copies before a register comes round again; 0 without tp */
 	double lat;		/* expected latency, core cycles; NaN if not given */
 	double rtp;		/* expected reciprocal throughput, core cycles; NaN if not given */
-	int nochain;		/* chain=none: repeating insn is no dependency chain (no latency mode) */
+	int nochain;		/* chain=none: repeating insn is no dependency chain (no latency
+				 * mode); 1 no reason given, 2.. the reason chain=none:WHY names */
 	unsigned line;		/* 1-based line in the file */
 };
 
@@ -45,12 +47,29 @@ struct t32_table {
  * empty (nothing to free).
  */
 int t32_table_load(const char *path, struct t32_table *t, char *err, size_t errlen);
+/*
+ * Where a table named on the command line is: the name itself when it is a
+ * file there or names a directory (a '/'), else NAME or NAME.tbl in t32's data
+ * directory (installed or in the tree) when one is there, else the name as
+ * given (whose error then names it).  The path, in buf or name itself.
+ */
+const char *t32_table_locate(const char *name, char *buf, size_t len);
 
 /* The same from text in memory (-2 for a bad table); `path` only names it in messages. */
 int t32_table_parse(const char *text, const char *path, struct t32_table *t, char *err,
 		    size_t errlen);
 
 void t32_table_free(struct t32_table *t);
+
+/* Why form f (nochain set) has no chain, as a phrase for a skipped row. */
+const char *t32_form_nochain_reason(const struct t32_form *f);
+
+/*
+ * The table's forms as one number (name, insn, init, tp, lat, rtp, chain of each):
+ * a sweep's `# sweep:` line names it (forms=), so a table edited between shards is
+ * another sweep, and `t32 table check` knows the table it is given is the one swept.
+ */
+uint64_t t32_table_hash(const struct t32_table *t);
 
 /* The form called `name`, or NULL. */
 const struct t32_form *t32_table_find(const struct t32_table *t, const char *name);

@@ -385,7 +385,7 @@ struct cand {
 	unsigned mn;		/* index into the mnemonic list */
 	struct shape sh;
 	int regs[MAX_OPS];	/* register number of each register operand */
-	int lea_chain;		/* lea: the memory base is op 0's register */
+	int lea_chain;		/* lea: 1 + the register that is the memory base; 0: rsi */
 	unsigned char bytes[16];
 	unsigned char nbytes;
 	int ok;			/* assembled */
@@ -426,7 +426,7 @@ static void operand_text(const struct cand *c, int i, const char *mn, char ph, c
 		if (ph)
 			base = "{r}";
 		else if (c->lea_chain)
-			base = gpr_names[3][c->regs[0]];
+			base = gpr_names[3][c->lea_chain - 1];
 		snprintf(basebuf, sizeof(basebuf), "%s", base);
 		/*
 		 * [rsi]: 256-byte aligned, so aligned vector forms and cmpxchg16b run;
@@ -633,22 +633,228 @@ struct form_out {
 	int nochain;
 	int lat_via_op0;	/* the chain runs through operand 0 (or a register it names) */
 	int template_op;	/* operand written as a placeholder, -1 literal, -2 no tp */
+	int why;		/* with nochain: WHY_..., the reason chain=none:WORD gives */
 	char init[48];
 	int all_regs;		/* no memory operand */
 };
 
+/* ---- chains by rule ---- */
+
 /*
- * Judge form c (assembled, its bytes decoded as insn): -1 kept, else the rule
- * that excludes it.  Fills o with the chain and template decisions.
+ * What capstone's account of reads and writes cannot tell: forms whose chain,
+ * built from that account, would carry no dependency through the operation.
  */
-static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, struct form_out *o,
-		 int *need_lat_asm)
+enum chain_rule {
+	CR_PLAIN,	/* the chain from reads and writes stands */
+	CR_FLAGS,	/* writes only flags: no chain */
+	CR_UNREAD,	/* writes a register it does not read (cdq: edx from eax): no chain */
+	CR_MOVE,	/* a copy: into itself it moves nothing, so two registers alternate */
+	CR_MERGE,	/* scalar: one lane computed from the last source, the rest kept */
+	CR_IDIOM,	/* with one register in every source, a zero or ones idiom */
+};
+
+/* The reasons chain=none:WORD gives (t32/table.c says them in full). */
+enum { WHY_UNREAD_ASIS, WHY_FLAGS, WHY_MERGE, WHY_CONSTANT, WHY_UNREAD };
+static const char *const why_words[] = { NULL, "flags", "merge", "constant", "unread" };
+
+static const struct {
+	const char *mn;
+	int prefix;	/* match as a prefix */
+	enum chain_rule rule;
+} chain_rules[] = {
+	/* capstone 4 has test of an immediate write its operand: it writes flags only */
+	{ "test", 0, CR_FLAGS }, { "cmp", 0, CR_FLAGS }, { "bt", 0, CR_FLAGS },
+	{ "ptest", 0, CR_FLAGS }, { "vptest", 0, CR_FLAGS }, { "vtestps", 0, CR_FLAGS },
+	{ "vtestpd", 0, CR_FLAGS }, { "ktest", 1, CR_FLAGS }, { "kortest", 1, CR_FLAGS },
+	{ "comis", 1, CR_FLAGS }, { "ucomis", 1, CR_FLAGS }, { "vcomis", 1, CR_FLAGS },
+	{ "vucomis", 1, CR_FLAGS },
+	{ "cwd", 0, CR_UNREAD }, { "cdq", 0, CR_UNREAD }, { "cqo", 0, CR_UNREAD },
+	{ "mov", 0, CR_MOVE }, { "movapd", 0, CR_MOVE }, { "movaps", 0, CR_MOVE },
+	{ "movdqa", 0, CR_MOVE }, { "movdqu", 0, CR_MOVE }, { "movupd", 0, CR_MOVE },
+	{ "movups", 0, CR_MOVE }, { "movq", 0, CR_MOVE }, { "movss", 0, CR_MOVE },
+	{ "movsd", 0, CR_MOVE }, { "vmovapd", 0, CR_MOVE }, { "vmovaps", 0, CR_MOVE },
+	{ "vmovdq", 1, CR_MOVE }, { "vmovupd", 0, CR_MOVE }, { "vmovups", 0, CR_MOVE },
+	{ "vmovq", 0, CR_MOVE }, { "vmovss", 0, CR_MOVE }, { "vmovsd", 0, CR_MOVE },
+	{ "lea", 0, CR_MOVE },
+	{ "sqrtss", 0, CR_MERGE }, { "sqrtsd", 0, CR_MERGE }, { "rcpss", 0, CR_MERGE },
+	{ "rsqrtss", 0, CR_MERGE }, { "roundss", 0, CR_MERGE }, { "roundsd", 0, CR_MERGE },
+	{ "cvtss2sd", 0, CR_MERGE }, { "cvtsd2ss", 0, CR_MERGE }, { "cvtsi2ss", 0, CR_MERGE },
+	{ "cvtsi2sd", 0, CR_MERGE }, { "cvtpi2ps", 0, CR_MERGE }, { "movlps", 0, CR_MERGE },
+	{ "movlpd", 0, CR_MERGE }, { "movhps", 0, CR_MERGE }, { "movhpd", 0, CR_MERGE },
+	{ "pinsr", 1, CR_MERGE }, { "vpinsr", 1, CR_MERGE }, { "vsqrtss", 0, CR_MERGE },
+	{ "vsqrtsd", 0, CR_MERGE }, { "vrcpss", 0, CR_MERGE }, { "vrsqrtss", 0, CR_MERGE },
+	{ "vroundss", 0, CR_MERGE }, { "vroundsd", 0, CR_MERGE }, { "vcvtss2sd", 0, CR_MERGE },
+	{ "vcvtsd2ss", 0, CR_MERGE }, { "vcvtsi2ss", 0, CR_MERGE }, { "vcvtsi2sd", 0, CR_MERGE },
+	{ "vcvtusi2ss", 0, CR_MERGE }, { "vcvtusi2sd", 0, CR_MERGE }, { "vmovlps", 0, CR_MERGE },
+	{ "vmovlpd", 0, CR_MERGE }, { "vmovhps", 0, CR_MERGE }, { "vmovhpd", 0, CR_MERGE },
+	{ "vrcp14ss", 0, CR_MERGE }, { "vrcp14sd", 0, CR_MERGE }, { "vrsqrt14ss", 0, CR_MERGE },
+	{ "vrsqrt14sd", 0, CR_MERGE }, { "vrcp28ss", 0, CR_MERGE }, { "vrcp28sd", 0, CR_MERGE },
+	{ "vrsqrt28ss", 0, CR_MERGE }, { "vrsqrt28sd", 0, CR_MERGE }, { "vgetexpss", 0, CR_MERGE },
+	{ "vgetexpsd", 0, CR_MERGE }, { "vgetmantss", 0, CR_MERGE }, { "vgetmantsd", 0, CR_MERGE },
+	{ "vrndscaless", 0, CR_MERGE }, { "vrndscalesd", 0, CR_MERGE }, { "vreducess", 0, CR_MERGE },
+	{ "vreducesd", 0, CR_MERGE },
+	{ "xor", 0, CR_IDIOM }, { "sub", 0, CR_IDIOM }, { "pxor", 0, CR_IDIOM },
+	{ "xorps", 0, CR_IDIOM }, { "xorpd", 0, CR_IDIOM }, { "vxorps", 0, CR_IDIOM },
+	{ "vxorpd", 0, CR_IDIOM }, { "vpxor", 1, CR_IDIOM }, { "pandn", 0, CR_IDIOM },
+	{ "andnps", 0, CR_IDIOM }, { "andnpd", 0, CR_IDIOM }, { "vandnps", 0, CR_IDIOM },
+	{ "vandnpd", 0, CR_IDIOM }, { "vpandn", 1, CR_IDIOM }, { "psub", 1, CR_IDIOM },
+	{ "vpsub", 1, CR_IDIOM }, { "pcmpeq", 1, CR_IDIOM }, { "pcmpgt", 1, CR_IDIOM },
+	{ "vpcmpeq", 1, CR_IDIOM }, { "vpcmpgt", 1, CR_IDIOM }, { "kxor", 1, CR_IDIOM },
+	{ "kxnor", 1, CR_IDIOM },
+};
+
+static enum chain_rule chain_rule_of(const char *mn)
+{
+	for (size_t i = 0; i < N(chain_rules); i++) {
+		size_t n = strlen(chain_rules[i].mn);
+
+		if (chain_rules[i].prefix ? strncmp(mn, chain_rules[i].mn, n) == 0
+					  : strcmp(mn, chain_rules[i].mn) == 0)
+			return chain_rules[i].rule;
+	}
+	return CR_PLAIN;
+}
+
+/* The last operand that is no immediate (the source a scalar operation computes from), or -1. */
+static int last_source(const struct cand *c)
+{
+	for (int i = c->sh.n - 1; i >= 1; i--)
+		if (kinds[c->sh.k[i]].file != 'I')
+			return i;
+	return -1;
+}
+
+/* A register of file f other than r (never rsi): r's neighbour. */
+static int other_reg(char f, int r)
+{
+	int o = r + 1;
+
+	if (f == 'g' && o == GPR_RSI)
+		o++;
+	if ((f == 'k' || f == 'm') && o > 7)
+		o = 1;
+	return o;
+}
+
+static void no_chain(struct form_out *o, int why)
+{
+	o->lat_text[0] = 0;
+	o->nochain = 1;
+	o->why = why;
+	o->lat_via_op0 = 0;
+}
+
+/*
+ * Two registers alternating: `mov rbx, rax; mov rax, rbx` (each copy of the
+ * text is two moves, and the cost divides by both), so a copy's result is the
+ * next one's input through the operation itself, never a register into itself.
+ * s is the source operand (a register of op 0's file, or lea's address).
+ */
+static void alternate(const struct cand *c, const char *mn, int s, struct form_out *o)
+{
+	char f0 = kinds[c->sh.k[0]].file;
+	int r0 = c->regs[0], r1 = c->regs[s] != r0 && kinds[c->sh.k[s]].file == f0
+					  ? c->regs[s] : other_reg(f0, r0);
+	struct cand a = *c, b = *c;
+	size_t used;
+
+	for (int i = 1; i < c->sh.n; i++)
+		if (kinds[c->sh.k[i]].file == f0)
+			b.regs[i] = i == s ? r1 : r0;
+	if (kinds[c->sh.k[s]].file == 'M')
+		b.lea_chain = r1 + 1;
+	for (int i = 0; i < c->sh.n; i++)
+		if (kinds[c->sh.k[i]].file == f0)
+			a.regs[i] = b.regs[i] == r0 ? r1 : r0;
+	a.lea_chain = b.lea_chain ? r0 + 1 : 0;
+	render(&a, mn, -1, o->lat_text, sizeof(o->lat_text));
+	used = strlen(o->lat_text);
+	snprintf(o->lat_text + used, sizeof(o->lat_text) - used, "; ");
+	used += 2;
+	render(&b, mn, -1, o->lat_text + used, sizeof(o->lat_text) - used);
+	o->nochain = 0;
+	o->lat_via_op0 = 1;
+}
+
+/*
+ * The chain decided from reads and writes (o), checked against chain_rules:
+ * flag-only writers and unread results have none; a copy becomes two registers
+ * alternating (lea of a base alone is a copy, lea of a constant has no chain);
+ * a scalar operation chains through the lane it computes (its last source made
+ * the destination, `vsqrtss xmm0, xmm0, xmm0`) or, computing from memory or
+ * another register file, has none: the destination's other lanes would make a
+ * chain of merges.  An idiom keeps the chain it has; judge_by_shape never gives
+ * it one register in every source.  Sets *need when the text must be assembled.
+ */
+static void chain_by_rule(const struct cand *c, const char *mn, struct form_out *o, int *need)
+{
+	enum chain_rule r = chain_rule_of(mn);
+	char f0 = c->sh.n ? kinds[c->sh.k[0]].file : 0;
+	int s = last_source(c);
+	char fs = s > 0 ? kinds[c->sh.k[s]].file : 0;
+
+	switch (r) {
+	case CR_FLAGS:
+		no_chain(o, WHY_FLAGS);
+		return;
+	case CR_UNREAD:
+		no_chain(o, WHY_UNREAD);
+		return;
+	case CR_MOVE:
+		if (!strchr("gvkm", f0 ? f0 : 'I') || c->sh.n < 2)
+			return;
+		if (!strcmp(mn, "lea")) {
+			if (s < 1) {
+				no_chain(o, WHY_CONSTANT);	/* lea eax, 5 */
+			} else if (c->sh.k[s] != K_MX) {
+				alternate(c, mn, s, o);
+				*need = 1;
+			}
+			return;
+		}
+		if (s < 1 || fs != f0)
+			return;		/* a constant, a load, a store, another file: decided already */
+		alternate(c, mn, s, o);
+		*need = 1;
+		return;
+	case CR_MERGE:
+		if (!strchr("vg", f0 ? f0 : 'I') || s < 1)
+			return;
+		if (fs != f0) {
+			no_chain(o, WHY_MERGE);
+			return;
+		}
+		{
+			struct cand l = *c;
+
+			for (int i = 1; i < c->sh.n; i++)
+				if (kinds[c->sh.k[i]].file == f0)
+					l.regs[i] = c->regs[0];
+			render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
+			o->nochain = 0;
+			o->lat_via_op0 = 1;
+			*need = 1;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* What a decoded form reads and writes, as the chain and template rules need it. */
+struct access {
+	struct regset R, W;	/* registers read, written */
+	int mem_rw, mem_w;	/* a memory operand read and written; written */
+	int op0_written, op0_read;
+};
+
+/* The rule that excludes insn by its groups, names or registers, or -1. */
+static int excluded_by(csh h, const cs_insn *insn, const struct cand *c, const char *mn,
+		       struct access *a)
 {
 	cs_regs rr, ww;
 	uint8_t nr = 0, nw = 0;
-	struct regset R = { .n = 0 }, W = { .n = 0 };
-	const cs_x86 *x = &insn->detail->x86;
-	int grp_rule = -1, mem_rw = 0, mem_w = 0, op0_written = 0, op0_read = 0;
+	int grp_rule = -1;
 
 	for (int g = 0; g < insn->detail->groups_count; g++)
 		switch (insn->detail->groups[g]) {
@@ -672,12 +878,12 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 		return named_rule(mn);
 	if (cs_regs_access(h, insn, rr, &nr, ww, &nw) != CS_ERR_OK)
 		return T32_RULE_DECODE;
-	for (int i = 0; i < nr && R.n < 64; i++)
-		R.r[R.n++] = canon(cs_reg_name(h, rr[i]));
-	for (int i = 0; i < nw && W.n < 64; i++)
-		W.r[W.n++] = canon(cs_reg_name(h, ww[i]));
-	for (int i = 0; i < R.n + W.n; i++) {
-		char f = i < R.n ? R.r[i].file : W.r[i - R.n].file;
+	for (int i = 0; i < nr && a->R.n < 64; i++)
+		a->R.r[a->R.n++] = canon(cs_reg_name(h, rr[i]));
+	for (int i = 0; i < nw && a->W.n < 64; i++)
+		a->W.r[a->W.n++] = canon(cs_reg_name(h, ww[i]));
+	for (int i = 0; i < a->R.n + a->W.n; i++) {
+		char f = i < a->R.n ? a->R.r[i].file : a->W.r[i - a->R.n].file;
 
 		if (f == 'S')
 			return T32_RULE_STACK;
@@ -687,117 +893,130 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 			return T32_RULE_PRIVILEGED;
 	}
 	/* the arena base must stay a pointer */
-	if (regset_has(&W, 'g', GPR_RSI) && c->sh.n && kinds[c->sh.k[c->sh.n - 1]].file == 'M')
+	if (regset_has(&a->W, 'g', GPR_RSI) && c->sh.n && kinds[c->sh.k[c->sh.n - 1]].file == 'M')
 		return T32_RULE_ADDRESS;
 	if ((!strncmp(mn, "bt", 2) && strlen(mn) <= 3) && c->sh.n == 2 &&
 	    kinds[c->sh.k[0]].file == 'M' && kinds[c->sh.k[1]].file == 'g')
 		return T32_RULE_ADDRESS;
+	return -1;
+}
 
-	o->all_regs = 1;
-	for (int i = 0; i < c->sh.n; i++)
-		if (kinds[c->sh.k[i]].file == 'M')
-			o->all_regs = 0;
+/* Memory and operand 0: read, written, both. */
+static void operand_access(const cs_insn *insn, const struct cand *c, const char *mn,
+			   struct access *a)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
 	for (int i = 0; i < x->op_count; i++)
 		if (x->operands[i].type == X86_OP_MEM && strcmp(mn, "lea") && strcmp(mn, "nop") &&
 		    strncmp(mn, "prefetch", 8) && strncmp(mn, "clflush", 7) && strcmp(mn, "clwb") &&
 		    strcmp(mn, "cldemote")) {
 			if ((x->operands[i].access & CS_AC_WRITE) && (x->operands[i].access & CS_AC_READ))
-				mem_rw = 1;
+				a->mem_rw = 1;
 			if (x->operands[i].access & CS_AC_WRITE)
-				mem_w = 1;
+				a->mem_w = 1;
 		}
 	if (c->sh.n) {
 		char f0 = kinds[c->sh.k[0]].file;
 
 		if (f0 == 'g' || f0 == 'v' || f0 == 'k' || f0 == 'm') {
-			op0_written = regset_has(&W, f0, c->regs[0]);
-			op0_read = regset_has(&R, f0, c->regs[0]);
+			a->op0_written = regset_has(&a->W, f0, c->regs[0]);
+			a->op0_read = regset_has(&a->R, f0, c->regs[0]);
 		} else if (f0 == 'M') {
-			op0_written = mem_w;
-			op0_read = mem_rw;
+			a->op0_written = a->mem_w;
+			a->op0_read = a->mem_rw;
 		}
 	}
+}
 
-	/* the chain */
-	{
-		int through = mem_rw;
-		const uint64_t tests = X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF |
-				       X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_AF;
-		const uint64_t writes = 0x3full | X86_EFLAGS_RESET_OF | X86_EFLAGS_RESET_CF |
-					X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_AF |
-					X86_EFLAGS_RESET_PF | X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_CF |
-					X86_EFLAGS_SET_OF | X86_EFLAGS_SET_SF | X86_EFLAGS_SET_ZF |
-					X86_EFLAGS_SET_AF | (0x3full << 40);
+/*
+ * The chain from reads and writes: as written when something written is read
+ * (flags capstone says are tested and written, x87 arithmetic, a register, memory
+ * read and written); else the first source of op 0's file made op 0, lea through
+ * its base, mov r64, m64 as a pointer chase; else none.  Then chain_by_rule.
+ */
+static void chain_from(const cs_insn *insn, const struct cand *c, const char *mn,
+		       const struct access *a, struct form_out *o, int *need_lat_asm)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int through = a->mem_rw;
+	const uint64_t tests = X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF |
+			       X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_AF;
+	const uint64_t writes = 0x3full | X86_EFLAGS_RESET_OF | X86_EFLAGS_RESET_CF |
+				X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_AF | X86_EFLAGS_RESET_PF |
+				X86_EFLAGS_RESET_ZF | X86_EFLAGS_SET_CF | X86_EFLAGS_SET_OF |
+				X86_EFLAGS_SET_SF | X86_EFLAGS_SET_ZF | X86_EFLAGS_SET_AF |
+				(0x3full << 40);
 
-		/* the flags: capstone says which an instruction tests and which it writes */
-		if ((x->eflags & tests) && (x->eflags & writes))
+	/* the flags: capstone says which an instruction tests and which it writes */
+	if ((x->eflags & tests) && (x->eflags & writes))
+		through = 1;
+	/* x87: capstone 4 names no stack registers; the arithmetic reads its destination */
+	if (x87_chains(c, mn))
+		through = 1;
+	for (int i = 0; i < a->W.n && !through; i++)
+		if (a->W.r[i].file && strchr("gvkmsf", a->W.r[i].file) &&
+		    regset_has(&a->R, a->W.r[i].file, a->W.r[i].num))
 			through = 1;
-		/* x87: capstone 4 names no stack registers; the arithmetic reads its destination */
-		if (x87_chains(c, mn))
-			through = 1;
+	o->lat_text[0] = 0;
+	o->nochain = 0;
+	o->why = WHY_UNREAD_ASIS;
+	o->lat_via_op0 = a->op0_written && a->op0_read;
+	if (!through && a->op0_written && !a->op0_read && kinds[c->sh.k[0]].file != 'M') {
+		char f0 = kinds[c->sh.k[0]].file;
+		struct cand l = *c;
+		int j = -1;
 
-		for (int i = 0; i < W.n && !through; i++)
-			if (W.r[i].file && strchr("gvkmsf", W.r[i].file) &&
-			    regset_has(&R, W.r[i].file, W.r[i].num))
-				through = 1;
-		o->lat_text[0] = 0;
-		o->nochain = 0;
-		o->lat_via_op0 = op0_written && op0_read;
-		if (!through && op0_written && !op0_read && kinds[c->sh.k[0]].file != 'M') {
-			char f0 = kinds[c->sh.k[0]].file;
-			struct cand l = *c;
-			int j = -1;
-
-			for (int i = 1; i < c->sh.n && j < 0; i++)
-				if (kinds[c->sh.k[i]].file == f0 && regset_has(&R, f0, c->regs[i]))
-					j = i;
-			if (j > 0) {
-				l.regs[j] = c->regs[0];
-				render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
-			} else if (!strcmp(mn, "lea")) {
-				l.lea_chain = 1;
-				render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
-			} else if (!strcmp(mn, "mov") && c->sh.n == 2 && c->sh.k[0] == K_R64 &&
-				   c->sh.k[1] == K_M64) {
-				snprintf(o->lat_text, sizeof(o->lat_text), "mov rax, qword [rax]");
-			}
-			if (o->lat_text[0]) {
-				*need_lat_asm = 1;
-				o->lat_via_op0 = 1;
-			} else {
-				o->nochain = 1;
-			}
-		} else if (!through) {
+		for (int i = 1; i < c->sh.n && j < 0; i++)
+			if (kinds[c->sh.k[i]].file == f0 && regset_has(&a->R, f0, c->regs[i]))
+				j = i;
+		if (j > 0) {
+			l.regs[j] = c->regs[0];
+			render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
+		} else if (!strcmp(mn, "lea")) {
+			l.lea_chain = c->regs[0] + 1;
+			render(&l, mn, -1, o->lat_text, sizeof(o->lat_text));
+		} else if (!strcmp(mn, "mov") && c->sh.n == 2 && c->sh.k[0] == K_R64 &&
+			   c->sh.k[1] == K_M64) {
+			snprintf(o->lat_text, sizeof(o->lat_text), "mov rax, qword [rax]");
+		}
+		if (o->lat_text[0]) {
+			*need_lat_asm = 1;
+			o->lat_via_op0 = 1;
+		} else {
 			o->nochain = 1;
 		}
+	} else if (!through) {
+		o->nochain = 1;
 	}
+	chain_by_rule(c, mn, o, need_lat_asm);
+}
 
-	/* the throughput template */
-	{
-		int implicit = 0;
+/* The throughput template: which operand rotates (-1 none, -2 no template). */
+static int template_from(const struct cand *c, const struct access *a)
+{
+	for (int i = 0; i < a->W.n; i++) {
+		const struct reg *r = &a->W.r[i];
+		int named = 0;
 
-		for (int i = 0; i < W.n; i++) {
-			const struct reg *r = &W.r[i];
-			int named = 0;
-
-			if (!r->file || r->file == 'f' || r->file == 's')
-				continue;
-			for (int k = 0; k < c->sh.n; k++)
-				if (kinds[c->sh.k[k]].file == r->file && c->regs[k] == r->num)
-					named = 1;
-			if (!named)
-				implicit = 1;
-		}
-		if (implicit)
-			o->template_op = -2;
-		else if (c->sh.n && op0_written && kinds[c->sh.k[0]].file != 'M' &&
-			 kinds[c->sh.k[0]].ph)
-			o->template_op = 0;
-		else if (c->sh.n && mem_rw && kinds[c->sh.k[0]].file == 'M')
-			o->template_op = 0;
-		else
-			o->template_op = -1;
+		if (!r->file || r->file == 'f' || r->file == 's')
+			continue;
+		for (int k = 0; k < c->sh.n; k++)
+			if (kinds[c->sh.k[k]].file == r->file && c->regs[k] == r->num)
+				named = 1;
+		if (!named)
+			return -2;	/* it writes a register it does not name */
 	}
+	if (c->sh.n && a->op0_written && kinds[c->sh.k[0]].file != 'M' && kinds[c->sh.k[0]].ph)
+		return 0;
+	if (c->sh.n && a->mem_rw && kinds[c->sh.k[0]].file == 'M')
+		return 0;
+	return -1;
+}
+
+/* Register set-up the form needs to run (division, xgetbv), into o->init. */
+static void init_of(const struct cand *c, const char *mn, struct form_out *o)
+{
 	o->init[0] = 0;
 	if ((!strcmp(mn, "div") || !strcmp(mn, "idiv")) && c->sh.n == 1 &&
 	    kinds[c->sh.k[0]].file == 'g') {
@@ -813,18 +1032,47 @@ static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, str
 	} else if (!strcmp(mn, "div") || !strcmp(mn, "idiv")) {
 		/* a pointer as divisor: a zero dividend stays zero, and never overflows */
 		snprintf(o->init, sizeof(o->init), "rax=0,rdx=0");
-	}
-	else if (!strcmp(mn, "xgetbv") || !strcmp(mn, "rdpkru"))
+	} else if (!strcmp(mn, "xgetbv") || !strcmp(mn, "rdpkru")) {
 		snprintf(o->init, sizeof(o->init), "rcx=0");
+	}
+}
+
+/*
+ * Judge form c (assembled, its bytes decoded as insn): -1 kept, else the rule
+ * that excludes it.  Fills o with the chain and template decisions.
+ */
+static int judge(csh h, const cs_insn *insn, struct cand *c, const char *mn, struct form_out *o,
+		 int *need_lat_asm)
+{
+	struct access a;
+	int rule;
+
+	memset(&a, 0, sizeof(a));
+	rule = excluded_by(h, insn, c, mn, &a);
+	if (rule >= 0)
+		return rule;
+	o->all_regs = 1;
+	for (int i = 0; i < c->sh.n; i++)
+		if (kinds[c->sh.k[i]].file == 'M')
+			o->all_regs = 0;
+	operand_access(insn, c, mn, &a);
+	chain_from(insn, c, mn, &a, o, need_lat_asm);
+	o->template_op = template_from(c, &a);
+	init_of(c, mn, o);
 	return -1;
 }
 
 /*
  * A VEX/EVEX or mask form capstone cannot decode: operand 0, a register, is
  * taken as the destination and the rest as sources (so a destination that is
- * also read, as in vpermt2d, still chains); a memory operand 0 is a store.
+ * also read, as in vpermt2d, still chains); a memory operand 0 is a store.  A
+ * two-register form of a mnemonic that also assembled with three registers of
+ * its kind (shorthand) is NASM's spelling of the three-operand form whose first
+ * source is the destination (`vxorps zmm0, zmm1` is `vxorps zmm0, zmm0, zmm1`):
+ * it chains as written, never as `vxorps zmm0, zmm0`, an idiom.
  */
-static int judge_by_shape(struct cand *c, const char *mn, struct form_out *o, int *need_lat_asm)
+static int judge_by_shape(struct cand *c, const char *mn, int shorthand, struct form_out *o,
+			  int *need_lat_asm)
 {
 	char f0 = c->sh.n ? kinds[c->sh.k[0]].file : 0;
 
@@ -835,7 +1083,11 @@ static int judge_by_shape(struct cand *c, const char *mn, struct form_out *o, in
 			o->all_regs = 0;
 	o->template_op = -1;
 	o->nochain = 1;
-	if (f0 == 'g' || f0 == 'v' || f0 == 'k' || f0 == 'm') {
+	if ((f0 == 'v' || f0 == 'k') && shorthand && c->sh.n == 2 && kinds[c->sh.k[1]].file == f0) {
+		o->template_op = 0;
+		o->nochain = 0;
+		o->lat_via_op0 = 1;
+	} else if (f0 == 'g' || f0 == 'v' || f0 == 'k' || f0 == 'm') {
 		struct cand l = *c;
 
 		o->template_op = 0;
@@ -849,6 +1101,7 @@ static int judge_by_shape(struct cand *c, const char *mn, struct form_out *o, in
 				break;
 			}
 	}
+	chain_by_rule(c, mn, o, need_lat_asm);
 	return -1;
 }
 
@@ -857,6 +1110,7 @@ static int judge_by_shape(struct cand *c, const char *mn, struct form_out *o, in
 struct mnem {
 	char name[32];
 	int family;
+	unsigned nds;		/* bit k: assembled with three registers of kind k (v, v, v) */
 };
 
 /* The name of form c: mnemonic and operand kinds joined by '-'. */
@@ -971,390 +1225,445 @@ static void nasm_version(char *buf, size_t len)
 
 #define BATCH_LINES 40000
 
-int t32_tablegen(FILE *out, const struct t32_tablegen_opts *o, struct t32_tablegen_stats *st)
-{
+/* One generation's state, handed from part to part. */
+struct gen {
+	const struct t32_tablegen_opts *o;
+	struct t32_tablegen_stats *st;
 	csh h;
-	struct mnem *mn = NULL;
-	size_t nmn = 0;
-	struct shapes fam[FAM_N] = { { 0 } };
-	struct cand *c = NULL;
-	size_t nc = 0, cap = 0;
-	struct keyset seen = { 0 };
-	struct t32_lattab lat = { 0 };
-	int have_lat = 0, rc = T32_EXIT_ERROR;
-	struct form_out *fo = NULL;
-	int *verdict = NULL;
-	char err[512], nasmv[128], choice_text[256] = "";
-	double t0 = t32_now();
+	struct mnem *mn;		/* mnemonics tried */
+	size_t nmn;
+	struct shapes fam[FAM_N];	/* operand shapes per family */
+	struct cand *c;			/* candidates: mnemonic x shape */
+	size_t nc;
+	struct keyset seen;		/* encodings kept */
+	struct form_out *fo;		/* per candidate, what the table says of it */
+	int *verdict;			/* per candidate: -1 kept, -2 duplicate, -3 not assembled, or a rule */
+	size_t need_lat;		/* kept forms whose chain text must be assembled */
+	struct t32_lattab lat;
+	int have_lat;
+	char choice_text[256];
+};
 
-	memset(st, 0, sizeof(*st));
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-		t32_error("cannot open '%s' (capstone)", "x86-64 disassembler");
+/* capstone's mnemonics (or --only's), those the instruction check lets through. */
+static int list_mnemonics(struct gen *g)
+{
+	g->mn = calloc(X86_INS_ENDING, sizeof(*g->mn));
+	if (!g->mn) {
+		t32_error("out of memory for '%s'", "mnemonics");
 		return T32_EXIT_ERROR;
 	}
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	if (legacy_shapes(&fam[FAM_LEGACY]) || x87_shapes(&fam[FAM_X87]) ||
-	    mask_shapes(&fam[FAM_MASK]) || vex_shapes(&fam[FAM_VEX])) {
-		t32_error("out of memory for '%s'", "shapes");
-		goto out;
-	}
-
-	/* capstone's mnemonics, then which of them NASM knows (an unknown word is a label) */
-	mn = calloc(X86_INS_ENDING, sizeof(*mn));
-	c = calloc(X86_INS_ENDING, sizeof(*c));
-	if (!mn || !c) {
-		t32_error("out of memory for '%s'", "mnemonics");
-		goto out;
-	}
 	for (unsigned id = 1; id < X86_INS_ENDING; id++) {
-		const char *name = cs_insn_name(h, id);
+		const char *name = cs_insn_name(g->h, id);
 		const char *why;
 		char word[64];
 
-		if (!name || strlen(name) >= sizeof(mn[0].name) || (o->only && !in_list(o->only, name)))
+		if (!name || strlen(name) >= sizeof(g->mn[0].name) ||
+		    (g->o->only && !in_list(g->o->only, name)))
 			continue;
 		if (t32_insn_check(name, word, sizeof(word), &why))
 			continue;
-		snprintf(mn[nmn].name, sizeof(mn[nmn].name), "%s", name);
-		mn[nmn].family = family_of(name);
-		snprintf(c[nmn].text, sizeof(c[nmn].text), "%s", name);
-		nmn++;
+		snprintf(g->mn[g->nmn].name, sizeof(g->mn[g->nmn].name), "%s", name);
+		g->mn[g->nmn].family = family_of(name);
+		g->nmn++;
 	}
-	st->mnemonics = nmn;
-	if (!nmn) {
+	g->st->mnemonics = g->nmn;
+	if (!g->nmn) {
 		t32_error("no mnemonic to try '%s' (capstone's names, comma-separated)",
-			  o->only ? o->only : "");
-		rc = T32_EXIT_USAGE;
-		goto out;
+			  g->o->only ? g->o->only : "");
+		return T32_EXIT_USAGE;
 	}
-	{
-		/* the probe: a known mnemonic assembles or draws an error; an unknown one is a label */
-		char *src = NULL, *lst = NULL, *diag = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&src, &len);
-		struct t32_fault flt;
-		unsigned char *known = calloc(nmn, 1);
-		size_t k = 0;
+	return 0;
+}
 
-		if (!f || !known) {
-			if (f)
-				fclose(f);
-			free(src);
-			free(known);
-			t32_error("out of memory for '%s'", "mnemonics");
-			goto out;
-		}
-		fputs("BITS 64\n", f);
-		for (size_t i = 0; i < nmn; i++)
-			fprintf(f, "%s\n", mn[i].name);
-		fclose(f);
-		if (t32_nasm_listing(src, &lst, &diag, &flt) < 0) {
-			free(src);
-			free(known);
-			t32_error("cannot run nasm '%s' (%s)", "nasm", flt.msg);
-			goto out;
-		}
-		st->nasm_runs++;
+/* Keep the mnemonics NASM knows: one assembles or draws an error, an unknown one is a label. */
+static int probe_nasm(struct gen *g)
+{
+	char *src = NULL, *lst = NULL, *diag = NULL;
+	size_t len = 0, k = 0;
+	FILE *f = open_memstream(&src, &len);
+	struct t32_fault flt;
+	unsigned char *known = calloc(g->nmn, 1);
+
+	if (!f || !known) {
+		if (f)
+			fclose(f);
 		free(src);
-		for (char *p = lst, *end = lst ? lst + strlen(lst) : NULL; p && p < end;) {
-			char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
-			unsigned long line;
-
-			if (eol)
-				*eol = 0;
-			line = strtoul(p, &q, 10);
-			while (*q == ' ')
-				q++;
-			if (line >= 2 && line - 2 < nmn &&
-			    ((strncmp(q, "******", 6) == 0 && strstr(q, "error:")) ||
-			     (isxdigit((unsigned char)*q) && strlen(q) > 9 && isxdigit((unsigned char)q[9]))))
-				known[line - 2] = 1;
-			p = eol ? eol + 1 : end;
-		}
-		free(lst);
-		free(diag);
-		for (size_t i = 0; i < nmn; i++)
-			if (known[i])
-				mn[k++] = mn[i];
 		free(known);
-		nmn = k;
-		st->nasm_knows = nmn;
+		t32_error("out of memory for '%s'", "mnemonics");
+		return T32_EXIT_ERROR;
 	}
+	fputs("BITS 64\n", f);
+	for (size_t i = 0; i < g->nmn; i++)
+		fprintf(f, "%s\n", g->mn[i].name);
+	fclose(f);
+	if (t32_nasm_listing(src, &lst, &diag, &flt) < 0) {
+		free(src);
+		free(known);
+		t32_error("cannot run nasm '%s' (%s)", "nasm", flt.msg);
+		return T32_EXIT_ERROR;
+	}
+	g->st->nasm_runs++;
+	free(src);
+	for (char *p = lst, *end = lst ? lst + strlen(lst) : NULL; p && p < end;) {
+		char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+		unsigned long line;
 
-	/* every mnemonic in every shape of its family, assembled a batch at a time */
-	free(c);
-	c = NULL;
-	for (size_t m = 0; m < nmn; m++) {
-		const struct shapes *ss = &fam[mn[m].family];
+		if (eol)
+			*eol = 0;
+		line = strtoul(p, &q, 10);
+		while (*q == ' ')
+			q++;
+		if (line >= 2 && line - 2 < g->nmn &&
+		    ((strncmp(q, "******", 6) == 0 && strstr(q, "error:")) ||
+		     (isxdigit((unsigned char)*q) && strlen(q) > 9 && isxdigit((unsigned char)q[9]))))
+			known[line - 2] = 1;
+		p = eol ? eol + 1 : end;
+	}
+	free(lst);
+	free(diag);
+	for (size_t i = 0; i < g->nmn; i++)
+		if (known[i])
+			g->mn[k++] = g->mn[i];
+	free(known);
+	g->nmn = k;
+	g->st->nasm_knows = k;
+	return 0;
+}
+
+/*
+ * Every mnemonic in every shape of its family, assembled a batch at a time; and
+ * which mnemonics assembled with three registers of one vector or mask kind
+ * (judge_by_shape reads a two-register form of those as NASM's shorthand).
+ */
+static int make_candidates(struct gen *g)
+{
+	size_t cap = 0;
+
+	for (size_t m = 0; m < g->nmn; m++) {
+		const struct shapes *ss = &g->fam[g->mn[m].family];
 
 		for (size_t s = 0; s < ss->n; s++) {
 			struct cand *x;
 			const char *why;
 			char word[64];
+			int mx = 0;
 
-			if (nc == cap) {
+			if (g->nc == cap) {
 				size_t ncap = cap ? 2 * cap : 65536;
-				struct cand *g = realloc(c, ncap * sizeof(*g));
+				struct cand *grown = realloc(g->c, ncap * sizeof(*grown));
 
-				if (!g) {
+				if (!grown) {
 					t32_error("out of memory for '%zu candidates'", ncap);
-					goto out;
+					return T32_EXIT_ERROR;
 				}
-				c = g;
+				g->c = grown;
 				cap = ncap;
 			}
-			x = &c[nc];
+			x = &g->c[g->nc];
 			memset(x, 0, sizeof(*x));
 			x->mn = (unsigned)m;
 			x->sh = ss->s[s];
 			/* base + index: only lea, which computes the address without using it */
-			{
-				int mx = 0;
-
-				for (int i = 0; i < x->sh.n; i++)
-					mx |= x->sh.k[i] == K_MX;
-				if (mx && strcmp(mn[m].name, "lea"))
-					continue;
-			}
-			default_regs(x, mn[m].name);
-			render(x, mn[m].name, -1, x->text, sizeof(x->text));
+			for (int i = 0; i < x->sh.n; i++)
+				mx |= x->sh.k[i] == K_MX;
+			if (mx && strcmp(g->mn[m].name, "lea"))
+				continue;
+			default_regs(x, g->mn[m].name);
+			render(x, g->mn[m].name, -1, x->text, sizeof(x->text));
 			if (t32_insn_check(x->text, word, sizeof(word), &why))
 				continue;
-			nc++;
+			g->nc++;
 		}
 	}
-	st->candidates = nc;
-	for (size_t from = 0; from < nc; from += BATCH_LINES) {
-		size_t n = nc - from < BATCH_LINES ? nc - from : BATCH_LINES;
+	g->st->candidates = g->nc;
+	for (size_t from = 0; from < g->nc; from += BATCH_LINES) {
+		size_t n = g->nc - from < BATCH_LINES ? g->nc - from : BATCH_LINES;
 
-		if (o->progress)
-			fprintf(stderr, "\r\033[Kt32 table gen: assembling %zu/%zu candidate forms", from + n,
-				nc);
-		if (assemble_batch(c + from, n, &st->nasm_runs))
-			goto out;
+		if (g->o->progress)
+			fprintf(stderr, "\r\033[Kt32 table gen: assembling %zu/%zu candidate forms",
+				from + n, g->nc);
+		if (assemble_batch(g->c + from, n, &g->st->nasm_runs))
+			return T32_EXIT_ERROR;
 	}
-	if (o->progress)
+	if (g->o->progress)
 		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < g->nc; i++) {
+		const struct cand *x = &g->c[i];
+		char f = x->sh.n == 3 ? kinds[x->sh.k[0]].file : 0;
 
-	/* decode, deduplicate, judge */
-	fo = calloc(nc ? nc : 1, sizeof(*fo));
-	verdict = calloc(nc ? nc : 1, sizeof(*verdict));
-	if (!fo || !verdict) {
-		t32_error("out of memory for '%zu candidates'", nc);
-		goto out;
+		if (x->ok == 1 && (f == 'v' || f == 'k') && x->sh.k[1] == x->sh.k[0] &&
+		    x->sh.k[2] == x->sh.k[0])
+			g->mn[x->mn].nds |= 1u << x->sh.k[0];
 	}
-	{
-		struct cand *lc = NULL;
-		size_t nl = 0;
+	return 0;
+}
 
-		for (size_t i = 0; i < nc; i++) {
-			cs_insn *insn;
-			size_t got;
-			char key[512];
-			int need = 0;
+/* A form left out by rule r: counted, and listed with --excluded. */
+static void exclude(struct gen *g, size_t i, int r)
+{
+	g->verdict[i] = r;
+	g->st->excluded[r]++;
+	if (g->o->excluded)
+		fprintf(g->o->excluded, "%s\t%s\n", g->c[i].text, t32_tablegen_rule_text[r]);
+}
 
-			verdict[i] = -3;	/* not assembled */
-			if (c[i].ok != 1)
-				continue;
-			st->assembled++;
-			if (named_rule(mn[c[i].mn].name) >= 0) {
-				verdict[i] = named_rule(mn[c[i].mn].name);
-				st->excluded[verdict[i]]++;
-				if (o->excluded)
-					fprintf(o->excluded, "%s\t%s\n", c[i].text,
-						t32_tablegen_rule_text[verdict[i]]);
-				continue;
-			}
-			got = cs_disasm(h, c[i].bytes, c[i].nbytes, 0, 1, &insn);
-			if ((got != 1 || insn->size != c[i].nbytes) &&
-			    mn[c[i].mn].family != FAM_LEGACY && mn[c[i].mn].family != FAM_X87) {
-				/* capstone 4 lacks some AVX-512 forms: judged by their shape */
-				if (got)
-					cs_free(insn, got);
-				snprintf(key, sizeof(key), "raw|");
-				for (int b = 0; b < c[i].nbytes; b++)
-					snprintf(key + 4 + 2 * b, 3, "%02x", c[i].bytes[b]);
-				if (keyset_add(&seen, key)) {
-					verdict[i] = -2;
-					st->duplicates++;
-					continue;
-				}
-				verdict[i] = judge_by_shape(&c[i], mn[c[i].mn].name, &fo[i], &need);
-				st->by_shape++;
-				if (need)
-					nl++;
-				continue;
-			}
-			if (got != 1 || insn->size != c[i].nbytes) {
-				if (got)
-					cs_free(insn, got);
-				verdict[i] = T32_RULE_DECODE;
-				st->excluded[T32_RULE_DECODE]++;
-				if (o->excluded)
-					fprintf(o->excluded, "%s\t%s\n", c[i].text,
-						t32_tablegen_rule_text[T32_RULE_DECODE]);
-				continue;
-			}
-			enc_key(insn, key, sizeof(key));
-			if (keyset_add(&seen, key)) {
-				cs_free(insn, got);
-				verdict[i] = -2;	/* duplicate */
-				st->duplicates++;
-				continue;
-			}
-			verdict[i] = judge(h, insn, &c[i], mn[c[i].mn].name, &fo[i], &need);
+/* Candidate i (assembled): decoded, deduplicated and judged; its verdict set. */
+static void judge_one(struct gen *g, size_t i)
+{
+	struct cand *x = &g->c[i];
+	const char *name = g->mn[x->mn].name;
+	int family = g->mn[x->mn].family, need = 0;
+	cs_insn *insn;
+	size_t got;
+	char key[512];
+
+	if (named_rule(name) >= 0) {
+		exclude(g, i, named_rule(name));
+		return;
+	}
+	got = cs_disasm(g->h, x->bytes, x->nbytes, 0, 1, &insn);
+	if ((got != 1 || insn->size != x->nbytes) && family != FAM_LEGACY && family != FAM_X87) {
+		/* capstone 4 lacks some AVX-512 forms: judged by their shape */
+		if (got)
 			cs_free(insn, got);
-			if (verdict[i] >= 0) {
-				st->excluded[verdict[i]]++;
-				if (o->excluded)
-					fprintf(o->excluded, "%s\t%s\n", c[i].text,
-						t32_tablegen_rule_text[verdict[i]]);
-				continue;
-			}
-			if (need)
-				nl++;
+		snprintf(key, sizeof(key), "raw|");
+		for (int b = 0; b < x->nbytes; b++)
+			snprintf(key + 4 + 2 * b, 3, "%02x", x->bytes[b]);
+		if (keyset_add(&g->seen, key)) {
+			g->verdict[i] = -2;
+			g->st->duplicates++;
+			return;
 		}
-		/* latency texts that differ from the form: assembled too, else no chain */
-		lc = calloc(nl ? nl : 1, sizeof(*lc));
-		if (!lc) {
-			t32_error("out of memory for '%zu chains'", nl);
-			goto out;
-		}
-		nl = 0;
-		for (size_t i = 0; i < nc; i++)
-			if (verdict[i] == -1 && fo[i].lat_text[0])
-				snprintf(lc[nl++].text, sizeof(lc[0].text), "%s", fo[i].lat_text);
-		for (size_t from = 0; from < nl; from += BATCH_LINES) {
-			size_t n = nl - from < BATCH_LINES ? nl - from : BATCH_LINES;
-
-			if (assemble_batch(lc + from, n, &st->nasm_runs)) {
-				free(lc);
-				goto out;
-			}
-		}
-		nl = 0;
-		for (size_t i = 0; i < nc; i++)
-			if (verdict[i] == -1 && fo[i].lat_text[0] && lc[nl++].ok != 1) {
-				fo[i].lat_text[0] = 0;
-				fo[i].nochain = 1;
-				fo[i].lat_via_op0 = 0;
-			}
-		free(lc);
+		g->verdict[i] = judge_by_shape(x, name, !!(g->mn[x->mn].nds & (1u << x->sh.k[0])),
+					       &g->fo[i], &need);
+		g->st->by_shape++;
+		g->need_lat += need;
+		return;
 	}
-
-	/* published latencies of the core, for lat= */
-	if (!o->no_expected) {
-		struct t32_uarch_choice ch;
-		char path[4096];
-
-		t32_block_uarch(o->uarch, &ch);
-		snprintf(st->core, sizeof(st->core), "%s", ch.core[0] ? ch.core : ch.data);
-		if (strchr(st->core, '/'))
-			snprintf(st->core, sizeof(st->core), "%s", o->uarch);
-		t32_uarch_choice_text(&ch, st->core, choice_text, sizeof(choice_text));
-		snprintf(path, sizeof(path), "%s/uarch/latency.lat", t32_datadir());
-		if (t32_lattab_load(&lat, path, err, sizeof(err)) == 0)
-			have_lat = 1;
-		else
-			t32_warn("no published latencies, no lat= values (%s)", err);
+	if (got != 1 || insn->size != x->nbytes) {
+		if (got)
+			cs_free(insn, got);
+		exclude(g, i, T32_RULE_DECODE);
+		return;
 	}
+	enc_key(insn, key, sizeof(key));
+	if (keyset_add(&g->seen, key)) {
+		cs_free(insn, got);
+		g->verdict[i] = -2;	/* duplicate */
+		g->st->duplicates++;
+		return;
+	}
+	g->verdict[i] = judge(g->h, insn, x, name, &g->fo[i], &need);
+	cs_free(insn, got);
+	if (g->verdict[i] >= 0) {
+		exclude(g, i, g->verdict[i]);
+		return;
+	}
+	g->need_lat += need;
+}
 
-	/* the table */
+/* Every assembled candidate judged. */
+static int judge_all(struct gen *g)
+{
+	g->fo = calloc(g->nc ? g->nc : 1, sizeof(*g->fo));
+	g->verdict = calloc(g->nc ? g->nc : 1, sizeof(*g->verdict));
+	if (!g->fo || !g->verdict) {
+		t32_error("out of memory for '%zu candidates'", g->nc);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < g->nc; i++) {
+		g->verdict[i] = -3;	/* not assembled */
+		if (g->c[i].ok != 1)
+			continue;
+		g->st->assembled++;
+		judge_one(g, i);
+	}
+	return 0;
+}
+
+/* Chain texts that differ from the form: assembled too, else the form has no chain. */
+static int assemble_chains(struct gen *g)
+{
+	struct cand *lc = calloc(g->need_lat ? g->need_lat : 1, sizeof(*lc));
+	size_t nl = 0;
+
+	if (!lc) {
+		t32_error("out of memory for '%zu chains'", g->need_lat);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < g->nc && nl < g->need_lat; i++)
+		if (g->verdict[i] == -1 && g->fo[i].lat_text[0])
+			snprintf(lc[nl++].text, sizeof(lc[0].text), "%s", g->fo[i].lat_text);
+	for (size_t from = 0; from < nl; from += BATCH_LINES) {
+		size_t n = nl - from < BATCH_LINES ? nl - from : BATCH_LINES;
+
+		if (assemble_batch(lc + from, n, &g->st->nasm_runs)) {
+			free(lc);
+			return T32_EXIT_ERROR;
+		}
+	}
+	nl = 0;
+	for (size_t i = 0; i < g->nc; i++)
+		if (g->verdict[i] == -1 && g->fo[i].lat_text[0] && lc[nl++].ok != 1) {
+			g->fo[i].lat_text[0] = 0;
+			g->fo[i].nochain = 1;
+			g->fo[i].why = WHY_UNREAD_ASIS;
+			g->fo[i].lat_via_op0 = 0;
+		}
+	free(lc);
+	return 0;
+}
+
+/* Published latencies of the core, for lat= (none with --no-expected). */
+static void load_expected(struct gen *g)
+{
+	struct t32_uarch_choice ch;
+	char path[4096], err[512];
+	struct t32_tablegen_stats *st = g->st;
+
+	if (g->o->no_expected)
+		return;
+	t32_block_uarch(g->o->uarch, &ch);
+	snprintf(st->core, sizeof(st->core), "%s", ch.core[0] ? ch.core : ch.data);
+	if (strchr(st->core, '/'))
+		snprintf(st->core, sizeof(st->core), "%s", g->o->uarch);
+	t32_uarch_choice_text(&ch, st->core, g->choice_text, sizeof(g->choice_text));
+	snprintf(path, sizeof(path), "%s/uarch/latency.lat", t32_datadir());
+	if (t32_lattab_load(&g->lat, path, err, sizeof(err)) == 0)
+		g->have_lat = 1;
+	else
+		t32_warn("no published latencies, no lat= values (%s)", err);
+}
+
+/* The table's header: provenance, sources, the rules with their counts. */
+static void write_header(const struct gen *g, FILE *out)
+{
+	const struct t32_tablegen_stats *st = g->st;
+	struct t32_cpu cpu;
+	char date[32], nasmv[128];
+	time_t now = time(NULL);
+	struct tm tm;
+
 	nasm_version(nasmv, sizeof(nasmv));
-	{
-		struct t32_cpu cpu;
-		char date[32];
-		time_t now = time(NULL);
-		struct tm tm;
+	t32_cpu_identify(&cpu);
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	fprintf(out, "# Generated by t32 %s table gen on %s: every mnemonic of capstone %d.%d's x86\n"
+		"# list (%zu, of which %s knows %zu) tried in the operand shapes of its kind,\n"
+		"# kept where NASM assembles it, one form per encoding.\n",
+		T32_VERSION, date, CS_API_MAJOR, CS_API_MINOR, st->mnemonics, nasmv, st->nasm_knows);
+	fprintf(out, "# source: instruction forms: capstone %d.%d instruction list, assembled by %s\n",
+		CS_API_MAJOR, CS_API_MINOR, nasmv);
+	if (g->have_lat)
+		fprintf(out, "# source: lat= values: data/uarch/latency.lat for %s, register forms\n"
+			"#   only (its sources are named there); no rtp= values\n", g->choice_text);
+	fprintf(out, "# applies to: the forms: any x86-64 CPU (a form this CPU lacks sweeps as\n"
+		"#   unsupported); generated on %s (%s family %#x model %#x stepping %u)",
+		cpu.brand, cpu.vendor, cpu.family, cpu.model, cpu.stepping);
+	if (g->have_lat)
+		fprintf(out, "; lat= values: %s", st->core);
+	fputs("\n#\n# Rules (README, \"Every instruction\"): a form is left out when it\n", out);
+	for (int r = 0; r < T32_RULE_N; r++)
+		fprintf(out, "#   %s (%zu left out)\n", t32_tablegen_rule_text[r], st->excluded[r]);
+	fputs("# Memory operands are [rsi] (a divisor [rsi+8]); operand i takes register i of its\n"
+	      "# file (rax rbx rcx rdx, xmm0.., k1.., mm1..), never rsi or rsp.  Latency: the form\n"
+	      "# as written when something it writes is something it reads; else its first\n"
+	      "# source of the destination's register file made the destination (popcnt rax, rax);\n"
+	      "# lea through its base, mov r64, m64 as a pointer chase; a copy as two registers\n"
+	      "# alternating (mov rbx, rax; mov rax, rbx); a scalar operation through the lane it\n"
+	      "# computes (vsqrtss xmm0, xmm0, xmm0); else chain=none, with the reason: flags (it\n"
+	      "# writes only flags), merge (a scalar from memory or another register file: only the\n"
+	      "# destination's other lanes would chain), constant, unread (throughput only).\n"
+	      "# Throughput: the destination rotates ({r} {x} {k}...), a read-modify-write memory\n"
+	      "# operand rotates its base; a form that writes registers it does not name has no\n"
+	      "# tp= (its copies could not be independent).\n\n", out);
+}
 
-		t32_cpu_identify(&cpu);
-		gmtime_r(&now, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-		fprintf(out, "# Generated by t32 %s table gen on %s: every mnemonic of capstone %d.%d's x86\n"
-			"# list (%zu, of which %s knows %zu) tried in the operand shapes of its kind,\n"
-			"# kept where NASM assembles it, one form per encoding.\n",
-			T32_VERSION, date, CS_API_MAJOR, CS_API_MINOR, st->mnemonics, nasmv,
-			st->nasm_knows);
-		fprintf(out, "# source: instruction forms: capstone %d.%d instruction list, assembled by %s\n",
-			CS_API_MAJOR, CS_API_MINOR, nasmv);
-		if (have_lat)
-			fprintf(out, "# source: lat= values: data/uarch/latency.lat for %s, register forms\n"
-				"#   only (its sources are named there); no rtp= values\n", choice_text);
-		fprintf(out, "# applies to: the forms: any x86-64 CPU (a form this CPU lacks sweeps as\n"
-			"#   unsupported); generated on %s (%s family %#x model %#x stepping %u)",
-			cpu.brand, cpu.vendor, cpu.family, cpu.model, cpu.stepping);
-		if (have_lat)
-			fprintf(out, "; lat= values: %s", st->core);
-		fputs("\n#\n# Rules (README, \"The full table\"): a form is left out when it\n", out);
-		for (int r = 0; r < T32_RULE_N; r++)
-			fprintf(out, "#   %s (%zu left out)\n", t32_tablegen_rule_text[r], st->excluded[r]);
-		fputs("# Memory operands are [rsi] (a divisor [rsi+8]); operand i takes register i of its\n"
-		      "# file (rax rbx rcx rdx, xmm0.., k1.., mm1..), never rsi or rsp.  Latency: the form\n"
-		      "# as written when something it writes is something it reads; else its first\n"
-		      "# source of the destination's register file made the destination (popcnt rax, rax);\n"
-		      "# lea through its base, mov r64, m64 as a pointer chase; else chain=none\n"
-		      "# (throughput only).  Throughput: the destination rotates ({r} {x} {k}...), a\n"
-		      "# read-modify-write memory operand rotates its base; a form that writes registers\n"
-		      "# it does not name has no tp= (its copies could not be independent).\n\n", out);
-	}
-	for (size_t i = 0; i < nc; i++) {
-		struct form_out *f = &fo[i];
-		const char *mname = mn[c[i].mn].name;
+/* The forms kept, one a line. */
+static void write_forms(struct gen *g, FILE *out)
+{
+	struct t32_tablegen_stats *st = g->st;
+
+	for (size_t i = 0; i < g->nc; i++) {
+		struct form_out *f = &g->fo[i];
+		const char *mname = g->mn[g->c[i].mn].name;
 		char extras[128] = "", tp[200] = "", lf[96];
 		size_t used = 0;
 
-		if (verdict[i] != -1)
+		if (g->verdict[i] != -1)
 			continue;
-		form_name(&c[i], mname, f->name, sizeof(f->name));
-		if (f->lat_text[0]) {
-			/* the chain is the form's own text: the sweep repeats insn */
-			snprintf(f->insn, sizeof(f->insn), "%s", f->lat_text);
-		} else {
-			snprintf(f->insn, sizeof(f->insn), "%s", c[i].text);
-		}
+		form_name(&g->c[i], mname, f->name, sizeof(f->name));
+		/* the chain is the form's own text, or the text built for it: the sweep repeats insn */
+		snprintf(f->insn, sizeof(f->insn), "%s", f->lat_text[0] ? f->lat_text : g->c[i].text);
 		if (f->init[0])
 			used += (size_t)snprintf(extras + used, sizeof(extras) - used, " init=%s", f->init);
 		if (f->nochain) {
-			used += (size_t)snprintf(extras + used, sizeof(extras) - used, " chain=none");
+			used += (size_t)snprintf(extras + used, sizeof(extras) - used, " chain=none%s%s",
+						 why_words[f->why] ? ":" : "",
+						 why_words[f->why] ? why_words[f->why] : "");
 			st->throughput_only++;
 		} else {
 			st->chains++;
 		}
-		if (have_lat && !f->nochain && f->all_regs) {
+		if (g->have_lat && !f->nochain && f->all_regs) {
 			const struct t32_lat_entry *e;
 			unsigned cyc;
 
-			lat_form(&c[i], mname, lf, sizeof(lf));
-			e = t32_lattab_find(&lat, lf);
+			lat_form(&g->c[i], mname, lf, sizeof(lf));
+			e = t32_lattab_find(&g->lat, lf);
 			/* a bare-mnemonic entry (any operands) says nothing of this shape */
 			if (e && strchr(e->form, ' ') && t32_lattab_latency(e, st->core, &cyc) == 0) {
 				used += (size_t)snprintf(extras + used, sizeof(extras) - used, " lat=%u", cyc);
 				st->expected++;
 			}
 		}
-		if (f->template_op == -2) {
+		if (f->template_op == -2)
 			st->no_template++;
-		} else {
-			render(&c[i], mname, f->template_op, tp, sizeof(tp));
-		}
+		else
+			render(&g->c[i], mname, f->template_op, tp, sizeof(tp));
 		fprintf(out, "%-28s | %-40s%s%s%s%s\n", f->name, f->insn, used ? " |" : "",
 			used ? extras : "", tp[0] ? " | tp=" : "", tp);
 		st->forms++;
 	}
+}
+
+int t32_tablegen(FILE *out, const struct t32_tablegen_opts *o, struct t32_tablegen_stats *st)
+{
+	struct gen g = { .o = o, .st = st };
+	int rc = T32_EXIT_ERROR;
+	double t0 = t32_now();
+
+	memset(st, 0, sizeof(*st));
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &g.h) != CS_ERR_OK) {
+		t32_error("cannot open '%s' (capstone)", "x86-64 disassembler");
+		return T32_EXIT_ERROR;
+	}
+	cs_option(g.h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (legacy_shapes(&g.fam[FAM_LEGACY]) || x87_shapes(&g.fam[FAM_X87]) ||
+	    mask_shapes(&g.fam[FAM_MASK]) || vex_shapes(&g.fam[FAM_VEX])) {
+		t32_error("out of memory for '%s'", "shapes");
+		goto out;
+	}
+	if ((rc = list_mnemonics(&g)) || (rc = probe_nasm(&g)) || (rc = make_candidates(&g)) ||
+	    (rc = judge_all(&g)) || (rc = assemble_chains(&g)))
+		goto out;
+	load_expected(&g);
+	write_header(&g, out);
+	write_forms(&g, out);
 	st->seconds = t32_now() - t0;
 	rc = st->forms ? 0 : T32_EXIT_USAGE;
 	if (!st->forms)
 		t32_error("no form assembled '%s'", o->only ? o->only : "(all)");
 out:
 	for (int f = 0; f < FAM_N; f++)
-		free(fam[f].s);
-	free(mn);
-	free(c);
-	free(fo);
-	free(verdict);
-	keyset_free(&seen);
-	if (have_lat)
-		t32_lattab_free(&lat);
-	cs_close(&h);
+		free(g.fam[f].s);
+	free(g.mn);
+	free(g.c);
+	free(g.fo);
+	free(g.verdict);
+	keyset_free(&g.seen);
+	if (g.have_lat)
+		t32_lattab_free(&g.lat);
+	cs_close(&g.h);
 	return rc;
 }

@@ -1026,19 +1026,6 @@ int t32_cpu_line_identity(const char *line, char *buf, size_t len)
 	return 0;
 }
 
-const char *t32_optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t l = strlen(name);
-
-	if (strncmp(argv[*i], name, l) != 0)
-		return NULL;
-	if (argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (argv[*i][l] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 const char *t32_plotdir(void)
 {
 	static char dir[PATH_MAX];

@@ -15,6 +15,7 @@ enum {
 	T32_EXIT_USAGE = 2,
 	T32_EXIT_UNAVAILABLE = 3,	/* a facility is unavailable here */
 	T32_EXIT_UNSUPPORTED = 4,	/* not supported by this CPU */
+	T32_EXIT_ROWS = 5,		/* a sweep finished, but not every row is ok */
 	T32_EXIT_UNTRUSTED = 7,		/* measured, but not trustworthy */
 	T32_EXIT_INTERRUPTED = 130,	/* Ctrl-C: what was measured is kept */
 };
@@ -173,6 +174,8 @@ int t32_parse_format(const char *arg, enum t32_format *out);
 extern int t32_main_argc;
 extern char **t32_main_argv;
 void t32_provenance(FILE *f, int argc, char **argv);
+/* The same, naming `cmd` (a command line as one would type it) as the command. */
+void t32_provenance_of(FILE *f, const char *cmd);
 /*
  * While a recording is replayed, provenance names the machine and date it was
  * recorded on (these values) and the file (a `# replayed:` line); NULLs end that.
@@ -187,6 +190,8 @@ void t32_provenance_json(FILE *f, int argc, char **argv);
 const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */
 void t32_command_line(char *buf, size_t len, int argc, char **argv);
+/* argv[0..argc) as one shell-readable string into buf (this process's line not consulted). */
+void t32_command_words(char *buf, size_t len, int argc, const char *const *argv);
 
 /*
  * The CPU's brand string, vendor/family/model and core from cpuid (t32/cpu.h):
@@ -222,8 +227,5 @@ const char *t32_nearest(const char *word, const char *const *names, size_t n, si
  * Shards whose identities differ were measured on different CPUs.
  */
 int t32_cpu_line_identity(const char *line, char *buf, size_t len);
-
-/* The value of argv[*i] given as NAME=V or NAME V (then *i moves on), else NULL. */
-const char *t32_optval(int argc, char **argv, int *i, const char *name);
 
 #endif

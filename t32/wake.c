@@ -443,6 +443,68 @@ static int median_in(const struct t32_wake_data *d, double lo, double hi, double
 	return *n ? 0 : -1;
 }
 
+/*
+ * The launch distances of the kept events against those left out: each set's
+ * median with its 95% interval; where the intervals part, leaving events out
+ * leaned the kept set to short (or long) waits.  Said on f.
+ */
+static void left_out_bias(FILE *f, const struct t32_wake_data *d)
+{
+	double *in = malloc((d->n ? d->n : 1) * sizeof(double));
+	double *out = malloc((d->n ? d->n : 1) * sizeof(double));
+	struct t32_wake_stats a, b;
+	size_t ni = 0, no = 0;
+
+	for (size_t i = 0; in && out && i < d->n; i++) {
+		if (d->flags[i] & d->filter)
+			out[no++] = d->ldist_ns[i];
+		else
+			in[ni++] = d->ldist_ns[i];
+	}
+	if (ni && no && !t32_wake_stats(in, ni, 0.95, &a) && !t32_wake_stats(out, no, 0.95, &b)) {
+		if (a.q[0].hi < b.q[0].lo || a.q[0].lo > b.q[0].hi)
+			fprintf(f, " The kept events waited %s than those left out (median launch "
+				   "distance %.2f ms against %.2f ms, their 95%% intervals apart): a "
+				   "longer wait meets another interrupt more often, so the kept set leans "
+				   "to %s waits and the figures below describe those.",
+				a.q[0].value < b.q[0].value ? "less" : "longer", a.q[0].value / 1e6,
+				b.q[0].value / 1e6, a.q[0].value < b.q[0].value ? "short" : "long");
+		else
+			fprintf(f, " The kept and the left-out events waited alike (median launch "
+				   "distance %.2f and %.2f ms, intervals overlapping): leaving them out "
+				   "leans the kept set to no wait the data can tell.", a.q[0].value / 1e6,
+				b.q[0].value / 1e6);
+	}
+	free(in);
+	free(out);
+}
+
+/*
+ * The machine's idle states from the `# idle:` line: -1 unknown (no line), 0
+ * none, else how many, with the deepest's exit latency in us.
+ */
+static int idle_states(const struct t32_wake_data *d, unsigned *deepest_us)
+{
+	const char *l = d->notes ? strstr(d->notes, "# idle: ") : NULL, *p;
+	char line[2048];
+	int n = 0;
+
+	*deepest_us = 0;
+	if (!l)
+		return -1;
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+	if (!strncmp(line + 8, "none", 4))
+		return 0;
+	for (p = line; (p = strstr(p, "(exit latency ")); p++) {
+		unsigned v;
+
+		n++;
+		if (sscanf(p, "(exit latency %u", &v) == 1 && v > *deepest_us)
+			*deepest_us = v;
+	}
+	return n;
+}
+
 void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 {
 	const char *us = html ? "&micro;s" : "us";
@@ -464,7 +526,20 @@ void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 				sep = ";";
 			}
 	}
-	fprintf(f, ". ");
+	if (d->ok < d->n && d->n) {
+		fprintf(f, " (%.1f%% of the events left out)", 100.0 * (double)(d->n - d->ok) / d->n);
+		fprintf(f, ".");
+		left_out_bias(f, d);
+		fprintf(f, " ");
+	} else {
+		fprintf(f, ". ");
+	}
+	if (d->ok * 2 < d->n)
+		fprintf(f, "%sMost events were left out, so the figures describe a minority%s: "
+			   "--count counts events recorded, not kept, so a larger count keeps more "
+			   "of them but not a larger share; a CPU fewer interrupts reach (the "
+			   "kernel's irqaffinity=, isolcpus= or nohz_full=) does. ",
+			html ? "<b>" : "", html ? "</b>" : "");
 	if (d->by_flag[__builtin_ctz(T32_WAKE_NO_IDLE)] && !(d->filter & T32_WAKE_NO_IDLE))
 		fprintf(f, "In %zu of them the CPU never went idle (it was running another task, "
 			   "which the wake-up preempted); they are kept. ", d->by_flag[__builtin_ctz(T32_WAKE_NO_IDLE)]);
@@ -499,17 +574,28 @@ void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 			fprintf(f, "Launch distances of %.2f to %.2f ms give a median of %.2f %s, "
 				   "%.2f to %.2f ms give %.2f %s: ", lmin / 1e6, (lmin + third) / 1e6,
 				a.value / 1e3, us, (lmax - third) / 1e6, lmax / 1e6, b.value / 1e3, us);
-			if (dlo > 0 || dhi < 0)
+			if (dlo > 0 || dhi < 0) {
+				unsigned deep;
+				int ns = idle_states(d, &deep);
+				char why[256] = "";
+
+				if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns > 0)
+					snprintf(why, sizeof(why), " (this CPU has %d idle state%s, the "
+						 "deepest leaving in %u %s: a longer wait can reach a "
+						 "deeper one)", ns, ns == 1 ? "" : "s", deep, us);
+				else if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns == 0)
+					snprintf(why, sizeof(why), " (this machine lists no idle states, "
+						 "so its own idle depth is not why: what the host or "
+						 "hypervisor does while the CPU waits may be)");
 				fprintf(f, "a difference of %.2f %s (95%% interval %.2f to %.2f), so "
 					   "latency %s with the time spent waiting%s.",
 					(b.value - a.value) / 1e3, us, dlo / 1e3, dhi / 1e3,
-					dlo > 0 ? "grows" : "shrinks",
-					dlo > 0 && d->method == T32_WAKE_SLEEP
-						? " (a longer wait lets the CPU go deeper idle)" : "");
-			else
+					dlo > 0 ? "grows" : "shrinks", why);
+			} else {
 				fprintf(f, "no difference the intervals can tell (%.2f to %.2f %s), "
 					   "so latency does not depend on how long the thread waited.",
 					dlo / 1e3, dhi / 1e3, us);
+			}
 		}
 	}
 	if (d->method == T32_WAKE_SPIN && d->gap_ns) {
@@ -639,7 +725,10 @@ void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fm
 				f = 0;
 			}
 		fprintf(out, "}, \"untrusted\": ");
-		t32_json_string(out, why);
+		if (why && why[0])	/* the reason, or null when the result can be trusted */
+			t32_json_string(out, why);
+		else
+			fputs("null", out);
 		fprintf(out, ", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
 		for (int m = 0; m < nm; m++)
 			stat_rows(out, names[m], &s[m], fmt, &first);

@@ -34,8 +34,10 @@ case ,$hosts, in
 ,:,) set -- ;;
 *) set -- --transferfile table.tbl --return "shard-{}-of-$n.tsv" --cleanup ;;
 esac
+# a shard's exit 5 (every row written, some not ok) is a shard done: the merge reads
+# the statuses
 seq 1 "$n" | parallel --will-cite --halt now,fail=1 -S "$hosts" --jobs "${PARALLEL_JOBS:-1}" \
-	"$@" "'$t32' sweep --shard {}/$n --resume -o shard-{}-of-$n.tsv $opts table.tbl"
+	"$@" "'$t32' sweep --shard {}/$n --resume -o shard-{}-of-$n.tsv $opts table.tbl || [ \$? -eq 5 ]"
 files=
 k=1
 while [ "$k" -le "$n" ]; do

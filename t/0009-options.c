@@ -1,0 +1,96 @@
+/*
+ * 0009-options: one option table.  Rows read their values in range, a value
+ * out of range or an unknown option is a usage error (2), operands follow the
+ * options, --help prints every listed row, and a shared option a command leaves
+ * out (or any row without help) is refused by name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t/tap.h"
+#include "t32/block.h"
+#include "t32/options.h"
+#include "t32/util.h"
+
+static uint64_t runs;
+static double budget;
+static int flag;
+static const char *out;
+
+static int parse(int argc, char **argv, const struct t32_option *opts, int *first)
+{
+	runs = 7;
+	budget = 1;
+	flag = 0;
+	out = NULL;
+	return t32_options_parse("demo", "t32 demo [OPTIONS] ARG", NULL, NULL, opts, argc, argv,
+				 first);
+}
+
+int main(void)
+{
+	struct t32_block_opts bo;
+	struct t32_block_optset set;
+	char range[64];
+	int first = 0, rc;
+
+	t32_block_opts_init(&bo);
+	bo.cmd = "demo";
+	bo.accept &= ~T32_OPT_CPU;
+	t32_block_optset_init(&set, &bo, NULL);
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_U64("max-runs", "N", &runs, 1, 100, "run count", "runs at most"),
+			T32_OPT_REAL("budget", "S", &budget, 0, 60, "budget", "seconds"),
+			T32_OPT_FLAG("whole", 0, &flag, "whole blocks"),
+			T32_OPT_STRING("output", 'o', "FILE", &out, "write here"),
+			T32_OPT_FLAG("hidden", 0, &flag, NULL),
+			T32_OPT_SET(set.rows),
+			T32_OPT_END
+		};
+		char *a1[] = { "demo", "--max-runs", "100", "--budget=2.5", "--whole", "-o", "x.tsv",
+			       "arg", "--warmup", "3", NULL };
+		char *a2[] = { "demo", "--max-runs", "0", "arg", NULL };
+		char *a3[] = { "demo", "--max-runs", "101", "arg", NULL };
+		char *a4[] = { "demo", "--bogus", "arg", NULL };
+		char *a5[] = { "demo", "--cpu", "1", "arg", NULL };
+		char *a6[] = { "demo", "--budget", "inf", "arg", NULL };
+		char *a7[] = { "demo", "--hidden", "arg", NULL };
+
+		plan(16);
+		rc = parse(10, a1, opts, &first);
+		is_int(-1, rc, "a good command line goes on");
+		ok(runs == 100 && budget == 2.5 && flag == 1 && out && !strcmp(out, "x.tsv"),
+		   "each row's value where it points (runs %llu, budget %g)",
+		   (unsigned long long)runs, budget);
+		is_int(3, (int)bo.warmup, "a shared option read through its set");
+		ok(first < 10 && !strcmp(a1[first], "arg"), "the operand follows the options");
+		is_int(2, parse(4, a2, opts, &first), "below the range: usage error");
+		is_int(7, (int)runs, "and the value is left as it was");
+		is_int(2, parse(4, a3, opts, &first), "above the range: usage error");
+		is_int(2, parse(3, a4, opts, &first), "an unknown option: usage error");
+		is_int(2, parse(4, a5, opts, &first), "a shared option left out is refused");
+		is_int(2, parse(4, a6, opts, &first), "inf is no number");
+		is_int(2, parse(3, a7, opts, &first), "a row without help is refused by name");
+		is_int(0, flag, "and not taken");
+		is_string("1 to 100", t32_options_range(&opts[0], range, sizeof(range)),
+			  "a range as errors say it");
+		{
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			t32_options_help(f, opts);
+			fclose(f);
+			ok(buf && strstr(buf, "  --max-runs N") && strstr(buf, "  -o, --output FILE"),
+			   "help names each row, the letter first");
+			ok(buf && strstr(buf, "--warmup N") && !strstr(buf, "--cpu"),
+			   "the set's rows listed, the one left out not");
+			ok(buf && strstr(buf, "  --whole             whole blocks\n") != NULL,
+			   "help text in one column");
+			free(buf);
+		}
+	}
+	return done_testing();
+}
