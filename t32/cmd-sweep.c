@@ -216,8 +216,10 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	w.rows_exit = 1;
 	if (!rc)
 		rc = t32_sweep(&w);
-	/* the readings behind the rows written stay */
-	if (record && rec && t32_rec_close(rec, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
+	/* the readings behind the rows written stay (all written, some not ok: exit 5) */
+	if (record && rec &&
+	    t32_rec_close(rec, rc == 0 || rc == T32_EXIT_ROWS || rc == T32_EXIT_INTERRUPTED) &&
+	    (!rc || rc == T32_EXIT_ROWS))
 		rc = T32_EXIT_ERROR;
 	t32_spec_free(&spec);
 	free(ns);
