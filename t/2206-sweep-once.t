@@ -4,9 +4,9 @@
 # placement had a process of its own (T32_ONE_BY_ONE=1): the same rows, keys and
 # sweep line, each value within both intervals (with room for noise).  nasm is
 # counted by a stand-in that logs each run, the processes (where strace is) by
-# the forks.
+# the forks.  A form nasm refuses still has its own rows, with nasm's reason.
 . "$(dirname "$0")/lib-tap.sh"
-plan 10
+plan 12
 
 command -v nasm >/dev/null 2>&1 || skip_all "no nasm"
 nasm=$(command -v nasm)
@@ -51,6 +51,13 @@ ok $? "each row's value within both intervals: $(tr '\n' ';' <"$TMP/cmp")"
 awk -F'\t' '!/^#/ && $2 == "imul" {i += $7} !/^#/ && $2 == "add" {a += $7} END {exit !(i > 2 * a)}' \
 	"$TMP/after.tsv"
 ok $? "and the chains tell apart: imul costs more than twice add"
+
+# a form nasm refuses: its own rows with nasm's reason, the others measured
+printf 'bad | mov eax, rbx\nadd | add eax, 1\n' >"$TMP/bad.tbl"
+run sweep --n 16 --mode latency --unit ticks --budget 0.05 --precision 1 -o "$TMP/bad.tsv" "$TMP/bad.tbl"
+like "$TMP/bad.tsv" "^0	bad	latency	16	.*	(fault|error)		cannot assemble 'mov eax, rbx' \(nasm: " \
+	"a form nasm refuses is a row with nasm's reason"
+like "$TMP/bad.tsv" "^1	add	latency	16	1	ticks	[0-9.]+" "and the form after it is measured"
 
 # the processes: one measuring process, not one a placement
 if command -v strace >/dev/null 2>&1; then
