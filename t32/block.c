@@ -235,9 +235,11 @@ int t32_replay_or_run(int argc, char **argv, const char *usage,
 	}
 	rc = run(rargc, rargv, rec, format);
 	{
-		int crc = t32_rec_close(rec, !rc || rc == T32_EXIT_UNTRUSTED);
+		/* a replay that ended as a measurement does is checked for readings left over */
+		int done = !rc || rc == T32_EXIT_UNTRUSTED || rc == T32_EXIT_ROWS;
+		int crc = t32_rec_close(rec, done);
 
-		if (crc && !rc)
+		if (crc && done)
 			rc = crc;
 	}
 	return rc;

@@ -164,6 +164,7 @@ out:
 
 /* A reference build to time against (--reference), or NULL; the CPU asked for, or "". */
 static const char *reference;
+static uint64_t pairs = 5;	/* --pairs: runs of each build per paired figure */
 static char bench_cpu[16];
 
 /*
@@ -392,15 +393,14 @@ static int cmp_double(const void *a, const void *b)
  */
 static void paired_sweep(const char *what, char *const *args)
 {
-	enum { PAIRS = 5 };
-	double ratio[PAIRS], mine[PAIRS], theirs[PAIRS];
+	double ratio[50], mine[50], theirs[50];
 	char path[] = "/tmp/t32-bench-paired-XXXXXX", fig[160];
 	int fd = mkstemp(path), n = 0;
 
 	if (fd < 0)
 		return;
 	close(fd);
-	for (int p = 0; p < PAIRS; p++) {
+	for (int p = 0; p < (int)pairs; p++) {
 		double a, b;
 
 		if (p % 2) {
@@ -754,6 +754,30 @@ struct coverage {
 	double seconds;
 };
 
+/* One pass's figures for one half of the forms: intervals holding, near or flagged, error. */
+static void coverage_report(const char *pass, const char *half, struct coverage *h)
+{
+	char what[96], fig[128];
+	double med = NAN;
+
+	if (h->nerr) {
+		qsort(h->err, h->nerr, sizeof(double), cmp_double);
+		med = h->nerr % 2 ? h->err[h->nerr / 2]
+				  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
+	}
+	snprintf(what, sizeof(what), "coverage %s, %s: interval holds", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
+		 100.0 * h->held / (h->forms ? h->forms : 1));
+	report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged, h->forms,
+		 h->flagged);
+	report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: median error", pass, half);
+	snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+	report(what, fig, "(figure only)", 1);
+}
+
 /*
  * Coverage: every form of the core's published reference table (data/ref/CORE.tbl,
  * whole-number latencies on which two sources agree), each timed as a user times it
@@ -768,7 +792,7 @@ static void bench_coverage(void)
 	struct t32_cpu cpu;
 	struct t32_uarch_choice c;
 	struct t32_table tab;
-	char path[PATH_MAX], err[256], what[96], fig[128];
+	char path[PATH_MAX], err[256];
 	static const char *const passes[] = { "quiet", "busy" };
 	static const char *const halves[] = { "development", "held back" };
 	FILE *manifest = NULL;
@@ -840,30 +864,8 @@ static void bench_coverage(void)
 			kill(spinner, SIGKILL);
 			waitpid(spinner, NULL, 0);
 		}
-		for (int hf = 0; hf < 2; hf++) {
-			struct coverage *h = &cov[hf];
-			double med = NAN;
-
-			if (h->nerr) {
-				qsort(h->err, h->nerr, sizeof(double), cmp_double);
-				med = h->nerr % 2 ? h->err[h->nerr / 2]
-						  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
-			}
-			snprintf(what, sizeof(what), "coverage %s, %s: interval holds", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
-				 100.0 * h->held / (h->forms ? h->forms : 1));
-			report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged,
-				 h->forms, h->flagged);
-			report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: median error", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
-			report(what, fig, "(figure only)", 1);
-		}
+		for (int hf = 0; hf < 2; hf++)
+			coverage_report(passes[pass], halves[hf], &cov[hf]);
 		printf("#   %s pass: %.0f s for %u forms (%s)\n", passes[pass], t32_now() - t0,
 		       cov[0].forms + cov[1].forms, path);
 	}
@@ -1068,12 +1070,14 @@ static int bench_options(int argc, char **argv, int *first)
 				       "keep coverage's readings in DIR, one recording a form"),
 			T32_OPT_STRING("reference", 0, "T32", &reference,
 				       "a reference build for the paired figures (its binary)"),
+			T32_OPT_U64("pairs", "N", &pairs, 1, 50, "pair count",
+				    "runs of each build in a paired figure (default 5)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};
 
-		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32] [--cpu N] "
-				       "[NAME]...", NULL, outro, opts, argc, argv, first);
+		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32 [--pairs N]] "
+				       "[--cpu N] [NAME]...", NULL, outro, opts, argc, argv, first);
 	}
 	if (rc < 0 && bo.run.cpu >= 0)
 		snprintf(bench_cpu, sizeof(bench_cpu), "%d", bo.run.cpu);

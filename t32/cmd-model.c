@@ -294,8 +294,9 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	bo->cmd = "model";
 	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
 	t32_block_optset_init(&shared, bo, NULL);
-	shared.rows[0].help = "model CPU N's core and time forms there (default: the last\n"
-			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)";
+	t32_block_optset_help(&shared, T32_OPT_CPU,
+			      "model CPU N's core and time forms there (default: the last\n"
+			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)");
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,	/* options first, then the block */
@@ -343,17 +344,90 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	return rc;
 }
 
+/*
+ * The latencies measured here first (--measure, or a core without data and no
+ * --lat), prepended to tab; the line saying where they came from on stderr.  0,
+ * or -1 after a message (measuring was asked for and failed, or memory).
+ */
+static int model_latencies(int measure, const struct t32_uarch_choice *choice,
+			   const struct t32_uarch *u, struct t32_lattab *tab,
+			   const struct t32_insn *insns, size_t ninsn, const struct t32_spec *spec,
+			   const char *cache_dir, const char *lat_path)
+{
+	struct t32_lattab here;
+	struct t32_latcache lc;
+	char err[1024], text[512];
+
+	/* a core without data relies on latencies measured here, unless told not to */
+	if (!measure && choice->how == T32_UARCH_UNKNOWN && !lat_path)
+		measure = 2;
+	if (measure <= 0)
+		return 0;
+	if (t32_latcache_fill(u, tab, insns, ninsn, spec, cache_dir, &here, &lc, err,
+			      sizeof(err)) == 0) {
+		if (t32_lattab_prepend(tab, &here)) {
+			t32_lattab_free(&here);
+			t32_error("out of memory");
+			return -1;
+		}
+		t32_lattab_free(&here);
+		t32_latcache_text(&lc, text, sizeof(text));
+		/* on stderr: the chart's own lines stay as they are for programs */
+		fprintf(stderr, "t32: latencies: %s\n", text);
+	} else if (measure == 1) {
+		t32_error("%s", err);
+		return -1;
+	} else {
+		t32_warn("no data for this core, and its latencies cannot be measured here: "
+			 "the generic table alone (%s)", err);
+	}
+	return 0;
+}
+
+/* --curve: cycles of k = 0..curve copies between barriers, as fmt asks; 0 or -1. */
+static int model_curve(enum t32_format fmt, int argc, char **argv, const struct t32_uarch *u,
+		       const struct t32_uarch_choice *choice, const struct t32_model_insn *block,
+		       size_t ninsn, uint64_t curve)
+{
+	double *cyc = calloc(curve + 1, sizeof(double));
+	char text[512];
+
+	if (!cyc || t32_model_curve(u, block, ninsn, curve, cyc)) {
+		free(cyc);
+		t32_error("out of memory");
+		return -1;
+	}
+	t32_uarch_choice_text(choice, u->name, text, sizeof(text));
+	if (fmt == T32_FMT_JSON) {
+		printf("{");
+		t32_provenance_json(stdout, 0, NULL);
+		printf(", \"uarch\": ");
+		t32_json_string(stdout, u->name);
+		printf(", \"uarch_choice\": ");
+		t32_uarch_choice_json(stdout, choice);
+		printf(", \"cycles\": [");
+		for (uint64_t k = 0; k <= curve; k++)
+			printf("%s%.0f", k ? ", " : "", cyc[k]);
+		printf("]}\n");
+	} else {
+		if (fmt == T32_FMT_TSV)
+			t32_provenance(stdout, argc, argv);
+		printf("# cycles of k copies between barriers, each from an empty machine\n"
+		       "# uarch: %s\ncopies\tcycles\n", text);
+		for (uint64_t k = 0; k <= curve; k++)
+			printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
+	}
+	free(cyc);
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args m = { .skid = 1, .curve = UINT64_MAX };
 	struct t32_block_opts bo;
-	const char *uarch_asked, **sets = m.sets, *dir = t32_datadir();
-	const char *lat_path, *lat_from, *cache_dir;
-	int measure;
-	size_t nsets, ninsn = 0, len = 0;
-	int skid, i, rc = T32_EXIT_ERROR, want_curve;
-	enum t32_format fmt;
-	uint64_t curve;
+	const char *dir = t32_datadir();
+	size_t ninsn = 0, len = 0;
+	int i, rc;
 	char err[1024], path[PATH_MAX];
 	struct t32_spec spec;
 	struct t32_uarch u;
@@ -363,30 +437,17 @@ int cmd_model(int argc, char **argv)
 	struct t32_insn *insns = NULL;
 	struct t32_model_insn *block = NULL;
 	struct t32_model_result res;
-	char text[512];
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
 	rc = model_options(argc, argv, &m, &bo);
 	if (rc >= 0)
 		return rc;
-	rc = T32_EXIT_ERROR;
-	uarch_asked = m.uarch_asked;
-	nsets = m.nsets;
-	lat_path = m.lat_path;
-	lat_from = m.lat_from;
-	cache_dir = m.cache_dir;
-	measure = m.measure;
-	skid = (int)m.skid;
-	want_curve = m.curve != UINT64_MAX;
-	curve = want_curve ? m.curve : 0;
-	fmt = bo.format;
-	optind = m.optind;
-	if (lat_from) {
-		t32_block_uarch(uarch_asked, &choice);
-		return lat_from_sweep(lat_from, &choice);
+	if (m.lat_from) {
+		t32_block_uarch(m.uarch_asked, &choice);
+		return lat_from_sweep(m.lat_from, &choice);
 	}
-	i = optind;
+	i = m.optind;
 	if (i >= argc)
 		return t32_usage(model_usage);
 	rc = t32_block_body(argc - i, argv + i, &spec, path, sizeof(path));
@@ -411,22 +472,22 @@ int cmd_model(int argc, char **argv)
 		return T32_EXIT_USAGE;
 	}
 
-	t32_block_uarch(uarch_asked, &choice);
+	t32_block_uarch(m.uarch_asked, &choice);
 	if (t32_uarch_load(&u, choice.data, dir, err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
 	}
-	for (size_t k = 0; k < nsets; k++)
-		if (t32_uarch_set(&u, sets[k], err, sizeof(err))) {
+	for (size_t k = 0; k < m.nsets; k++)
+		if (t32_uarch_set(&u, m.sets[k], err, sizeof(err))) {
 			t32_error("%s", err);
 			rc = T32_EXIT_USAGE;
 			goto out;
 		}
-	if (lat_path)
-		snprintf(path, sizeof(path), "%s", lat_path);
+	if (m.lat_path)
+		snprintf(path, sizeof(path), "%s", m.lat_path);
 	else
 		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
-	if ((lat_path || access(path, F_OK) == 0) &&
+	if ((m.lat_path || access(path, F_OK) == 0) &&
 	    t32_lattab_load(&tab, path, err, sizeof(err))) {
 		t32_error("%s", err);
 		goto out;
@@ -441,69 +502,20 @@ int cmd_model(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	/* a core without data relies on latencies measured here, unless told not to */
-	if (!measure && choice.how == T32_UARCH_UNKNOWN && !lat_path)
-		measure = 2;
-	if (measure > 0) {
-		struct t32_lattab here;
-		struct t32_latcache lc;
-
-		if (t32_latcache_fill(&u, &tab, insns, ninsn, &spec, cache_dir, &here, &lc, err,
-				      sizeof(err)) == 0) {
-			if (t32_lattab_prepend(&tab, &here)) {
-				t32_lattab_free(&here);
-				t32_error("out of memory");
-				goto out;
-			}
-			t32_lattab_free(&here);
-			t32_latcache_text(&lc, text, sizeof(text));
-			/* on stderr: the chart's own lines stay as they are for programs */
-			fprintf(stderr, "t32: latencies: %s\n", text);
-		} else if (measure == 1) {
-			t32_error("%s", err);
-			goto out;
-		} else {
-			t32_warn("no data for this core, and its latencies cannot be measured here: "
-				 "the generic table alone (%s)", err);
-		}
-	}
+	if (model_latencies(m.measure, &choice, &u, &tab, insns, ninsn, &spec, m.cache_dir,
+			    m.lat_path))
+		goto out;
 	t32_model_prepare(&u, &tab, insns, ninsn, block);
 
-	if (want_curve) {
-		double *cyc = calloc(curve + 1, sizeof(double));
-
-		if (!cyc || t32_model_curve(&u, block, ninsn, curve, cyc)) {
-			free(cyc);
-			t32_error("out of memory");
+	if (m.curve != UINT64_MAX) {
+		if (model_curve(bo.format, argc, argv, &u, &choice, block, ninsn, m.curve))
 			goto out;
-		}
-		t32_uarch_choice_text(&choice, u.name, text, sizeof(text));
-		if (fmt == T32_FMT_JSON) {
-			printf("{");
-			t32_provenance_json(stdout, 0, NULL);
-			printf(", \"uarch\": ");
-			t32_json_string(stdout, u.name);
-			printf(", \"uarch_choice\": ");
-			t32_uarch_choice_json(stdout, &choice);
-			printf(", \"cycles\": [");
-			for (uint64_t k = 0; k <= curve; k++)
-				printf("%s%.0f", k ? ", " : "", cyc[k]);
-			printf("]}\n");
-		} else {
-			if (fmt == T32_FMT_TSV)
-				t32_provenance(stdout, argc, argv);
-			printf("# cycles of k copies between barriers, each from an empty machine\n"
-			       "# uarch: %s\ncopies\tcycles\n", text);
-			for (uint64_t k = 0; k <= curve; k++)
-				printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
-		}
-		free(cyc);
 	} else {
-		if (t32_model_steady(&u, block, ninsn, skid, &res)) {
+		if (t32_model_steady(&u, block, ninsn, (int)m.skid, &res)) {
 			t32_error("out of memory");
 			goto out;
 		}
-		model_print(stdout, fmt, argc, argv, &u, &choice, skid, block, ninsn, &res);
+		model_print(stdout, bo.format, argc, argv, &u, &choice, (int)m.skid, block, ninsn, &res);
 	}
 	rc = t32_close_stdout();
 out:

@@ -268,7 +268,8 @@ static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct 
 	o->run.timeout = -1;	/* not given: --seconds + 30 */
 	a->unroll = 0;		/* not given: the block file's, else 1 */
 	t32_block_optset_init(&shared, o, s);
-	shared.rows[1].help = "give up after S seconds (default: --seconds + 30)";
+	t32_block_optset_help(&shared, T32_OPT_TIMEOUT,
+			      "give up after S seconds (default: --seconds + 30)");
 	snprintf(intro, sizeof(intro), "Runs the block in a counted loop and samples where "
 		 "interrupts land in it.\nBLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n",
 		 t32_datadir());

@@ -107,7 +107,7 @@ static int opt_replay(const struct t32_option *row, const char *arg)
 
 /*
  * The command, measuring or replaying (rec): its options into a request, the
- * merge or the sweep run.
+ * merge or the sweep run.  Its length is its option table, one row an option.
  */
 static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
@@ -216,7 +216,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	w.rows_exit = 1;
 	if (!rc)
 		rc = t32_sweep(&w);
-	/* the readings behind the rows written stay (all written, some not ok: exit 5) */
+	/* the readings behind the rows written stay */
 	if (record && rec &&
 	    t32_rec_close(rec, rc == 0 || rc == T32_EXIT_ROWS || rc == T32_EXIT_INTERRUPTED) &&
 	    (!rc || rc == T32_EXIT_ROWS))

@@ -5,6 +5,7 @@
 #include "t32/options.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "t32/block.h"
@@ -134,9 +135,19 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 		const struct t32_option *row = NULL;
 
 		if (opt == 'h') {
-			printf("usage: %s\n\n%s", usage, intro ? intro : "");
-			t32_options_help(stdout, opts);
-			fputs(outro ? outro : "", stdout);
+			/* written whole, then folded to 79 columns for a terminal's width */
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+
+			if (!m)
+				return T32_EXIT_ERROR;
+			fprintf(m, "usage: %s\n\n%s", usage, intro ? intro : "");
+			t32_options_help(m, opts);
+			fputs(outro ? outro : "", m);
+			fclose(m);
+			t32_fputs_folded(text, stdout, 79);
+			free(text);
 			return t32_close_stdout();
 		}
 		if (opt == ':')
@@ -198,6 +209,15 @@ void t32_options_help(FILE *f, const struct t32_option *opts)
 	}
 }
 
+int t32_opt_format(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_format(arg, row->ctx)) {
+		t32_error("unknown format '%s' (table, tsv or json)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* A shared option: handled by t32_block_option, its code from the row's place. */
 static int block_row(const struct t32_option *row, const char *arg)
 {
@@ -242,4 +262,11 @@ void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *
 							     set, o->accept & (1u << i) ? help : NULL);
 	}
 	set->rows[7] = (struct t32_option)T32_OPT_END;
+}
+
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help)
+{
+	for (int i = 0; i < 7; i++)
+		if (bit == 1u << i && set->rows[i].help)
+			set->rows[i].help = help;
 }

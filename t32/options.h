@@ -76,6 +76,9 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 /* The help lines of opts' listed rows, names in one column. */
 void t32_options_help(FILE *f, const struct t32_option *opts);
 
+/* A --format row's reader: table, tsv or json into *(enum t32_format *)row->ctx. */
+int t32_opt_format(const struct t32_option *row, const char *arg);
+
 /* The range of a numeric row as its errors and help say it: "1 to 64". */
 const char *t32_options_range(const struct t32_option *row, char *buf, size_t len);
 
@@ -95,5 +98,7 @@ struct t32_block_optset {
 };
 void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *o,
 			   struct t32_spec *s);
+/* The help of the shared option `bit` (T32_OPT_*) as this command says it, if it takes it. */
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help);
 
 #endif
