@@ -166,10 +166,18 @@ where latencies measured for the model are kept, per CPU and core type (default
 .TP
 .B T32_CPUID_FILE
 for tests: answer every CPUID question from this dump (an AIDA64 CPUID dump, as
-InstLatX64 publishes them; README, \(lqIntel and hybrid parts\(rq), CPU \fIN\fR
+InstLatX64 publishes them; doc/internals.md, \(lqIntel and hybrid parts\(rq), CPU \fIN\fR
 from its \fBLogical CPU #\fIN\fR section, so the choice of core and data, hybrid
 parts included, can be tried for CPUs that are not here; measurements still run on
 this machine.
+.TP
+.B T32_NASM
+the nasm to run (a name is looked up on \fBPATH\fR once; default \fBnasm\fR).
+.TP
+.B T32_ONE_BY_ONE
+set to 1: each block assembled alone when it is asked for and each placement in a
+new measuring process, as t32 once worked, to compare a sweep's time with
+(doc/sweeps.md, \(lqSpeed\(rq).
 .TP
 .B TMPDIR
 where nasm's input and output go while it runs (default \fB/tmp\fR).
@@ -206,5 +214,5 @@ t32 study \-o report
 .BR perf (1),
 .BR nasm (1),
 .BR gnuplot (1);
-README.md in the source.
+README.md and doc/*.md in the source (doc/formats.md: the files t32 reads and writes).
 EOF

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit codes (README "Exit codes"). */
+/* Exit codes (doc/formats.md "Exit codes"; t32 --list exit-codes). */
 enum {
 	T32_EXIT_OK = 0,
 	T32_EXIT_ERROR = 1,
