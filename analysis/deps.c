@@ -314,24 +314,127 @@ static int eliminable_move(const cs_insn *ci)
 	return s0 && s1 && strcmp(s0, s1) == 0 && (s0[0] == 'x' || s0[0] == 'y' || s0[0] == 'z');
 }
 
-/* Fill in one instruction from capstone's decoding. */
-static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
+/*
+ * A memory operand: the first one's address (base, index, scale, displacement)
+ * as the key of what it touches, whether it loads or stores, and its address
+ * registers.
+ */
+static void describe_mem(const cs_insn *ci, const cs_x86_op *op, int first, int is_lea,
+			 struct t32_insn *in)
 {
-	const cs_x86 *x = &ci->detail->x86;
-	cs_regs rr, rw;
-	uint8_t nrr = 0, nrw = 0;
-	int explicit_read[T32_NRES] = { 0 }, addr_only[T32_NRES] = { 0 };
-	int is_move = in_list(move_ids, NELEM(move_ids), ci->id);
-	int is_lea = ci->id == X86_INS_LEA;
-	int vector = 0, mem_ops = 0;
-	size_t used;
 	unsigned bytes;
 	const char *shape;
+	int r;
 
-	memset(in, 0, sizeof(*in));
-	in->mem_base = in->mem_index = -1;
-	in->offset = ci->address;
-	in->size = ci->size;
+	if (first && !is_lea) {
+		int b = op->mem.base == X86_REG_INVALID ? -1 :
+			reg_res(op->mem.base, &bytes, &shape);
+		int ix = op->mem.index == X86_REG_INVALID ? -1 :
+			 reg_res(op->mem.index, &bytes, &shape);
+
+		in->mem_base = b;
+		in->mem_index = ix;
+		in->mem_scale = (unsigned)op->mem.scale;
+		in->mem_bytes = op->size;
+		in->mem_disp = op->mem.disp;
+		if (op->mem.base == X86_REG_RIP)
+			in->mem_disp += (int64_t)(ci->address + ci->size);
+		if ((b >= 0 || op->mem.base == X86_REG_INVALID ||
+		     op->mem.base == X86_REG_RIP) &&
+		    (ix >= 0 || op->mem.index == X86_REG_INVALID) &&
+		    op->mem.segment == X86_REG_INVALID)
+			in->flags |= T32_INSN_MEMKEY;
+	}
+	if (!is_lea && ci->id != X86_INS_NOP) {
+		if ((op->access & CS_AC_READ) || !(op->access & CS_AC_WRITE))
+			in->flags |= T32_INSN_LOAD;
+		if (op->access & CS_AC_WRITE)
+			in->flags |= T32_INSN_STORE;
+	}
+	if (op->mem.base != X86_REG_INVALID &&
+	    (r = reg_res(op->mem.base, &bytes, &shape)) >= 0) {
+		if (in->naddrs < 2)
+			in->addrs[in->naddrs++] = (uint8_t)r;
+		if (op->mem.index == X86_REG_INVALID && op->mem.disp >= 0 &&
+		    op->mem.disp < 2048)
+			in->flags |= T32_INSN_CHASEABLE;
+	}
+	if (op->mem.index != X86_REG_INVALID &&
+	    (r = reg_res(op->mem.index, &bytes, &shape)) >= 0) {
+		in->flags |= T32_INSN_INDEXED;
+		if (in->naddrs < 2)
+			in->addrs[in->naddrs++] = (uint8_t)r;
+	}
+}
+
+/*
+ * The instruction's class: fixed ids first, then lock, branch, memory moves,
+ * vector, alu; a nop touches nothing, and only a memory access has an address.
+ */
+static void classify(const cs_insn *ci, int vector, int mem_move, struct t32_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	in->cls = T32_CLASS_ALU;
+	for (unsigned g = 0; g < ci->detail->groups_count; g++)
+		if (in_list(vector_groups, NELEM(vector_groups), ci->detail->groups[g]))
+			vector = 1;
+	if (vector)
+		in->cls = T32_CLASS_VECTOR;
+	if (mem_move)
+		in->cls = (in->flags & T32_INSN_STORE) ? T32_CLASS_STORE : T32_CLASS_LOAD;
+	for (unsigned g = 0; g < ci->detail->groups_count; g++) {
+		uint8_t grp = ci->detail->groups[g];
+
+		if (grp == X86_GRP_JUMP || grp == X86_GRP_CALL || grp == X86_GRP_RET ||
+		    grp == X86_GRP_BRANCH_RELATIVE)
+			in->cls = T32_CLASS_BRANCH;
+	}
+	for (size_t i = 0; i < NELEM(id_classes); i++)
+		if (id_classes[i].id == ci->id)
+			in->cls = id_classes[i].cls;
+	if (x->prefix[0] == X86_PREFIX_LOCK ||
+	    (ci->id == X86_INS_XCHG && (in->flags & (T32_INSN_LOAD | T32_INSN_STORE)))) {
+		in->flags |= T32_INSN_LOCK;
+		in->cls = T32_CLASS_ATRETIRE;
+	}
+	if (in->cls == T32_CLASS_NOP) {
+		in->nreads = in->naddrs = in->nwrites = 0;
+		in->flags &= ~(T32_INSN_LOAD | T32_INSN_STORE | T32_INSN_CHASEABLE |
+			       T32_INSN_INDEXED | T32_INSN_MEMKEY);
+	}
+	if (!(in->flags & (T32_INSN_LOAD | T32_INSN_STORE)))
+		in->flags &= ~(T32_INSN_CHASEABLE | T32_INSN_INDEXED | T32_INSN_MEMKEY);
+}
+
+/* push/pop/call/ret: the stack engine tracks rsp (unless it is named), and memory is touched. */
+static void describe_stack(const cs_insn *ci, struct t32_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	unsigned bytes;
+	const char *shape;
+	int explicit_rsp = 0;
+
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    reg_res(x->operands[i].reg, &bytes, &shape) == T32_RES_RSP)
+			explicit_rsp = 1;
+	if (!explicit_rsp) {
+		drop_res(in->reads, &in->nreads, T32_RES_RSP);
+		drop_res(in->writes, &in->nwrites, T32_RES_RSP);
+	}
+	if (ci->id == X86_INS_PUSH || ci->id == X86_INS_CALL)
+		in->flags |= T32_INSN_STORE;
+	else
+		in->flags |= T32_INSN_LOAD;
+}
+
+/* Its text as written, and its form: the mnemonic and each operand's shape. */
+static void describe_text(const cs_insn *ci, struct t32_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	size_t used;
+
 	snprintf(in->text, sizeof(in->text), "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
 		 ci->op_str);
 	used = (size_t)snprintf(in->form, sizeof(in->form), "%s", ci->mnemonic);
@@ -342,6 +445,26 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 		used += (size_t)snprintf(in->form + used, sizeof(in->form) - used, "%s%s",
 					 i ? ", " : " ", shp);
 	}
+}
+
+/* Fill in one instruction from capstone's decoding. */
+static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	cs_regs rr, rw;
+	uint8_t nrr = 0, nrw = 0;
+	int explicit_read[T32_NRES] = { 0 }, addr_only[T32_NRES] = { 0 };
+	int is_move = in_list(move_ids, NELEM(move_ids), ci->id);
+	int is_lea = ci->id == X86_INS_LEA;
+	int vector = 0, mem_ops = 0;
+	unsigned bytes;
+	const char *shape;
+
+	memset(in, 0, sizeof(*in));
+	in->mem_base = in->mem_index = -1;
+	in->offset = ci->address;
+	in->size = ci->size;
+	describe_text(ci, in);
 
 	/* operands: memory accesses, address registers, explicit reads */
 	for (unsigned i = 0; i < x->op_count; i++) {
@@ -356,45 +479,7 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 				vector = 1;
 		} else if (op->type == X86_OP_MEM) {
 			mem_ops++;
-			if (mem_ops == 1 && !is_lea) {
-				int b = op->mem.base == X86_REG_INVALID ? -1 :
-					reg_res(op->mem.base, &bytes, &shape);
-				int ix = op->mem.index == X86_REG_INVALID ? -1 :
-					 reg_res(op->mem.index, &bytes, &shape);
-
-				in->mem_base = b;
-				in->mem_index = ix;
-				in->mem_scale = (unsigned)op->mem.scale;
-				in->mem_bytes = op->size;
-				in->mem_disp = op->mem.disp;
-				if (op->mem.base == X86_REG_RIP)
-					in->mem_disp += (int64_t)(ci->address + ci->size);
-				if ((b >= 0 || op->mem.base == X86_REG_INVALID ||
-				     op->mem.base == X86_REG_RIP) &&
-				    (ix >= 0 || op->mem.index == X86_REG_INVALID) &&
-				    op->mem.segment == X86_REG_INVALID)
-					in->flags |= T32_INSN_MEMKEY;
-			}
-			if (!is_lea && ci->id != X86_INS_NOP) {
-				if ((op->access & CS_AC_READ) || !(op->access & CS_AC_WRITE))
-					in->flags |= T32_INSN_LOAD;
-				if (op->access & CS_AC_WRITE)
-					in->flags |= T32_INSN_STORE;
-			}
-			if (op->mem.base != X86_REG_INVALID &&
-			    (r = reg_res(op->mem.base, &bytes, &shape)) >= 0) {
-				if (in->naddrs < 2)
-					in->addrs[in->naddrs++] = (uint8_t)r;
-				if (op->mem.index == X86_REG_INVALID && op->mem.disp >= 0 &&
-				    op->mem.disp < 2048)
-					in->flags |= T32_INSN_CHASEABLE;
-			}
-			if (op->mem.index != X86_REG_INVALID &&
-			    (r = reg_res(op->mem.index, &bytes, &shape)) >= 0) {
-				in->flags |= T32_INSN_INDEXED;
-				if (in->naddrs < 2)
-					in->addrs[in->naddrs++] = (uint8_t)r;
-			}
+			describe_mem(ci, op, mem_ops == 1, is_lea, in);
 		}
 	}
 	for (unsigned i = 0; i < in->naddrs; i++)
@@ -447,23 +532,8 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 	if (is_lea)
 		in->naddrs = 0;
 
-	/* the stack engine tracks rsp for push/pop/call/ret */
-	if (in_list(stack_ids, NELEM(stack_ids), ci->id)) {
-		int explicit_rsp = 0;
-
-		for (unsigned i = 0; i < x->op_count; i++)
-			if (x->operands[i].type == X86_OP_REG &&
-			    reg_res(x->operands[i].reg, &bytes, &shape) == T32_RES_RSP)
-				explicit_rsp = 1;
-		if (!explicit_rsp) {
-			drop_res(in->reads, &in->nreads, T32_RES_RSP);
-			drop_res(in->writes, &in->nwrites, T32_RES_RSP);
-		}
-		if (ci->id == X86_INS_PUSH || ci->id == X86_INS_CALL)
-			in->flags |= T32_INSN_STORE;
-		else
-			in->flags |= T32_INSN_LOAD;
-	}
+	if (in_list(stack_ids, NELEM(stack_ids), ci->id))
+		describe_stack(ci, in);
 
 	if (zero_idiom(ci)) {
 		in->flags |= T32_INSN_ZERO_IDIOM;
@@ -472,37 +542,7 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 	if (eliminable_move(ci))
 		in->flags |= T32_INSN_MOVE;
 
-	/* class: fixed ids first, then lock, branch, memory moves, vector, alu */
-	in->cls = T32_CLASS_ALU;
-	for (unsigned g = 0; g < ci->detail->groups_count; g++)
-		if (in_list(vector_groups, NELEM(vector_groups), ci->detail->groups[g]))
-			vector = 1;
-	if (vector)
-		in->cls = T32_CLASS_VECTOR;
-	if (is_move && mem_ops)
-		in->cls = (in->flags & T32_INSN_STORE) ? T32_CLASS_STORE : T32_CLASS_LOAD;
-	for (unsigned g = 0; g < ci->detail->groups_count; g++) {
-		uint8_t grp = ci->detail->groups[g];
-
-		if (grp == X86_GRP_JUMP || grp == X86_GRP_CALL || grp == X86_GRP_RET ||
-		    grp == X86_GRP_BRANCH_RELATIVE)
-			in->cls = T32_CLASS_BRANCH;
-	}
-	for (size_t i = 0; i < NELEM(id_classes); i++)
-		if (id_classes[i].id == ci->id)
-			in->cls = id_classes[i].cls;
-	if (x->prefix[0] == X86_PREFIX_LOCK ||
-	    (ci->id == X86_INS_XCHG && (in->flags & (T32_INSN_LOAD | T32_INSN_STORE)))) {
-		in->flags |= T32_INSN_LOCK;
-		in->cls = T32_CLASS_ATRETIRE;
-	}
-	if (in->cls == T32_CLASS_NOP) {
-		in->nreads = in->naddrs = in->nwrites = 0;
-		in->flags &= ~(T32_INSN_LOAD | T32_INSN_STORE | T32_INSN_CHASEABLE |
-			       T32_INSN_INDEXED | T32_INSN_MEMKEY);
-	}
-	if (!(in->flags & (T32_INSN_LOAD | T32_INSN_STORE)))
-		in->flags &= ~(T32_INSN_CHASEABLE | T32_INSN_INDEXED | T32_INSN_MEMKEY);
+	classify(ci, vector, is_move && mem_ops, in);
 }
 
 int t32_deps_decode(const unsigned char *code, size_t len, struct t32_insn **out, size_t *n,

@@ -410,6 +410,52 @@ static size_t steps_clip_spikes(struct pt *q, size_t n, double k, double floor_j
 	return clipped;
 }
 
+/*
+ * The runs between jumps tidied (start[r] is run r's first point, start[np] the
+ * end); the new count of runs.
+ */
+static size_t steps_tidy_runs(size_t *start, size_t np, const struct pt *q,
+			      const struct steps_diffs *D, double *tmp)
+{
+	/*
+	 * One or two points between jumps of opposite sign are a burst of outliers,
+	 * not two steps: both jumps go.  A lone point between jumps of one sign lies
+	 * on the way up (or down) and joins the run whose level it is nearer.
+	 */
+	for (size_t r = 1; r + 1 < np; r++) {
+		size_t a = start[r], b = start[r + 1];
+		if (b - a > 2)
+			continue;
+		if (D->d[a - 1] * D->d[b - 1] < 0) {
+			memmove(&start[r], &start[r + 2], (np + 1 - (r + 2)) * sizeof(*start));
+			np -= 2;
+			r--;
+			continue;
+		}
+		if (b - a != 1)
+			continue;
+		int to_before = fabs(q[a].y - q[a - 1].y) < fabs(q[a + 1].y - q[a].y);
+		size_t drop = to_before ? r : r + 1;
+		memmove(&start[drop], &start[drop + 1], (np - drop) * sizeof(*start));
+		np--;
+	}
+	/* Neighbour runs whose levels differ by less than the threshold there are one. */
+	for (int merged = 1; merged;) {
+		merged = 0;
+		for (size_t r = 0; r + 1 < np; r++) {
+			double a = run_level(q, start[r], start[r + 1] - 1, tmp);
+			double b = run_level(q, start[r + 1], start[r + 2] - 1, tmp);
+			if (fabs(b - a) > D->thr[start[r + 1] - 1])
+				continue;
+			memmove(&start[r + 1], &start[r + 2], (np - (r + 1)) * sizeof(*start));
+			np--;
+			merged = 1;
+			break;
+		}
+	}
+	return np;
+}
+
 /* Jumps, plateaus and rhythm of a curve (rules in fit.h). */
 int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_steps_opts *o,
 		   struct t32_steps *s)
@@ -471,42 +517,7 @@ int t32_steps_find(const double *x, const double *y, size_t n, const struct t32_
 	s->noise = D.sigma / sqrt(2);
 	s->threshold = fmax(k * D.sigma, floor_jump);
 
-	/*
-	 * One or two points between jumps of opposite sign are a burst of outliers,
-	 * not two steps: both jumps go.  A lone point between jumps of one sign lies
-	 * on the way up (or down) and joins the run whose level it is nearer.
-	 */
-	for (size_t r = 1; r + 1 < np; r++) {
-		size_t a = start[r], b = start[r + 1];
-		if (b - a > 2)
-			continue;
-		if (D.d[a - 1] * D.d[b - 1] < 0) {
-			memmove(&start[r], &start[r + 2], (np + 1 - (r + 2)) * sizeof(*start));
-			np -= 2;
-			r--;
-			continue;
-		}
-		if (b - a != 1)
-			continue;
-		int to_before = fabs(q[a].y - q[a - 1].y) < fabs(q[a + 1].y - q[a].y);
-		size_t drop = to_before ? r : r + 1;
-		memmove(&start[drop], &start[drop + 1], (np - drop) * sizeof(*start));
-		np--;
-	}
-	/* Neighbour runs whose levels differ by less than the threshold there are one. */
-	for (int merged = 1; merged;) {
-		merged = 0;
-		for (size_t r = 0; r + 1 < np; r++) {
-			double a = run_level(q, start[r], start[r + 1] - 1, tmp);
-			double b = run_level(q, start[r + 1], start[r + 2] - 1, tmp);
-			if (fabs(b - a) > D.thr[start[r + 1] - 1])
-				continue;
-			memmove(&start[r + 1], &start[r + 2], (np - (r + 1)) * sizeof(*start));
-			np--;
-			merged = 1;
-			break;
-		}
-	}
+	np = steps_tidy_runs(start, np, q, &D, tmp);
 
 	s->plateaus = calloc(np, sizeof(*s->plateaus));
 	s->steps = np > 1 ? calloc(np - 1, sizeof(*s->steps)) : NULL;

@@ -210,7 +210,11 @@ static int group_closes(const struct t32_uarch *u, const struct t32_model_insn *
 
 /*
  * Run total instructions (whole copies of the block) from an empty machine into
- * rows.  0, or -1 when there is no memory for the execution-unit books.
+ * rows.  0, or -1 when there is no memory for the execution-unit books.  It runs
+ * past a hundred lines because one instruction's allocation, inputs, execution,
+ * store forwarding and retirement read and move the same dozen running cycles
+ * (allocation, retirement, fences, the memory block, the pending retire group):
+ * split into steps, each step would take them all by pointer.
  */
 static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
 		    size_t total, size_t phase, struct t32_model_row *rows)
@@ -430,6 +434,53 @@ static int repeats(const struct t32_model_row *rows, size_t total, size_t n, siz
 #define MAX_PERIOD 64			/* iterations */
 #define MAX_ROWS ((size_t)1 << 20)	/* instructions simulated, at most */
 
+/*
+ * The result from the rows of one period (from start, p iterations of n
+ * instructions, retiring shift cycles later than the period before): times
+ * from the retirement before it, weights and where the samples land (skid
+ * instructions on).  0, or -1 without memory.
+ */
+static int steady_result(const struct t32_model_row *rows, size_t start, size_t n, size_t p,
+			 long shift, int found, int skid, struct t32_model_result *r)
+{
+	long wsum = 0;
+
+	r->period = p;
+	r->periodic = found;
+	r->nrows = p * n;
+	r->cycles_per_iter = (double)shift / (double)p;
+	r->rows = calloc(r->nrows, sizeof(*r->rows));
+	r->weight = calloc(n, sizeof(double));
+	r->share = calloc(n, sizeof(double));
+	if (!r->rows || !r->weight || !r->share) {
+		t32_model_result_free(r);
+		return -1;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct t32_model_row *x = &r->rows[i];
+		long base = rows[start - 1].retire;
+
+		*x = rows[start + i];
+		x->iter = i / n;
+		x->alloc -= base;
+		x->ready -= base;
+		x->start -= base;
+		x->complete -= base;
+		x->retire -= base;
+		wsum += x->weight;
+	}
+	for (size_t i = 0; i < r->nrows && wsum > 0; i++) {
+		size_t j = (i + (size_t)skid) % r->nrows;
+
+		r->rows[j].share += (double)r->rows[i].weight / (double)wsum;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		r->weight[r->rows[i].insn] += (double)r->rows[i].weight / (double)p;
+		r->share[r->rows[i].insn] += r->rows[i].share;
+	}
+	return 0;
+}
+
 /* The steady state with retire groups counted from instruction `phase` of the block. */
 static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
 			int skid, size_t phase, struct t32_model_result *r)
@@ -438,7 +489,7 @@ static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *
 
 	size_t iters, total = 0, p = 0, start, pmax = MAX_PERIOD, warm;
 	struct t32_model_row *rows = NULL;
-	long shift = 0, wsum = 0;
+	long shift = 0;
 	int found = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -499,39 +550,9 @@ static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *
 	}
 
 	start = total - p * n;
-	r->period = p;
-	r->periodic = found;
-	r->nrows = p * n;
-	r->cycles_per_iter = (double)shift / (double)p;
-	r->rows = calloc(r->nrows, sizeof(*r->rows));
-	r->weight = calloc(n, sizeof(double));
-	r->share = calloc(n, sizeof(double));
-	if (!r->rows || !r->weight || !r->share) {
+	if (steady_result(rows, start, n, p, shift, found, skid, r)) {
 		free(rows);
-		t32_model_result_free(r);
 		return -1;
-	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		struct t32_model_row *x = &r->rows[i];
-		long base = rows[start - 1].retire;
-
-		*x = rows[start + i];
-		x->iter = i / n;
-		x->alloc -= base;
-		x->ready -= base;
-		x->start -= base;
-		x->complete -= base;
-		x->retire -= base;
-		wsum += x->weight;
-	}
-	for (size_t i = 0; i < r->nrows && wsum > 0; i++) {
-		size_t j = (i + (size_t)skid) % r->nrows;
-
-		r->rows[j].share += (double)r->rows[i].weight / (double)wsum;
-	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		r->weight[r->rows[i].insn] += (double)r->rows[i].weight / (double)p;
-		r->share[r->rows[i].insn] += r->rows[i].share;
 	}
 	free(rows);
 	return 0;

@@ -6,6 +6,34 @@
 set -e
 T32=${1:?usage: t32.1.sh PATH-TO-T32}
 
+# lines of help folded to fit 78 columns (the page indents them up to 12 more): a long
+# line breaks at a blank, its rest indented as the line was and two more (an
+# option's, under its description)
+wrap() {
+	awk -v w=66 '
+	length($0) <= w { print; next }
+	{
+		match($0, /^ */); ind = substr($0, 1, RLENGTH) "  "; line = $0
+		# an option line ("  --n LIST   what it does"): the rest under its description
+		rest = substr($0, RLENGTH + 1)
+		if (substr(rest, 1, 1) == "-" && (k = index(rest, "  ")) > 0) {
+			d = RLENGTH + k + 1
+			while (substr($0, d, 1) == " ")
+				d++
+			if (d < w - 20)
+				ind = sprintf("%*s", d - 1, "")
+		}
+		while (length(line) > w) {
+			cut = 0
+			for (i = w + 1; i > length(ind); i--)
+				if (substr(line, i, 1) == " ") { cut = i; break }
+			if (!cut) break
+			print substr(line, 1, cut - 1)
+			rest = substr(line, cut + 1); sub(/^ +/, "", rest); line = ind rest
+		}
+		print line
+	}'
+}
 # roff-safe text: backslashes doubled as \e, a leading . or ' escaped
 esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
 
@@ -41,7 +69,7 @@ Results for programs are TSV with \\fB#\\fR provenance lines on top (or JSON wit
 standard error as \\fBt32: \\fR\\fIwhat\\fR \\fB'\\fR\\fIsubject\\fR\\fB'\\fR (\\fIdetail\\fR).
 .SH THE CLASSIC FORM
 EOF
-"$T32" --help | sed -n '/^The classic form/,/^Commands:/p' | sed '$d' | { echo '.nf'; esc; echo '.fi'; }
+"$T32" --help | sed -n '/^The classic form/,/^Commands:/p' | sed '$d' | wrap | { echo '.nf'; esc; echo '.fi'; }
 
 echo '.SH COMMANDS'
 printf '%s\n' 'Each command also answers \fBt32 help\fR \fICOMMAND\fR and \fB\-\-help\fR with the text below.'
@@ -50,7 +78,7 @@ printf '%s\n' 'Each command also answers \fBt32 help\fR \fICOMMAND\fR and \fB\-\
 	printf '%s.\n' "$summary" | esc
 	echo '.PP'
 	echo '.nf'
-	"$T32" help "$name" | esc
+	"$T32" help "$name" | wrap | esc
 	echo '.fi'
 done
 
@@ -72,7 +100,7 @@ Add a \fB# sweep:\fR line (everything that decides a row's value; \fB\-\-resume\
 .RS
 .nf
 EOF
-"$T32" --list sweep-columns | tr '\t' ' ' | esc
+"$T32" --list sweep-columns | tr '\t' ' ' | wrap | esc
 cat <<'EOF'
 .fi
 .RE
@@ -138,10 +166,18 @@ where latencies measured for the model are kept, per CPU and core type (default
 .TP
 .B T32_CPUID_FILE
 for tests: answer every CPUID question from this dump (an AIDA64 CPUID dump, as
-InstLatX64 publishes them; README, \(lqIntel and hybrid parts\(rq), CPU \fIN\fR
+InstLatX64 publishes them; doc/internals.md, \(lqIntel and hybrid parts\(rq), CPU \fIN\fR
 from its \fBLogical CPU #\fIN\fR section, so the choice of core and data, hybrid
 parts included, can be tried for CPUs that are not here; measurements still run on
 this machine.
+.TP
+.B T32_NASM
+the nasm to run (a name is looked up on \fBPATH\fR once; default \fBnasm\fR).
+.TP
+.B T32_ONE_BY_ONE
+set to 1: each block assembled alone when it is asked for and each placement in a
+new measuring process, as t32 once worked, to compare a sweep's time with
+(doc/sweeps.md, \(lqSpeed\(rq).
 .TP
 .B TMPDIR
 where nasm's input and output go while it runs (default \fB/tmp\fR).
@@ -178,5 +214,5 @@ t32 study \-o report
 .BR perf (1),
 .BR nasm (1),
 .BR gnuplot (1);
-README.md in the source.
+README.md and doc/*.md in the source (doc/formats.md: the files t32 reads and writes).
 EOF

@@ -1,4 +1,5 @@
-# bash completion for t32: commands, options, block, table, recipe and bench names.
+# bash completion for t32: commands, options, block, table, recipe, bench and
+# micro-architecture names, table's subcommand.
 # Every list comes from t32 itself (t32 --list ..., t32 help COMMAND), so a new
 # command or option completes without editing this file.  `make install` puts it
 # in share/bash-completion/completions/t32.
@@ -13,6 +14,19 @@ _t32_words() {
 		# the options a command's help lists (the classic form's: t32 --help)
 		if [ -n "$3" ]; then "$1" help "$3" 2>/dev/null; else "$1" --help 2>/dev/null; fi |
 			grep -oE -- '(^|[ [])--[a-z][a-z-]*' | sed 's/^[ [(]*//' | sort -u
+		;;
+	uarchs)
+		# the micro-architectures: data/uarch/*.uarch beside the tables t32 lists
+		local d f
+		d=$("$1" --list tables 2>/dev/null | head -1)
+		d=${d%/*}
+		for f in "$d"/uarch/*.uarch; do
+			[ -e "$f" ] && f=${f##*/} && printf '%s\n' "${f%.uarch}"
+		done
+		;;
+	subcommands)
+		# the indented names under a command's usage (t32 table: gen)
+		"$1" help "$3" 2>/dev/null | awk '/^  [a-z][a-z-]+  +[^ -]/ { print $1 }'
 		;;
 	recipes | benches)
 		# the indented names under the first list of the command's help
@@ -51,7 +65,12 @@ _t32() {
 	--mode) COMPREPLY=($(compgen -W "raw latency throughput" -- "$cur")); return ;;
 	--unit) COMPREPLY=($(compgen -W "cycles ticks ns" -- "$cur")); return ;;
 	--backend) COMPREPLY=($(compgen -W "auto perf signal precise" -- "$cur")); return ;;
-	-o | --output | --raw | --lat | --lat-from | --uarch)
+	--uarch)
+		COMPREPLY=($(compgen -W "$(_t32_words "$t32" uarchs)" -- "$cur") $(compgen -f -X '!*.uarch' -- "$cur"))
+		return
+		;;
+	--method) COMPREPLY=($(compgen -W "sleep spin" -- "$cur")); return ;;
+	-o | --output | --raw | --lat | --lat-from)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -59,6 +78,12 @@ _t32() {
 	if [[ $cur == -* ]]; then
 		case $cmd in
 		help) ;;
+		table)
+			# a subcommand's options (t32 table gen, t32 table check) from its own help
+			[ -n "${COMP_WORDS[i + 1]}" ] && [[ ${COMP_WORDS[i + 1]} != -* ]] &&
+				COMPREPLY=($(compgen -W "$("$t32" table "${COMP_WORDS[i + 1]}" --help 2>/dev/null |
+					grep -oE -- '(^|[ [])--[a-z][a-z-]*' | sed 's/^[ [(]*//' | sort -u)" -- "$cur"))
+			;;
 		*) COMPREPLY=($(compgen -W "$(_t32_words "$t32" options "$cmd")" -- "$cur")) ;;
 		esac
 		return
@@ -72,6 +97,7 @@ _t32() {
 	study) COMPREPLY=($(compgen -W "$(_t32_words "$t32" recipes study)" -- "$cur")) ;;
 	bench) COMPREPLY=($(compgen -W "$(_t32_words "$t32" benches bench)" -- "$cur")) ;;
 	fit) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	table) [ "$COMP_CWORD" -eq $((i + 1)) ] && COMPREPLY=($(compgen -W "$(_t32_words "$t32" subcommands table)" -- "$cur")) ;;
 	esac
 }
 complete -F _t32 t32

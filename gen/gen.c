@@ -170,38 +170,80 @@ static int times_takes(const char *stmt)
 }
 
 /*
- * The body: an item of one instruction becomes `times N insn` (nasm assembles it
- * faster than %rep), an item of several a %rep block, one statement a line.
+ * One item's text as nasm reads it, reps times: an item of one instruction
+ * becomes `times N insn` (nasm assembles it faster than %rep), an item of
+ * several a %rep block, one statement a line.  item_line/item_lines (may be
+ * NULL) get where the item's own lines are.
  */
-static void emit_body(struct emitter *e, const struct t32_spec *s, struct t32_gen *g, int record)
+static void emit_item(struct emitter *e, const char *text, unsigned stmts, uint64_t reps,
+		      unsigned *item_line, unsigned *item_lines)
+{
+	char *copy = strdup(text), *save = NULL, *stmt;
+	int single = stmts == 1 && times_takes(text + strspn(text, " \t;"));
+
+	if (!single)
+		emit(e, "%%rep %llu\n", (unsigned long long)reps);
+	if (item_line)
+		*item_line = e->line + 1;
+	for (stmt = copy ? strtok_r(copy, ";", &save) : NULL; stmt;
+	     stmt = strtok_r(NULL, ";", &save)) {
+		while (*stmt == ' ' || *stmt == '\t')
+			stmt++;
+		if (!*stmt)
+			continue;
+		if (single)
+			emit(e, "\ttimes %llu %s\n", (unsigned long long)reps, stmt);
+		else
+			emit(e, "\t%s\n", stmt);
+	}
+	if (item_lines)
+		*item_lines = e->line + 1 - *item_line;
+	if (!single)
+		emit(e, "%%endrep\n");
+	free(copy);
+}
+
+/*
+ * The body: each item after its label (record), or, with o->item_bytes, a
+ * place of that many bytes for the item's code (t32_gen_opts).
+ */
+static void emit_body(struct emitter *e, const struct t32_spec *s, const struct t32_gen_opts *o,
+		      struct t32_gen *g, int record)
 {
 	for (size_t i = 0; i < s->nitems; i++) {
 		const struct t32_item *it = &s->items[i];
-		char *copy = strdup(it->text), *save = NULL, *stmt;
-		int single = it->stmts == 1 && times_takes(it->text + strspn(it->text, " \t;"));
 
 		if (record)
 			emit(e, "item_%zu:\n", i);
-		if (!single)
-			emit(e, "%%rep %llu\n", (unsigned long long)it->reps);
-		if (record)
-			g->item_line[i] = e->line + 1;
-		for (stmt = strtok_r(copy, ";", &save); stmt; stmt = strtok_r(NULL, ";", &save)) {
-			while (*stmt == ' ' || *stmt == '\t')
-				stmt++;
-			if (!*stmt)
-				continue;
-			if (single)
-				emit(e, "\ttimes %llu %s\n", (unsigned long long)it->reps, stmt);
-			else
-				emit(e, "\t%s\n", stmt);
+		if (o && o->item_bytes) {
+			if (record)
+				g->item_line[i] = e->line + 1;
+			emit(e, "\tresb %llu\n", (unsigned long long)o->item_bytes[i]);
+			if (record)
+				g->item_lines[i] = 1;
+			continue;
 		}
-		if (record)
-			g->item_lines[i] = e->line + 1 - g->item_line[i];
-		if (!single)
-			emit(e, "%%endrep\n");
-		free(copy);
+		emit_item(e, it->text, it->stmts, it->reps, record ? &g->item_line[i] : NULL,
+			  record ? &g->item_lines[i] : NULL);
 	}
+}
+
+int t32_gen_item(const char *text, unsigned stmts, uint64_t reps, char **out)
+{
+	struct emitter e = { 0 };
+	size_t len;
+
+	*out = NULL;
+	e.f = open_memstream(out, &len);
+	if (!e.f)
+		return -1;
+	emit_item(&e, text, stmts, reps, NULL, NULL);
+	if (fclose(e.f)) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static void emit_header(struct emitter *e, const struct t32_spec *s, const char *entry,
@@ -248,13 +290,13 @@ static void emit_data(struct emitter *e, const struct t32_spec *s, int elf)
 		emit(e, "\nsection .bss\n\talign 4096\narena:\tresq %u\n", T32_ARENA_QWORDS);
 		return;
 	}
-	emit(e, "\n\talign 4096, db 0xcc\t; state lives on its own writable page\ndata_start:\n");
+	emit(e, "\n" T32_GEN_CODE_PAD "data_start:\n");
 	emit(e, "saved_rsp:\tdq 0\nout_ptr:\tdq 0\nleft:\t\tdq 0\nt0:\t\tdq 0\n");
 	emit(e, "rng:\t\tdq 0x9e3779b97f4a7c15\n");
 	emit(e, "regs:\t\ttimes %d dq 0\n", T32_NGPRS);
 	emit(e, "mxcsr_saved:\tdd 0\nmxcsr_now:\tdd 0\nfcw_saved:\tdw 0\nfcw_now:\tdw 0\n");
 	emit_vinit(e, s);
-	emit(e, "\talign 4096, db 0\nimage_end:\n");
+	emit(e, T32_GEN_DATA_PAD "image_end:\n");
 }
 
 static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct t32_gen_opts *o,
@@ -292,7 +334,7 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 			"\tmov rax, [rel regs + 0]\n\tmov rbx, [rel regs + 8]\n"
 			"\tmov rcx, [rel regs + 16]\n\tmov rdx, [rel regs + 24]\n");
 	emit(e, "body_start:\n");
-	emit_body(e, s, g, 1);
+	emit_body(e, s, o, g, 1);
 	emit(e, "body_end:\n\tBARRIER\n\trdtsc\n\tDELTA_%c\n", store - 32);
 	emit(e, "\tmov rsp, [rel saved_rsp]\n\tmov rcx, [rel out_ptr]\n\tmov [rcx], rax\n"
 		"\tadd rcx, 8\n\tmov [rel out_ptr], rcx\n\tRESTORE_STATE\n"
@@ -317,10 +359,10 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 		emit(e, "\tBARRIER\n");
 	emit(e, "body_start:\n");
 	/* The first copy carries the item labels; the others repeat it. */
-	emit_body(e, s, g, 1);
+	emit_body(e, s, NULL, g, 1);
 	if (unroll > 1) {
 		emit(e, "%%rep %llu\n", (unsigned long long)(unroll - 1));
-		emit_body(e, s, g, 0);
+		emit_body(e, s, NULL, g, 0);
 		emit(e, "%%endrep\n");
 	}
 	emit(e, "body_end:\n");
@@ -361,7 +403,7 @@ int t32_generate(const struct t32_spec *s, const struct t32_gen_opts *o, struct 
 		emit(&e, "BITS 64\ndefault rel\nsection .text\nglobal _start\nglobal t32_loop\n"
 			 "global body_start\nglobal body_end\nglobal loop_top\n\n");
 	else
-		emit(&e, "BITS 64\ndefault rel\n\torg 0\n\n");
+		emit(&e, "BITS 64\ndefault rel\n" T32_GEN_ORG_LINE "\n");
 	emit_macros(&e, s);
 	if (o->shape == T32_GEN_TIMED)
 		emit_timed(&e, s, o, g);

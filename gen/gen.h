@@ -25,7 +25,25 @@ struct t32_gen_opts {
 	uint64_t unroll;	/* LOOP shape: body copies per iteration (1 = as written) */
 	uint64_t elf_iterations;	/* LOOP shape: > 0 makes a standalone ELF program (nasm -f
 					 * elf64) whose _start runs the loop this many times */
+	/*
+	 * TIMED shape: when set, item i is a place of item_bytes[i] bytes (resb)
+	 * rather than its text, to be filled with the item's machine code repeated
+	 * (nasm's work then does not grow with the body).
+	 */
+	const uint64_t *item_bytes;
 };
+
+/*
+ * The lines that pad a flat binary's code (int3) and its data (zeros) to whole
+ * pages: nasm writes the padding a byte at a time, so a batch of blocks pads
+ * with zeros at once (alignb) and fills the code's padding afterwards.
+ */
+#define T32_GEN_CODE_PAD "\talign 4096, db 0xcc\t; state lives on its own writable page\n"
+#define T32_GEN_DATA_PAD "\talign 4096, db 0\n"
+#define T32_GEN_FAST_PAD "\talignb 4096\n"
+
+/* The line that places a flat binary (bin shapes): a batch of blocks puts a section there. */
+#define T32_GEN_ORG_LINE "\torg 0\n"
 
 /* The generated text and where each body item's lines are. */
 struct t32_gen {
@@ -63,5 +81,10 @@ struct t32_blob_header {
 int t32_generate(const struct t32_spec *spec, const struct t32_gen_opts *opts,
 		 struct t32_gen *out);
 void t32_gen_free(struct t32_gen *g);
+/*
+ * The lines the body holds for an item of text (stmts statements) repeated
+ * reps times, as t32_generate writes them; *out malloc'd.  0, or -1.
+ */
+int t32_gen_item(const char *text, unsigned stmts, uint64_t reps, char **out);
 
 #endif

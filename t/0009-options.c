@@ -2,7 +2,9 @@
  * 0009-options: one option table.  Rows read their values in range, a value
  * out of range or an unknown option is a usage error (2), operands follow the
  * options, --help prints every listed row, and a shared option a command leaves
- * out (or any row without help) is refused by name.
+ * out (or any row without help) is refused by name; a choice row stores the
+ * index of its word and refuses others; a list row keeps each value given, up
+ * to its cap.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ static uint64_t runs;
 static double budget;
 static int flag;
 static const char *out;
+static int pick;
 
 static int parse(int argc, char **argv, const struct t32_option *opts, int *first)
 {
@@ -24,6 +27,7 @@ static int parse(int argc, char **argv, const struct t32_option *opts, int *firs
 	budget = 1;
 	flag = 0;
 	out = NULL;
+	pick = 0;
 	return t32_options_parse("demo", "t32 demo [OPTIONS] ARG", NULL, NULL, opts, argc, argv,
 				 first);
 }
@@ -34,6 +38,9 @@ int main(void)
 	struct t32_block_optset set;
 	char range[64];
 	int first = 0, rc;
+	static const char *const policies[] = { "fifo", "rr", "other" };
+	const char *sets[3] = { NULL, NULL, NULL };
+	size_t nsets = 0;
 
 	t32_block_opts_init(&bo);
 	bo.cmd = "demo";
@@ -46,6 +53,8 @@ int main(void)
 			T32_OPT_FLAG("whole", 0, &flag, "whole blocks"),
 			T32_OPT_STRING("output", 'o', "FILE", &out, "write here"),
 			T32_OPT_FLAG("hidden", 0, &flag, NULL),
+			T32_OPT_LIST("set", "K=V", sets, &nsets, 2, "changes", "change one thing"),
+			T32_OPT_CHOICE("policy", "P", &pick, policies, 3, "policy", "fifo, rr or other"),
 			T32_OPT_SET(set.rows),
 			T32_OPT_END
 		};
@@ -57,8 +66,13 @@ int main(void)
 		char *a5[] = { "demo", "--cpu", "1", "arg", NULL };
 		char *a6[] = { "demo", "--budget", "inf", "arg", NULL };
 		char *a7[] = { "demo", "--hidden", "arg", NULL };
+		char *a8[] = { "demo", "--policy", "other", "arg", NULL };
+		char *a9[] = { "demo", "--policy", "batch", "arg", NULL };
+		char *a10[] = { "demo", "--policy", "fifo", "arg", NULL };
+		char *a11[] = { "demo", "--set", "a=1", "--set", "b=2", "arg", NULL };
+		char *a12[] = { "demo", "--set", "a=1", "--set", "b=2", "--set", "c=3", "arg", NULL };
 
-		plan(16);
+		plan(23);
 		rc = parse(10, a1, opts, &first);
 		is_int(-1, rc, "a good command line goes on");
 		ok(runs == 100 && budget == 2.5 && flag == 1 && out && !strcmp(out, "x.tsv"),
@@ -74,6 +88,17 @@ int main(void)
 		is_int(2, parse(4, a6, opts, &first), "inf is no number");
 		is_int(2, parse(3, a7, opts, &first), "a row without help is refused by name");
 		is_int(0, flag, "and not taken");
+		is_int(-1, parse(4, a8, opts, &first), "a choice's word goes on");
+		is_int(2, pick, "and stores its index (other is the third)");
+		is_int(2, parse(4, a9, opts, &first), "a word not among the choices: usage error");
+		rc = parse(4, a10, opts, &first);
+		ok(rc == -1 && pick == 0, "the first word is index 0 (rc %d, index %d)", rc, pick);
+		rc = parse(6, a11, opts, &first);
+		ok(rc == -1 && nsets == 2 && sets[0] && !strcmp(sets[0], "a=1") && sets[1] &&
+		   !strcmp(sets[1], "b=2"), "a list keeps each value in order (%zu)", nsets);
+		nsets = 0;
+		is_int(2, parse(8, a12, opts, &first), "one value over the cap: usage error");
+		ok(nsets == 2 && !sets[2], "and nothing written past it (%zu)", nsets);
 		is_string("1 to 100", t32_options_range(&opts[0], range, sizeof(range)),
 			  "a range as errors say it");
 		{

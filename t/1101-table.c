@@ -270,6 +270,17 @@ static void test_generated_keys(void)
 	t32_table_free(&t);
 	ok(t32_table_parse("a | nop | chain=some\n", "bad.tbl", &t, err, sizeof(err)) == -2 &&
 	   strstr(err, "bad chain 'some'"), "chain= takes none only (%s)", err);
+	if (t32_table_parse("t | test eax, 5 | chain=none:flags | tp=test {e}, 5\n", "why.tbl", &t, err,
+			    sizeof(err)) == 0) {
+		f = t32_table_find(&t, "t");
+		ok(f && f->nochain > 1 && strstr(t32_form_nochain_reason(f), "writes only flags"),
+		   "chain=none:flags gives its reason (%s)", f ? t32_form_nochain_reason(f) : "-");
+		t32_table_free(&t);
+	} else {
+		ok(0, "chain=none:flags parses: %s", err);
+	}
+	ok(t32_table_parse("a | nop | chain=none:why\n", "bad.tbl", &t, err, sizeof(err)) == -2 &&
+	   strstr(err, "bad chain 'none:why'"), "chain=none: takes a known reason only (%s)", err);
 }
 
 /* Bad lines: each error names the file and the line. */
@@ -477,7 +488,7 @@ int main(void)
 {
 	int nasm = have_nasm();
 
-	plan(105);
+	plan(107);
 	test_bounds();
 	test_good();
 	test_templates();

@@ -60,7 +60,8 @@ self=$(awk -F' *[|] *' '/^[a-z0-9]/ && $3 !~ /chain=none/ { print $2 }' "$TMP/fu
 	grep -Ec '^v?(mov|movap[sd]|movup[sd]|movdq[au][0-9]*|movq|movs[sd]) ([a-z0-9]+), \2$|^lea [a-z0-9]+, ([a-z]+ )?\[[a-z0-9]+\]$')
 is 0 "$self" "no chain is a register copied into itself"
 idiom=$(awk -F' *[|] *' '/^[a-z0-9]/ && $3 !~ /chain=none/ { print $2 }' "$TMP/full.tbl" |
-	grep -Ec '^v?(xor[a-z]*|sub|pxor[a-z]*|vpxor[a-z]*|p?andn[a-z]*|vpandn[a-z]*|p?sub[a-z]*|vpsub[a-z]*|p?cmp(eq|gt)[a-z]*|vpcmp(eq|gt)[a-z]*|kxn?or[a-z]*) ([a-z0-9]+), \2(, \2)?$')
+	awk -F'[ ,]+' '$1 ~ /^v?(p?xor|xorp|vpxor|p?andn|vpandn|p?sub|vpsub|p?cmpeq|p?cmpgt|vpcmpeq|vpcmpgt|kxn?or)/ &&
+		NF >= 3 && $2 == $3 && (NF == 3 || $4 == $2)' | wc -l)
 is 0 "$idiom" "no chain is an idiom with one register in every source"
 
 # a sweep: every row is measured, skipped with its reason, or unsupported here

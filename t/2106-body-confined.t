@@ -179,12 +179,12 @@ kill "$victim" 2>/dev/null
 # environment left.  At least one must be seen.
 # A busy machine can hide every short-lived body process from a watcher
 # polling every 50 ms, so a run in which none was seen is made again, up to
-# three times.
+# five times.
 watch() {
 	name=$1
 	shift
 	seen='' bad='' tries=0
-	while [ -z "$seen" ] && [ "$tries" -lt 3 ]; do
+	while [ -z "$seen" ] && [ "$tries" -lt 5 ]; do
 		tries=$((tries + 1))
 		watch_once "$@"
 	done

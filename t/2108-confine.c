@@ -4,9 +4,10 @@
  * system call made from outside the loaded code): its own pipes and the
  * sampler it was given work, everything else raises SIGSYS and does not
  * happen; a system call from the loaded code is refused even where the same
- * call from the harness is allowed; the process keeps no other descriptor, its
- * 0, 1 and 2 are /dev/null, its environment is wiped, it writes no core and
- * cannot gain privileges.
+ * call from the harness is allowed; pages of its code window turn read+write
+ * or read+exec, never both, never inaccessible, and nothing outside it does;
+ * the process keeps no other descriptor, its 0, 1 and 2 are /dev/null, its
+ * environment is wiped, it writes no core and cannot gain privileges.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +42,10 @@ struct given {
 	timer_t timer;
 	int has_timer;
 	long (*stub)(long nr, long a, long b, long c);	/* `syscall; ret` in a page of its own */
+	char *window;		/* its code window (WINDOW bytes): the stub's copy first */
 };
+
+#define WINDOW (1u << 20)
 
 /* One attempt, made after confinement; its raw result is ignored (the end tells). */
 typedef void (*attempt_fn)(const struct given *g);
@@ -151,6 +155,64 @@ static void a_mprotect(const struct given *g)
 	syscall(SYS_mprotect, (long)g->stub & ~4095L, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
 }
 
+static void a_window_rw(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + 8192, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_rx(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + 8192, 8192, PROT_READ | PROT_EXEC);
+}
+
+static void a_window_last(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + WINDOW - 4096, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_rwx(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + 8192, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+}
+
+static void a_window_none(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + 8192, 4096, PROT_NONE);
+}
+
+static void a_window_past(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + WINDOW, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_before(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window - 4096, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_across(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window + WINDOW - 4096, 8192, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_huge(const struct given *g)
+{
+	syscall(SYS_mprotect, (long)g->window, (1L << 32) + 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_window_stub(const struct given *g)
+{
+	mprotect(g->stub, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void a_from_window(const struct given *g)
+{
+	typedef long (*stub_fn)(long, long, long, long);
+	stub_fn in_window = (stub_fn)(void *)g->window;
+
+	in_window(SYS_write, to_parent[1], (long)"w", 1);
+}
+
 static void a_execve(const struct given *g)
 {
 	char *argv[] = { "/bin/true", NULL };
@@ -225,7 +287,7 @@ static void a_int80(const struct given *g)
 }
 
 enum { ALLOWED, REFUSED };
-enum { NEEDS_NOTHING, NEEDS_PERF, NEEDS_TIMER, IN_CODE };
+enum { NEEDS_NOTHING, NEEDS_PERF, NEEDS_TIMER, IN_CODE, NEEDS_WINDOW };
 
 static const struct {
 	const char *name;
@@ -261,6 +323,17 @@ static const struct {
 	{ "reset its own perf event (not a switch)", a_ioctl_reset, REFUSED, NEEDS_PERF },
 	{ "arm its own timer", a_timer_own, ALLOWED, NEEDS_TIMER },
 	{ "arm another timer", a_timer_other, REFUSED, NEEDS_TIMER },
+	{ "turn pages of its code window read+write", a_window_rw, ALLOWED, NEEDS_WINDOW },
+	{ "turn pages of its code window read+exec", a_window_rx, ALLOWED, NEEDS_WINDOW },
+	{ "turn its window's last page read+write", a_window_last, ALLOWED, NEEDS_WINDOW },
+	{ "turn a window page writable and executable", a_window_rwx, REFUSED, NEEDS_WINDOW },
+	{ "turn a window page inaccessible", a_window_none, REFUSED, NEEDS_WINDOW },
+	{ "mprotect the page past its window", a_window_past, REFUSED, NEEDS_WINDOW },
+	{ "mprotect the page before its window", a_window_before, REFUSED, NEEDS_WINDOW },
+	{ "mprotect a range running past its window", a_window_across, REFUSED, NEEDS_WINDOW },
+	{ "mprotect 4 GiB and more from its window", a_window_huge, REFUSED, NEEDS_WINDOW },
+	{ "mprotect code outside its window writable", a_window_stub, REFUSED, NEEDS_WINDOW },
+	{ "write to its own pipe from code in its window", a_from_window, REFUSED, NEEDS_WINDOW },
 };
 #define NATTEMPTS (sizeof(attempts) / sizeof(attempts[0]))
 
@@ -319,6 +392,20 @@ static void child(size_t i, void *stub)
 	}
 	if (attempts[i].needs == IN_CODE)
 		t32_confine_code(&c, stub, 4096);
+	if (attempts[i].needs == NEEDS_WINDOW) {
+		/* a window aligned to its size, the stub copied into its first page */
+		char *p = mmap(NULL, 2 * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(100);
+		g.window = (char *)(((uintptr_t)p + WINDOW - 1) & ~(uintptr_t)(WINDOW - 1));
+		if (mprotect(g.window, 4096, PROT_READ | PROT_WRITE))
+			_exit(100);
+		memcpy(g.window, stub, 64);
+		if (mprotect(g.window, 4096, PROT_READ | PROT_EXEC) ||
+		    t32_confine_window(&c, g.window, WINDOW))
+			_exit(100);
+	}
 	if (t32_confine(&c))
 		_exit(100);
 	attempts[i].fn(&g);
@@ -466,7 +553,7 @@ int main(void)
 	int perf_ok, timer_ok;
 	struct stat st;
 
-	plan((int)NATTEMPTS + 6 + 3);
+	plan((int)NATTEMPTS + 6 + 3 + 1);
 	if (!stub || !mkdtemp(tmpl) || pipe(from_parent) || pipe(to_parent))
 		bail("cannot set the test up");
 	snprintf(dir, sizeof(dir), "%s", tmpl);
@@ -519,6 +606,15 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/inherited", dir);
 	ok(stat(path, &st) == 0 && st.st_size == 0, "the inherited file was not written");
 	inspect();
+	{
+		struct t32_confine c;
+
+		t32_confine_init(&c);
+		ok(t32_confine_window(&c, (char *)stub + 4096, 3 * 4096) == -1 &&
+		   t32_confine_window(&c, (char *)(uintptr_t)(1u << 20) + 4096, 1u << 20) == -1 &&
+		   t32_confine_window(&c, (char *)(uintptr_t)(1u << 20), 1u << 20) == 0,
+		   "a code window is a power of two, aligned to its size");
+	}
 	unlink(path);
 	rmdir(dir);
 	return done_testing();

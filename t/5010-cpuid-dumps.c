@@ -43,6 +43,8 @@ static const struct {
 	  "13th Gen Intel(R) Core(TM) i9-13900K", 0x6, 0xb7, 1, T32_CORE_CORE, "goldencove" },
 	{ "tigerlake-i7-1165G7.txt", { 0, 1, 2, 3 }, 4, 3, 0, "GenuineIntel",
 	  "11th Gen Intel(R) Core(TM) i7-1165G7 @ 2.80GHz", 0x6, 0x8c, 1, T32_CORE_NONE, "generic" },
+	{ "emeraldrapids-xeon-kvm.txt", { 0, 1 }, 2, 1, 0, "GenuineIntel",
+	  "Intel(R) Xeon(R) Processor", 0x6, 0xcf, 2, T32_CORE_NONE, "goldencove" },
 	{ "raphael-ryzen5-7600X.txt", { 0, 1, 2 }, 3, 2, 1, "AuthenticAMD",
 	  "AMD Ryzen 5 7600X 6-Core Processor", 0x19, 0x61, 2, T32_CORE_NONE, "zen4" },
 };

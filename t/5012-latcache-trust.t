@@ -16,9 +16,12 @@ for try in 1 2 3 4 5; do
 	[ -f "$f" ] && grep -q "^imul r64, r64	" "$f" && break
 done
 is 0 "$rc" "imul timed"
+shared_cpu=0
 if [ -f "$f" ] && grep -q "^imul r64, r64	imul rax, rax	chain	" "$f"; then
 	ok 0 "and kept in the cache"
 else
+	# a timing cannot be kept here: what is timed again is left to the table
+	shared_cpu=1
 	skip "not kept: the CPU was shared each time (the rows below are written by hand)"
 	mkdir -p "$C"
 	printf 'form\ttext\thow\tcycles\thalfwidth\tdate\nimul r64, r64\timul rax, rax\tchain\t3.0000\t0.0200\t2026-01-01\n' >"${f:-$C/none.tsv}"
@@ -33,17 +36,32 @@ setrow() {
 cycles() { awk -F'\t' '$1 == "imul r64, r64" {print $4}' "$f"; }
 
 # a multiply chain at no cost: impossible, timed again
-setrow 0.0000 0.0100
-run model --measure 'imul rax, rax'
-like "$TMP/err" "latencies: 1 form measured here" "a 0-cycle multiply chain is timed again"
+# retimed CYCLES: the imul row set to CYCLES and the model run again, up to three
+# times while another task shares the CPU (a timing there is not kept)
+retimed() {
+	for try in 1 2 3; do
+		setrow "$1" 0.0100
+		run model --measure 'imul rax, rax'
+		grep -q 'latencies: 1 form measured here' "$TMP/err" && break
+	done
+}
+# like_timed PATTERN NAME: like, or a skip where no timing could be kept all along
+like_timed() {
+	if [ "$shared_cpu" = 1 ] && grep -q 'latencies: 0 forms measured here, 0 from the cache.*1 left to the table' "$TMP/err"; then
+		skip "$2: the CPU was shared each time, so no timing was kept"
+	else
+		like "$TMP/err" "$1" "$2"
+	fi
+}
+retimed 0.0000
+like_timed "latencies: 1 form measured here" "a 0-cycle multiply chain is timed again"
 per=$(sed -n 's/^cycles per iteration: \([0-9.]*\).*/\1/p' "$TMP/out")
 ok "$(awk -v c="$per" 'BEGIN {exit !(c >= 1)}' && echo 0 || echo 1)" "and the model runs on that ($per cycles an iteration)"
 
 # a cost the model cannot reproduce: timed again, not left to the table for good
-setrow 900.0000 0.0100
-run model --measure 'imul rax, rax'
-like "$TMP/err" "latencies: 1 form measured here, 0 from the cache" "a cost the model cannot solve is timed again"
-like "$TMP/err" ", 0 left to the table" "not left to the table"
+retimed 900.0000
+like_timed "latencies: 1 form measured here, 0 from the cache" "a cost the model cannot solve is timed again"
+like_timed ", 0 left to the table" "not left to the table"
 
 # rows t32 could not have kept: named, left out, timed again
 grep -q '^imul r64, r64' "$f" || printf 'imul r64, r64\timul rax, rax\tchain\t3.0000\t0.0200\t2026-01-01\n' >>"$f"

@@ -114,12 +114,13 @@ static void chains(double second)
 
 /* steps-inc.tsv: the line n + 2 and a minimum-based curve in whole TSC steps of sc
    cycles; the jumps listed in steps-inc.steps.tsv; spike: a point one step up. */
-static void steps(double sc, const double *jx, const double *jh, size_t nj, int spike)
+static void steps(double sc, const double *jx, const double *jh, size_t nj, int spike,
+		  double slope)
 {
 	FILE *f = open_put("steps-inc.tsv"), *g;
 
-	fprintf(f, "# fit: cycles = 2.000 + 1.0000 n (robust; se 0.100, 0.0010)\n"
-		   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n");
+	fprintf(f, "# fit: cycles = 2.000 + %.4f n (robust; se 0.100, 0.0010)\n"
+		   "n\tcycles\tcycles_lo\tcycles_hi\tmin_cycles\tfit\tstep\n", slope);
 	for (int n = 1; n <= 100; n++) {
 		double m = 0;
 
@@ -176,7 +177,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(29);
+	plan(36);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -198,6 +199,25 @@ int main(void)
 	ok(has(s, "below one a cycle, which a chain of dependent increments cannot run") &&
 	   !has(s, "as a chain of dependent increments must run"),
 	   "scatter: 0.9768 cycles an increment is flagged as impossible, not explained");
+	ok(has(s, "(1.6000 cycles a tick"), "scatter: the ratio the file was converted with");
+	free(s);
+	scatter(97680, 0.016, 0);
+	{
+		/* the same readings converted by an earlier run: the page says that run's ratio */
+		char path[256], *text = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/scatter.tsv", dir);
+		if (!(f = fopen(path, "r")) || getdelim(&text, &len, 0, f) < 0)
+			bail("cannot read %s", path);
+		fclose(f);
+		put("scatter.tsv", "# calibration: 1.45000 +- 0.00100 core cycles per tick (chains "
+		    "of add, measured as the study began)\n%s", text);
+		free(text);
+	}
+	s = section(&st, "scatter");
+	ok(has(s, "(1.4500 cycles a tick"), "scatter: an older file's own ratio, not this run's");
 	ok(has(s, "Over the run the bulk moved") && has(s, "1.6% apart"),
 	   "scatter: a bulk 1.6%% higher in the second half is said to have moved");
 	free(s);
@@ -206,12 +226,17 @@ int main(void)
 	ok(has(s, "Over the run the bulk moved"),
 	   "scatter: a bulk that dips in the middle of the run and comes back has moved");
 	free(s);
+	scatter(100200, 0, -0.07);
+	s = section(&st, "scatter");
+	ok(has(s, "0 (0.0%) lie more than 5% above the bulk where it stood"),
+	   "scatter: a stretch of the run 7%% higher is the bulk moving, not interrupts");
+	free(s);
 
 	/* table: the rate against the model's ALUs and the copies tried */
 	summary(0.25, 3, 6, 4);
 	chains(0.25);
 	s = section(&st, "table");
-	ok(has(s, "as many a cycle as the core has ALUs in the model's data (4)"),
+	ok(has(s, "as many instructions a cycle as the core has ALUs in the model's data (4)"),
 	   "table: 4 a cycle on a core of 4 ALUs");
 	ok(has(s, "fewer copies than the most tried (6)"), "table: k = 3 of 6 did not limit");
 	ok(!has(s, "different <i>n</i>"), "table: a cost the same at every n is not remarked");
@@ -219,8 +244,8 @@ int main(void)
 	summary(0.25, 6, 6, 6);
 	chains(0.5);
 	s = section(&st, "table");
-	ok(has(s, "fewer a cycle than the core has ALUs in the model's data (6)") &&
-	   !has(s, "as many a cycle as"), "table: 4 a cycle on a core of 6 ALUs is short of them");
+	ok(has(s, "fewer instructions a cycle than the core has ALUs in the model's data (6)") &&
+	   !has(s, "as many instructions a cycle as"), "table: 4 a cycle on a core of 6 ALUs is short of them");
 	ok(has(s, "fastest with 6 copies, the most tried") && has(s, "lower bound"),
 	   "table: every form best at the largest k: the copies limited the rate");
 	ok(has(s, "<code>nop</code> (0.250 [0.240, 0.260] at n = 1,000, 0.500 [0.490, 0.510] at "
@@ -228,7 +253,7 @@ int main(void)
 	free(s);
 	summary(0.20, 3, 6, 4);
 	s = section(&st, "table");
-	ok(has(s, "more a cycle than the core has ALUs in the model's data (4)"),
+	ok(has(s, "more instructions a cycle than the core has ALUs in the model's data (4)"),
 	   "table: 5 a cycle on a core of 4 ALUs is more than it has");
 	free(s);
 
@@ -237,13 +262,14 @@ int main(void)
 		const double sx[] = { 30, 64, 98 }, sh[] = { 33.6, 33.6, 33.6 };
 		const double bx[] = { 9, 13, 27, 51, 89 }, bh[] = { 36.2, -36.2, 35.3, 32.7, 39.7 };
 
-		steps(33.6, sx, sh, 3, 0);
+		steps(33.6, sx, sh, 3, 0, 1.0);
 		s = section(&st, "steps");
 		ok(has(s, "A staircase: every jump rises by 33.6 to 33.6 cycles"),
 		   "steps: three rises of one TSC step, evenly apart, are a staircase");
-		ok(!has(s, "Not a staircase") && !has(s, "Spikes"), "steps: ... and nothing else");
+		ok(!has(s, "Not a staircase") && !has(s, "Spikes") && !has(s, "Its interval lies"),
+		   "steps: ... and nothing else (a slope of 1.000 +- 0.002 holds one cycle)");
 		free(s);
-		steps(33.6, bx, bh, 5, 64);
+		steps(33.6, bx, bh, 5, 64, 0.97);
 		s = section(&st, "steps");
 		ok(has(s, "<b>Not a staircase</b>") && !has(s, "A staircase:"),
 		   "steps: the coursework's jumps with a fall are not a staircase");
@@ -256,6 +282,8 @@ int main(void)
 		if (!has(s, "n = 9&ndash;12, 64."))
 			diag("%s", s);
 		ok(!has(s, "21.6"), "steps: no mean of signed heights");
+		ok(has(s, "Its interval lies below one cycle, which a chain of dependent one-cycle "
+			  "instructions cannot run"), "steps: a slope of 0.970 +- 0.002 is flagged");
 		free(s);
 	}
 
@@ -298,6 +326,31 @@ int main(void)
 	ok(has(s, "Most events were left out"), "wake: most events left out is said");
 	free(s);
 
+	/* the page's head: the machine said as a reader needs it, and a layout for paper */
+	{
+		static struct profile quick = { .name = "quick" };
+		char *argv[] = { "t32", "study", NULL }, *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (!m)
+			bail("open_memstream");
+		st.p = &quick;
+		st.env.cpu.hypervisor = 1;
+		snprintf(st.env.cpu.hv_vendor, sizeof(st.env.cpu.hv_vendor), "bhyve bhyve ");
+		st.env.pinned = 1;
+		snprintf(st.env.sibling, sizeof(st.env.sibling), "1");
+		html_head(&st, m, 2, argv);
+		fclose(m);
+		ok(has(text, "(hypervisor bhyve)") && !has(text, "bhyve bhyve"),
+		   "head: the hypervisor by name, not its signature");
+		ok(has(text, "no other CPU shares its core") && !has(text, "SMT siblings: 1"),
+		   "head: a CPU alone on its core is said so");
+		ok(has(text, "@media print") && has(text, "thead{display:table-header-group}") &&
+		   has(text, "figure,.shows"), "head: a print layout keeps headers, figures and "
+		   "their paragraphs whole");
+		free(text);
+	}
 	{
 		DIR *d = opendir(dir);
 		struct dirent *e;

@@ -12,6 +12,7 @@
 
 #include "gen/gen.h"
 #include "t32/attrib.h"
+#include "t32/blobcache.h"
 #include "t32/helper.h"
 
 void t32_block_opts_init(struct t32_block_opts *o)
@@ -168,47 +169,6 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s)
 	return f->kind == T32_FAIL_UNSUPPORTED ? T32_EXIT_UNSUPPORTED : T32_EXIT_ERROR;
 }
 
-/*
- * Blobs already assembled in this process, by source text: a sweep's empty and
- * calibration blocks are the same for every row, and nasm is the slow part.
- */
-struct cached {
-	char *text;
-	struct t32_blob blob;
-};
-static struct cached cache[16];
-static size_t cache_next;
-
-static int blob_copy(const struct t32_blob *from, struct t32_blob *to)
-{
-	*to = *from;
-	to->image = malloc(from->size);
-	to->item_off = malloc((from->hdr.nitems + 1) * sizeof(uint64_t));
-	if (!to->image || !to->item_off) {
-		t32_blob_free(to);
-		return -1;
-	}
-	memcpy(to->image, from->image, from->size);
-	memcpy(to->item_off, from->item_off, (from->hdr.nitems + 1) * sizeof(uint64_t));
-	return 0;
-}
-
-/* Remember a small block's blob (large bodies are rarely assembled twice). */
-static void cache_put(const char *text, const struct t32_blob *b)
-{
-	struct cached *c = &cache[cache_next++ % (sizeof(cache) / sizeof(cache[0]))];
-
-	if (strlen(text) > 64 * 1024)
-		return;
-	free(c->text);
-	t32_blob_free(&c->blob);
-	c->text = strdup(text);
-	if (!c->text || blob_copy(b, &c->blob)) {
-		free(c->text);
-		c->text = NULL;
-	}
-}
-
 /* Generate and assemble one spec into a blob; exit code. */
 static int build(const struct t32_spec *s, const struct t32_block_opts *o, struct t32_blob *b)
 {
@@ -221,15 +181,14 @@ static int build(const struct t32_spec *s, const struct t32_block_opts *o, struc
 		t32_error("cannot generate the block '%s'", "out of memory");
 		return T32_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
-		if (cache[i].text && strcmp(cache[i].text, g.text) == 0 &&
-		    blob_copy(&cache[i].blob, b) == 0) {
-			t32_gen_free(&g);
-			return 0;
-		}
+	/* assembled already (a sweep's empty and calibration blocks, its blocks ahead) */
+	if (!t32_one_by_one() && t32_blobs_get(g.text, b) == 0) {
+		t32_gen_free(&g);
+		return 0;
+	}
 	rc = t32_assemble(g.text, &g, b, &f);
-	if (!rc)
-		cache_put(g.text, b);
+	if (!rc && !t32_one_by_one())
+		t32_blobs_put(g.text, b);
 	t32_gen_free(&g);
 	return rc ? t32_report_fault(&f, s) : 0;
 }
@@ -276,15 +235,17 @@ int t32_replay_or_run(int argc, char **argv, const char *usage,
 	}
 	rc = run(rargc, rargv, rec, format);
 	{
-		int crc = t32_rec_close(rec, !rc || rc == T32_EXIT_UNTRUSTED);
+		/* a replay that ended as a measurement does is checked for readings left over */
+		int done = !rc || rc == T32_EXIT_UNTRUSTED || rc == T32_EXIT_ROWS;
+		int crc = t32_rec_close(rec, done);
 
-		if (crc && !rc)
+		if (crc && done)
 			rc = crc;
 	}
 	return rc;
 }
 
-static int start_runner(struct t32_session *ss, double seconds);
+static int start_runner(struct t32_session *ss, double seconds, double warm);
 
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
@@ -302,7 +263,7 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 		if (rc)
 			return rc;
 	}
-	return start_runner(ss, 0.02);
+	return start_runner(ss, 0.02, 0.002);
 }
 
 /* o->warmup runs of each block, or about `seconds` of them if that is less. */
@@ -338,25 +299,56 @@ static int warm_up(struct t32_session *ss, double seconds)
 	return rc;
 }
 
-/* A new measuring process for the session's blocks, warmed up for `seconds` a block. */
-static int start_runner(struct t32_session *ss, double seconds)
+/*
+ * The measuring process between sessions: a session takes it when its blocks
+ * fit, and gives it back when it closes, so a sweep's rows run in one process
+ * (another is started when one dies: a faulting block ends it).
+ */
+static struct t32_runner *idle_runner;
+
+static void stop_idle_runner(void)
+{
+	t32_runner_stop(idle_runner);
+	idle_runner = NULL;
+}
+
+/*
+ * The session's blocks placed afresh in its measuring process (the idle one,
+ * or a new one when none fits or it died), warmed up for `seconds` a block,
+ * `warm` seconds when the process was warm already.
+ */
+static int start_runner(struct t32_session *ss, double seconds, double warm)
 {
 	const struct t32_blob *blobs[T32_SESSION_MAX];
 	struct t32_fault f;
 
-	t32_runner_stop(ss->runner);
 	for (size_t i = 0; i < ss->n; i++)
 		blobs[i] = &ss->blob[i];
+	if (t32_one_by_one()) {
+		/* each placement in a process of its own */
+		t32_runner_stop(ss->runner);
+		ss->runner = NULL;
+	}
+	if (!ss->runner && !t32_one_by_one() &&
+	    t32_runner_fits(idle_runner, blobs, ss->n, &ss->opts.run)) {
+		ss->runner = idle_runner;
+		idle_runner = NULL;
+	}
+	if (t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run) &&
+	    t32_runner_load(ss->runner, blobs, ss->n, &f) == 0)
+		return warm_up(ss, warm);
+	/* none, too small, or gone: a new process */
+	t32_runner_stop(ss->runner);
 	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
 	if (!ss->runner)
 		return t32_report_fault(&f, ss->specs[0]);
 	return warm_up(ss, seconds);
 }
 
-/* The caches and clock are warm already: a fresh process needs less. */
+/* The caches and clock are warm already: new places need less. */
 int t32_session_respawn(struct t32_session *ss)
 {
-	return start_runner(ss, 0.002);
+	return start_runner(ss, 0.002, 0.002);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)
@@ -380,7 +372,18 @@ int t32_session_interleaved(struct t32_session *ss, size_t nblocks, uint64_t per
 
 void t32_session_close(struct t32_session *ss)
 {
-	t32_runner_stop(ss->runner);
+	/* a process still alive serves the next session */
+	if (!t32_one_by_one() && t32_runner_fits(ss->runner, NULL, 0, &ss->opts.run)) {
+		static int registered;
+
+		t32_runner_stop(idle_runner);
+		idle_runner = ss->runner;
+		/* ended and waited for when t32 exits, its time counted as t32's */
+		if (!registered && atexit(stop_idle_runner) == 0)
+			registered = 1;
+	} else {
+		t32_runner_stop(ss->runner);
+	}
 	ss->runner = NULL;
 	for (size_t i = 0; i < ss->n; i++)
 		t32_blob_free(&ss->blob[i]);

@@ -164,6 +164,7 @@ out:
 
 /* A reference build to time against (--reference), or NULL; the CPU asked for, or "". */
 static const char *reference;
+static uint64_t pairs = 5;	/* --pairs: runs of each build per paired figure */
 static char bench_cpu[16];
 
 /*
@@ -208,7 +209,7 @@ static double sweep_child(const char *prog, char *const *args, const char *path)
 
 /* A sweep's columns the benches read, found by name in its header (-1: absent). */
 struct sweep_cols {
-	long form, n, per_insn, lo, hi, status, expected;
+	long form, n, per_insn, lo, hi, status, expected, seconds;
 };
 
 /* Read the header of a sweep into c; 0, or -1 when a column the benches need is missing. */
@@ -224,6 +225,7 @@ static int sweep_header(const struct t32_tsv *t, struct sweep_cols *c)
 	c->hi = t32_tsv_column(h, n, "ci_hi");
 	c->status = t32_tsv_column(h, n, "status");
 	c->expected = t32_tsv_column(h, n, "expected");
+	c->seconds = t32_tsv_column(h, n, "seconds");
 	return c->form < 0 || c->n < 0 || c->per_insn < 0 || c->lo < 0 || c->hi < 0 ||
 	       c->status < 0 ? -1 : 0;
 }
@@ -263,6 +265,54 @@ static size_t sweep_rows(const char *path, double *max_hw, double *max_block_hw)
 }
 
 /*
+ * The sum of a sweep's rows' seconds: its measuring time (0 when it has none);
+ * *rows: the rows written, whatever their status.
+ */
+static double sweep_measuring(const char *path, size_t *rows)
+{
+	struct t32_tsv t;
+	struct sweep_cols c;
+	double sum = 0;
+	int header = 0;
+
+	*rows = 0;
+	if (t32_tsv_open(&t, path))
+		return 0;
+	while (t32_tsv_next(&t) > 0) {
+		if (t.line[0] == '#')
+			continue;
+		t32_tsv_split(&t);
+		if (!header) {
+			if (sweep_header(&t, &c) || c.seconds < 0)
+				break;
+			header = 1;
+			continue;
+		}
+		if ((size_t)c.seconds < t.nfields)
+			sum += strtod(t.fields[c.seconds], NULL);
+		(*rows)++;
+	}
+	t32_tsv_close(&t);
+	return sum;
+}
+
+/*
+ * A sweep's wall time over its measuring time (the sum of its rows' seconds),
+ * beside its rows per second: what is not measuring (assembling, starting
+ * processes, looking around) shows as the ratio above 1.
+ */
+static void report_overhead(const char *what, double took, double measuring, size_t rows)
+{
+	char name[120], fig[160];
+
+	snprintf(name, sizeof(name), "%s: wall over measuring", what);
+	snprintf(fig, sizeof(fig), "%.2fx (%.1f s over %.1f s; %.1f rows/s)",
+		 measuring > 0 ? took / measuring : 0, took, measuring,
+		 took > 0 ? (double)rows / took : 0);
+	report(name, fig, "<= 1.5x", took > 0 && measuring > 0 && took <= 1.5 * measuring);
+}
+
+/*
  * The coursework's 24-form table at n = 100 .. 100,000, to the precision the study
  * printed it with: (t - bar) / n in ticks to two decimals, so +-0.005 tick per
  * instruction on every row.
@@ -273,8 +323,8 @@ static void bench_table(void)
 	int fd = mkstemp(path);
 	char *args[] = { "--n", "100,1000,10000,100000", "--mode", "latency", "--unit", "ticks",
 			 "--precision", "0.004", "--block-precision", "0", "--budget", "1", tbl, NULL };
-	double took, hw, bhw;
-	size_t rows;
+	double took, hw, bhw, measuring;
+	size_t rows, all;
 
 	if (fd < 0)
 		return;
@@ -282,12 +332,14 @@ static void bench_table(void)
 	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
 	took = sweep_child(NULL, args, path);
 	rows = sweep_rows(path, &hw, &bhw);
+	measuring = sweep_measuring(path, &all);
 	unlink(path);
 	snprintf(fig, sizeof(fig), "%zu rows in %.1f s, worst +-%.4f tick/insn", rows, took, hw);
 	report("table: 24 forms x n = 100..100,000", fig, "96 rows, +-0.005, < 10 s",
 	       took > 0 && rows == 96 && hw <= 0.005 && took < 10);
 	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
 	report("sweep throughput (the table)", fig, "(figure only)", took > 0);
+	report_overhead("table", took, measuring, all);
 }
 
 /*
@@ -304,14 +356,15 @@ static void bench_steps(void)
 		char *args[] = { "--n", "1..100", "--unit", "ticks", "--precision", "0",
 				 "--block-precision", "0.8", "--budget", "0.5", "l", "m",
 				 (char *)insns[i], NULL };
-		double took, hw, bhw;
-		size_t rows;
+		double took, hw, bhw, measuring;
+		size_t rows, all;
 
 		if (fd < 0)
 			return;
 		close(fd);
 		took = sweep_child(NULL, args, path);
 		rows = sweep_rows(path, &hw, &bhw);
+		measuring = sweep_measuring(path, &all);
 		unlink(path);
 		snprintf(what, sizeof(what), "step curve: n = 1..100 x %s", insns[i]);
 		snprintf(fig, sizeof(fig), "%zu n in %.2f s, worst block +-%.2f ticks", rows, took,
@@ -320,6 +373,7 @@ static void bench_steps(void)
 		if (i == 0) {
 			snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
 			report("sweep throughput (a step curve)", fig, "(figure only)", took > 0);
+			report_overhead("step curve", took, measuring, all);
 		}
 	}
 }
@@ -339,15 +393,14 @@ static int cmp_double(const void *a, const void *b)
  */
 static void paired_sweep(const char *what, char *const *args)
 {
-	enum { PAIRS = 5 };
-	double ratio[PAIRS], mine[PAIRS], theirs[PAIRS];
+	double ratio[50], mine[50], theirs[50];
 	char path[] = "/tmp/t32-bench-paired-XXXXXX", fig[160];
 	int fd = mkstemp(path), n = 0;
 
 	if (fd < 0)
 		return;
 	close(fd);
-	for (int p = 0; p < PAIRS; p++) {
+	for (int p = 0; p < (int)pairs; p++) {
 		double a, b;
 
 		if (p % 2) {
@@ -554,7 +607,7 @@ static void bench_learn(void)
 	t32_bench_learn(report);
 }
 
-/* Wake latency beside cyclictest, and the spin method's gap (cmd-wake.c). */
+/* Wake latency beside cyclictest, and the spin method's gap (benchwake.c). */
 static void bench_wake(void)
 {
 	t32_bench_wake(report);
@@ -707,6 +760,30 @@ struct coverage {
 	double seconds;
 };
 
+/* One pass's figures for one half of the forms: intervals holding, near or flagged, error. */
+static void coverage_report(const char *pass, const char *half, struct coverage *h)
+{
+	char what[96], fig[128];
+	double med = NAN;
+
+	if (h->nerr) {
+		qsort(h->err, h->nerr, sizeof(double), cmp_double);
+		med = h->nerr % 2 ? h->err[h->nerr / 2]
+				  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
+	}
+	snprintf(what, sizeof(what), "coverage %s, %s: interval holds", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
+		 100.0 * h->held / (h->forms ? h->forms : 1));
+	report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged, h->forms,
+		 h->flagged);
+	report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
+	snprintf(what, sizeof(what), "coverage %s, %s: median error", pass, half);
+	snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+	report(what, fig, "(figure only)", 1);
+}
+
 /*
  * Coverage: every form of the core's published reference table (data/ref/CORE.tbl,
  * whole-number latencies on which two sources agree), each timed as a user times it
@@ -721,7 +798,7 @@ static void bench_coverage(void)
 	struct t32_cpu cpu;
 	struct t32_uarch_choice c;
 	struct t32_table tab;
-	char path[PATH_MAX], err[256], what[96], fig[128];
+	char path[PATH_MAX], err[256];
 	static const char *const passes[] = { "quiet", "busy" };
 	static const char *const halves[] = { "development", "held back" };
 	FILE *manifest = NULL;
@@ -793,30 +870,8 @@ static void bench_coverage(void)
 			kill(spinner, SIGKILL);
 			waitpid(spinner, NULL, 0);
 		}
-		for (int hf = 0; hf < 2; hf++) {
-			struct coverage *h = &cov[hf];
-			double med = NAN;
-
-			if (h->nerr) {
-				qsort(h->err, h->nerr, sizeof(double), cmp_double);
-				med = h->nerr % 2 ? h->err[h->nerr / 2]
-						  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
-			}
-			snprintf(what, sizeof(what), "coverage %s, %s: interval holds", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
-				 100.0 * h->held / (h->forms ? h->forms : 1));
-			report(what, fig, ">= 95%", h->forms && h->held >= 0.95 * h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: within 0.02", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged,
-				 h->forms, h->flagged);
-			report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
-			snprintf(what, sizeof(what), "coverage %s, %s: median error", passes[pass],
-				 halves[hf]);
-			snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
-			report(what, fig, "(figure only)", 1);
-		}
+		for (int hf = 0; hf < 2; hf++)
+			coverage_report(passes[pass], halves[hf], &cov[hf]);
 		printf("#   %s pass: %.0f s for %u forms (%s)\n", passes[pass], t32_now() - t0,
 		       cov[0].forms + cov[1].forms, path);
 	}
@@ -933,7 +988,8 @@ static void bench_fulltable(void)
 	struct fulltable_counts c;
 	int fd = mkstemp(tbl), fd2 = mkstemp(out);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	double took;
+	double took, measuring;
+	size_t all;
 
 	if (!f || fd2 < 0) {
 		report("full table", "cannot make temporary files", "-", 0);
@@ -954,6 +1010,7 @@ static void bench_fulltable(void)
 	report("full table: forms generated (table gen)", fig, ">= 1,500", st.forms >= 1500);
 	took = sweep_child(NULL, args, out);
 	count_fulltable(out, &c);
+	measuring = sweep_measuring(out, &all);
 	unlink(tbl);
 	unlink(out);
 	snprintf(fig, sizeof(fig), "%zu forms, %zu unsupported rows", c.forms_measured, c.unsupported);
@@ -962,6 +1019,7 @@ static void bench_fulltable(void)
 	report("full table: wall time of the sweep", fig, "<= 900 s", took > 0 && took <= 900);
 	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)c.rows / took : 0);
 	report("full table: rows per second", fig, "(figure only)", took > 0);
+	report_overhead("full table", took, measuring, all);
 	snprintf(fig, sizeof(fig), "%zu of %zu (%.1f%%)", c.precise, c.measured,
 		 100.0 * (double)c.precise / (double)(c.measured ? c.measured : 1));
 	report("full table: measured rows at +-0.02 cycles", fig, "(figure only)", c.measured > 0);
@@ -1015,16 +1073,15 @@ static int bench_options(int argc, char **argv, int *first)
 					 b->summary);
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_STRING("record", 0, "DIR", &record_dir,
-				       "keep coverage's readings in DIR, one recording a form"),
-			T32_OPT_STRING("reference", 0, "T32", &reference,
-				       "a reference build for the paired figures (its binary)"),
+			T32_OPT_STRING("record", 0, "DIR", &record_dir, "keep coverage's readings in DIR, one recording a form"),
+			T32_OPT_STRING("reference", 0, "T32", &reference, "a reference build for the paired figures (its binary)"),
+			T32_OPT_U64("pairs", "N", &pairs, 1, 50, "pair count", "runs of each build in a paired figure (default 5)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};
 
-		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32] [--cpu N] "
-				       "[NAME]...", NULL, outro, opts, argc, argv, first);
+		rc = t32_options_parse("bench", "t32 bench [--record DIR] [--reference T32 [--pairs N]] "
+				       "[--cpu N] [NAME]...", NULL, outro, opts, argc, argv, first);
 	}
 	if (rc < 0 && bo.run.cpu >= 0)
 		snprintf(bench_cpu, sizeof(bench_cpu), "%d", bo.run.cpu);

@@ -1027,7 +1027,8 @@ static int corr_parse(int argc, char **argv, struct corr_args *a)
 	bo.cmd = "correlate";
 	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
 	t32_block_optset_init(&shared, &bo, NULL);
-	shared.rows[5].help = "table (default), tsv (shares, two blank lines, curve) or json";
+	t32_block_optset_help(&shared, T32_OPT_FORMAT,
+			      "table (default), tsv (shares, two blank lines, curve) or json");
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,
@@ -1234,6 +1235,122 @@ static int corr_files(const struct corr_args *a, struct corr_run *run)
 }
 
 /*
+ * The model's side: the micro-architecture (with --set), the latency table, the
+ * unit assembled and decoded (and the sampled loop around it), and latencies
+ * measured here first, the shipped table the fallback.  0, or an exit code.
+ */
+static int corr_model_side(const struct corr_args *a, struct corr_run *run, struct t32_uarch *u,
+			   struct t32_lattab *tab)
+{
+	char err[1024], path[PATH_MAX];
+	unsigned char *code = NULL;
+	size_t len = 0;
+	int rc = T32_EXIT_ERROR;
+
+	t32_block_uarch(a->uarch, &run->uarch);
+	if (t32_uarch_load(u, run->uarch.data, t32_datadir(), err, sizeof(err))) {
+		t32_error("%s", err);
+		goto done;
+	}
+	/* the learned model of this CPU (or --learned FILE), unless --uarch names other data */
+	if (a->learned ? strcmp(a->learned, "none") != 0 : !a->uarch) {
+		int lr;
+
+		if (a->learned)
+			snprintf(path, sizeof(path), "%s", a->learned);
+		else
+			t32_learned_path(a->cache_dir, path, sizeof(path));
+		lr = path[0] ? t32_learned_load(path, t32_datadir(), u, run->learned,
+						sizeof(run->learned), NULL, 0, err, sizeof(err)) : 1;
+		if (lr < 0 || (lr == 1 && a->learned)) {
+			if (lr == 1)
+				t32_error("cannot read the learned model (%s) '%s'", strerror(ENOENT), path);
+			else
+				t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+		run->predicted = lr == 0;
+	}
+	for (size_t k = 0; k < a->nsets; k++)
+		if (t32_uarch_set(u, a->sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", t32_datadir());
+	if (access(path, F_OK) == 0 && t32_lattab_load(tab, path, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto done;
+	}
+	if (corr_assemble(run->unit_text, &code, &len, err, sizeof(err)) ||
+	    t32_deps_decode(code, len, &run->insns, &run->n, err, sizeof(err))) {
+		t32_error("%s", err);
+		rc = T32_EXIT_USAGE;
+		goto done;
+	}
+	if (run->n == 0 || run->n > CORR_MAX_INSNS) {
+		t32_error("the unit must hold 1 to %d instructions '%zu'", CORR_MAX_INSNS, run->n);
+		rc = T32_EXIT_USAGE;
+		goto done;
+	}
+	if (!a->unit_loop && corr_loop(run, err, sizeof(err))) {
+		t32_error("%s", err);
+		goto done;
+	}
+	/* latencies measured here first: the shipped table is the fallback */
+	if (!a->no_measure) {
+		struct t32_lattab here;
+
+		if (t32_latcache_fill(u, tab, run->insns, run->n, &run->spec, a->cache_dir, &here,
+				      &run->lat, err, sizeof(err)) == 0) {
+			if (t32_lattab_prepend(tab, &here)) {
+				t32_lattab_free(&here);
+				t32_error("out of memory");
+				goto done;
+			}
+			run->measured = 1;
+		} else {
+			t32_warn("latencies from the table alone: %s", err);
+		}
+		t32_lattab_free(&here);
+	}
+	rc = 0;
+done:
+	free(code);
+	return rc;
+}
+
+/*
+ * The measurements: the samples first (no backend here is exit 3 before the
+ * sweep spends its time), then the step curve and the line through it.  0, or
+ * an exit code.
+ */
+static int corr_measure(const struct corr_args *a, struct corr_run *run)
+{
+	double *kx;
+	int rc;
+
+	run->kmax = a->kmax;
+	run->counts = calloc(run->n, sizeof(uint64_t));
+	run->curve = calloc(a->kmax + 1, sizeof(double));
+	run->curve_hw = calloc(a->kmax + 1, sizeof(double));
+	if (!run->counts || !run->curve || !run->curve_hw) {
+		t32_error("out of memory");
+		return T32_EXIT_ERROR;
+	}
+	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep(a, run)))
+		return rc;
+	kx = calloc(a->kmax + 1, sizeof(double));
+	for (size_t k = 0; kx && k <= a->kmax; k++)
+		kx[k] = (double)k;
+	if (!kx || t32_linfit(kx, run->curve, a->kmax + 1, NULL, &run->slope)) {
+		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
+		rc = T32_EXIT_ERROR;
+	}
+	free(kx);
+	return rc;
+}
+
+/*
  * Beside a learned model's prediction, the per-block fit as a diagnostic: how
  * far it moves the parameters and whether its gain over the prediction is
  * more than the samples' own scatter (analysis/learn.h).  0, or -1 with err.
@@ -1319,7 +1436,12 @@ static int corr_output(const struct corr_args *a, const struct corr_run *run, in
 	return rc;
 }
 
-/* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
+/*
+ * `t32 correlate`: sample, sweep, fit and report one block (see the top of this
+ * file).  Longer than the rest: the parameters to fit (named, or chosen from the
+ * model's open ones) are read here, beside the fit that takes them and the
+ * sources that name what it moved, so the three share the model's state.
+ */
 int cmd_correlate(int argc, char **argv)
 {
 	struct corr_args a = { .uarch = NULL, .cpu = -1, .kmax = 16, .samples = 2000, .seconds = 3,
@@ -1331,9 +1453,8 @@ int cmd_correlate(int argc, char **argv)
 	struct t32_corr_opts co;
 	char err[1024], path[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
 	const char *params[T32_CORR_MAX_PARAMS];
-	unsigned char *code = NULL;
-	double t0 = t32_now(), *kx = NULL;
-	size_t len = 0, np;
+	double t0 = t32_now();
+	size_t np;
 	int rc;
 
 	if (!run) {
@@ -1357,75 +1478,11 @@ int cmd_correlate(int argc, char **argv)
 		}
 	}
 
-	/* the model's side: uarch, latency table, the unit decoded */
-	t32_block_uarch(a.uarch, &run->uarch);
-	if (t32_uarch_load(&u, run->uarch.data, t32_datadir(), err, sizeof(err))) {
-		t32_error("%s", err);
+	/* the model's side: uarch, latency table, the unit decoded, latencies measured */
+	rc = corr_model_side(&a, run, &u, &tab);
+	if (rc)
 		goto out;
-	}
-	/* the learned model of this CPU (or --learned FILE), unless --uarch names other data */
-	if (a.learned ? strcmp(a.learned, "none") != 0 : !a.uarch) {
-		int lr;
-
-		if (a.learned)
-			snprintf(path, sizeof(path), "%s", a.learned);
-		else
-			t32_learned_path(a.cache_dir, path, sizeof(path));
-		lr = path[0] ? t32_learned_load(path, t32_datadir(), &u, run->learned,
-						sizeof(run->learned), NULL, 0, err, sizeof(err)) : 1;
-		if (lr < 0 || (lr == 1 && a.learned)) {
-			if (lr == 1)
-				t32_error("cannot read the learned model (%s) '%s'", strerror(ENOENT), path);
-			else
-				t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-		run->predicted = lr == 0;
-	}
-	for (size_t k = 0; k < a.nsets; k++)
-		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", t32_datadir());
-	if (access(path, F_OK) == 0 && t32_lattab_load(&tab, path, err, sizeof(err))) {
-		t32_error("%s", err);
-		goto out;
-	}
-	if (corr_assemble(run->unit_text, &code, &len, err, sizeof(err)) ||
-	    t32_deps_decode(code, len, &run->insns, &run->n, err, sizeof(err))) {
-		t32_error("%s", err);
-		rc = T32_EXIT_USAGE;
-		goto out;
-	}
-	if (run->n == 0 || run->n > CORR_MAX_INSNS) {
-		t32_error("the unit must hold 1 to %d instructions '%zu'", CORR_MAX_INSNS, run->n);
-		rc = T32_EXIT_USAGE;
-		goto out;
-	}
-	if (!a.unit_loop && corr_loop(run, err, sizeof(err))) {
-		t32_error("%s", err);
-		goto out;
-	}
-	/* latencies measured here first: the shipped table is the fallback */
-	if (!a.no_measure) {
-		struct t32_lattab here;
-
-		if (t32_latcache_fill(&u, &tab, run->insns, run->n, &run->spec, a.cache_dir, &here,
-				      &run->lat, err, sizeof(err)) == 0) {
-			if (t32_lattab_prepend(&tab, &here)) {
-				t32_lattab_free(&here);
-				t32_error("out of memory");
-				goto out;
-			}
-			run->measured = 1;
-		} else {
-			t32_warn("latencies from the table alone: %s", err);
-		}
-		t32_lattab_free(&here);
-	}
+	rc = T32_EXIT_ERROR;
 	if (a.nfit) {
 		np = a.nfit;
 		for (size_t j = 0; j < np; j++) {
@@ -1458,33 +1515,11 @@ int cmd_correlate(int argc, char **argv)
 			params[j] = keys[j];
 	}
 
-	/* the measurements: files in -o DIR, else temporary ones */
-	run->kmax = a.kmax;
-	run->counts = calloc(run->n, sizeof(uint64_t));
-	run->curve = calloc(a.kmax + 1, sizeof(double));
-	run->curve_hw = calloc(a.kmax + 1, sizeof(double));
-	kx = calloc(a.kmax + 1, sizeof(double));
-	if (!run->counts || !run->curve || !run->curve_hw || !kx) {
-		t32_error("out of memory");
-		goto out;
-	}
-	rc = corr_files(&a, run);
-	if (rc)
-		goto out;
-	/* sampling first: no backend here is exit 3 before spending time on the sweep */
-	rc = corr_sample(&a, run);
-	if (rc)
-		goto out;
-	rc = corr_sweep(&a, run);
+	/* the measurements, in files of -o DIR or temporary ones */
+	rc = corr_measure(&a, run);
 	if (rc)
 		goto out;
 	rc = T32_EXIT_ERROR;
-	for (size_t k = 0; k <= a.kmax; k++)
-		kx[k] = (double)k;
-	if (t32_linfit(kx, run->curve, a.kmax + 1, NULL, &run->slope)) {
-		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
-		goto out;
-	}
 
 	/* the fit */
 	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid,
@@ -1531,8 +1566,6 @@ out:
 	}
 	t32_corr_result_free(&run->fit);
 	t32_corr_result_free(&run->diag);
-	free(kx);
-	free(code);
 	free(run->insns);
 	free(run->loop);
 	free(run->counts);

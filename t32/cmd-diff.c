@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/spec.h"
 #include "t32/sweepfile.h"
 #include "t32/tsv.h"
@@ -531,48 +532,28 @@ static int diff_sweep(const char *pa, const char *la, const char *pb, const char
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 }
-	};
 	enum t32_format fmt = T32_FMT_TABLE;
 	enum kind ka, kb;
 	char la[4096] = "", lb[4096] = "";
 	const char *dir = NULL;
-	int opt, rc;
+	int rc;
+	const struct t32_option opts[] = {
+		T32_OPT_FN("format", "F", t32_opt_format, &fmt, "table (default), tsv or json"),
+		T32_OPT_STRING("output", 'o', "DIR", &dir, "wake: overlaid histogram and tail figures, DIR/hist.svg,\n" "cdf.svg (and .png)"),
+		T32_OPT_END
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
-			       "What changed from A to B, per statistic, with a 95%% interval for the "
+	rc = t32_options_parse("diff", diff_usage,
+			       "What changed from A to B, per statistic, with a 95% interval for the "
 			       "change\nand whether it is significant (the interval excludes 0).\n"
 			       "  two wake results (t32 wake -o): count, min, p50, p90, p99, p99.9, "
 			       "p99.99, max\n"
 			       "    of the kept latencies (and spin gaps); distribution-free intervals\n"
-			       "  two sweeps of one table or spec: each row's estimate per instruction\n"
-			       "  --format F   table (default), tsv or json\n"
-			       "  -o DIR       wake: overlaid histogram and tail figures, DIR/hist.svg, "
-			       "cdf.svg (and .png)\n"
-			       "Files of different kinds, or sweeps of different tables or units, are "
-			       "refused (exit 2).\n", diff_usage);
-			return t32_close_stdout();
-		case 'f':
-			if (t32_parse_format(optarg, &fmt)) {
-				t32_error("unknown format '%s' (table, tsv, json)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		default:
-			return t32_usage(diff_usage);
-		}
-	}
+			       "  two sweeps of one table or spec: each row's estimate per instruction\n\n",
+			       "\nFiles of different kinds, or sweeps of different tables or units, are "
+			       "refused (exit 2).\n", opts, argc, argv, &optind);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 2)
 		return t32_usage(diff_usage);
 	if (kind_of(argv[optind], &ka, la, sizeof(la)) ||

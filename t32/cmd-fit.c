@@ -8,6 +8,7 @@
  * the slope is the cost per instruction.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 
 #include "analysis/fit.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 
@@ -185,6 +187,119 @@ struct fit_cols {
 	char by_names[FIT_BY_MAX][64];
 };
 
+/* A `#` line kept for the provenance of the output; 0, or -1 after a message. */
+static int fit_comment(struct fit_input *in, const char *line, const char *path)
+{
+	char **nc;
+
+	if (in->ncomments >= 4096) {
+		t32_error("more than 4096 comment lines in '%s'", path);
+		return -1;
+	}
+	if (!(nc = realloc(in->comments, (in->ncomments + 1) * sizeof(*nc)))) {
+		t32_error("out of memory reading '%s'", path);
+		return -1;
+	}
+	in->comments = nc;
+	if (!(nc[in->ncomments] = strdup(line))) {
+		t32_error("out of memory reading '%s'", path);
+		return -1;
+	}
+	in->ncomments++;
+	return 0;
+}
+
+/*
+ * The header row (split in t): the x and y columns and the group columns, each
+ * named one or, by default, those the file has.  0, or -1 after a message.
+ */
+static int fit_header(const struct t32_tsv *t, const char *path, struct fit_cols *c, long *xi,
+		      long *yi, long *bi)
+{
+	const char *lack;
+
+	*xi = t32_tsv_column(t->fields, t->nfields, c->x);
+	*yi = t32_tsv_column(t->fields, t->nfields, c->y);
+	lack = *xi < 0 ? c->x : *yi < 0 ? c->y : NULL;
+	if (lack) {
+		t32_error("no column '%s' in '%s'%s", lack, path,
+			  lack == c->y ? " (--y names the column to fit)" : "");
+		return -1;
+	}
+	c->nby = 0;
+	for (const char *p = c->by; p && *p;) {
+		size_t l = strcspn(p, ",");
+		char name[64];
+		long k;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(l < 63 ? l : 63), p);
+		p += l + (p[l] == ',');
+		if (!name[0])
+			continue;
+		k = t32_tsv_column(t->fields, t->nfields, name);
+		if (k < 0 && !c->by_auto) {
+			t32_error("no column '%s' in '%s'", name, path);
+			return -1;
+		}
+		if (k >= 0 && c->nby < FIT_BY_MAX) {
+			bi[c->nby] = k;
+			snprintf(c->by_names[c->nby++], sizeof(c->by_names[0]), "%s", name);
+		}
+	}
+	return 0;
+}
+
+/*
+ * One data row (split in t) into its group: skipped when x or y is missing.  0,
+ * or -1 after a message (too few columns, not a number, memory).
+ */
+static int fit_row(const struct t32_tsv *t, const char *path, const struct fit_cols *c,
+		   long xi, long yi, const long *bi, struct fit_input *in)
+{
+	char **f = t->fields, key[4096];
+	long need = xi > yi ? xi : yi;
+	size_t kl = 0;
+	struct fit_group *g;
+	double x, y;
+
+	for (size_t k = 0; k < c->nby; k++)
+		if (bi[k] > need)
+			need = bi[k];
+	if ((long)t->nfields <= need) {
+		t32_error("too few columns in '%s' (line %zu)", path, t->lineno);
+		return -1;
+	}
+	/* the group's name: its by values, a tab between them (escaped again on output) */
+	key[0] = 0;
+	for (size_t k = 0; k < c->nby && kl < sizeof(key); k++)
+		kl += (size_t)snprintf(key + kl, sizeof(key) - kl, "%s%s", k ? FIT_SEP : "", f[bi[k]]);
+	if (!(g = fit_group(in, c->nby ? key : "all"))) {
+		t32_error("out of memory reading '%s'", path);
+		return -1;
+	}
+	if (fit_missing(f[xi]) || fit_missing(f[yi])) {
+		g->skipped++;
+		return 0;
+	}
+	if (fit_number(f[xi], &x) < 0 || fit_number(f[yi], &y) < 0) {
+		t32_error("not a number '%s' in '%s' (line %zu)",
+			  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, t->lineno);
+		return -1;
+	}
+	/* n counts copies of the body: a whole number, never below zero */
+	if ((strcmp(c->x, "n") == 0 && (x < 0 || x != floor(x))) ||
+	    (strcmp(c->y, "n") == 0 && (y < 0 || y != floor(y)))) {
+		t32_error("not a count of copies '%s' in '%s' (line %zu, column n)",
+			  strcmp(c->x, "n") == 0 ? f[xi] : f[yi], path, t->lineno);
+		return -1;
+	}
+	if (fit_push(g, x, y) < 0) {
+		t32_error("out of memory reading '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Read path ("-": stdin) into groups.  Returns 0, or 1 after an error message.
  * *by_used is set to whether rows were grouped.
@@ -192,70 +307,26 @@ struct fit_cols {
 static int fit_read(const char *path, struct fit_cols *c, struct fit_input *in, int *by_used)
 {
 	struct t32_tsv t;
-	char **head = NULL;
-	size_t nhead = 0, rows = 0;
+	size_t rows = 0;
 	long xi = -1, yi = -1, bi[FIT_BY_MAX];
-	int ret = T32_EXIT_ERROR, got;
-	char key[4096];
+	int ret = T32_EXIT_ERROR, got, head = 0;
 
 	/* one bounded reader for t32's TSV: fields unescaped, endless lines refused */
 	if (t32_tsv_open(&t, path))
 		return T32_EXIT_ERROR;
 	while ((got = t32_tsv_next(&t)) > 0) {
 		if (t.line[0] == '#') {
-			char **nc;
-
-			if (in->ncomments >= 4096) {
-				t32_error("more than 4096 comment lines in '%s'", path);
+			if (fit_comment(in, t.line + 1, path))
 				goto out;
-			}
-			if (!(nc = realloc(in->comments, (in->ncomments + 1) * sizeof(*nc))))
-				goto nomem;
-			in->comments = nc;
-			if (!(in->comments[in->ncomments] = strdup(t.line + 1)))
-				goto nomem;
-			in->ncomments++;
 			continue;
 		}
 		if (t.line[strspn(t.line, " \t")] == '\0')
 			continue;
+		t32_tsv_split(&t);
 		if (!head) {
-			size_t nf = t32_tsv_split(&t);
-
-			if (!(head = calloc(nf, sizeof(*head))))
-				goto nomem;
-			for (nhead = 0; nhead < nf; nhead++)
-				if (!(head[nhead] = strdup(t.fields[nhead])))
-					goto nomem;
-			xi = t32_tsv_column(head, nhead, c->x);
-			yi = t32_tsv_column(head, nhead, c->y);
-			const char *lack = xi < 0 ? c->x : yi < 0 ? c->y : NULL;
-			if (lack) {
-				t32_error("no column '%s' in '%s'%s", lack, path,
-					  lack == c->y ? " (--y names the column to fit)" : "");
+			if (fit_header(&t, path, c, &xi, &yi, bi))
 				goto out;
-			}
-			/* the group columns: each named one, or those the file has */
-			c->nby = 0;
-			for (const char *p = c->by; p && *p && !lack;) {
-				size_t l = strcspn(p, ",");
-				char name[64];
-				long k;
-
-				snprintf(name, sizeof(name), "%.*s", (int)(l < 63 ? l : 63), p);
-				p += l + (p[l] == ',');
-				if (!name[0])
-					continue;
-				k = t32_tsv_column(head, nhead, name);
-				if (k < 0 && !c->by_auto) {
-					t32_error("no column '%s' in '%s'", name, path);
-					goto out;
-				}
-				if (k >= 0 && c->nby < FIT_BY_MAX) {
-					bi[c->nby] = k;
-					snprintf(c->by_names[c->nby++], sizeof(c->by_names[0]), "%s", name);
-				}
-			}
+			head = 1;
 			continue;
 		}
 		if (++rows > T32_TSV_ROWS_MAX) {
@@ -264,44 +335,8 @@ static int fit_read(const char *path, struct fit_cols *c, struct fit_input *in, 
 				  t.lineno);
 			goto out;
 		}
-		size_t nf = t32_tsv_split(&t);
-		char **f = t.fields;
-		long need = xi > yi ? xi : yi;
-		for (size_t k = 0; k < c->nby; k++)
-			if (bi[k] > need)
-				need = bi[k];
-		if ((long)nf <= need) {
-			t32_error("too few columns in '%s' (line %zu)", path, t.lineno);
+		if (fit_row(&t, path, c, xi, yi, bi, in))
 			goto out;
-		}
-		/* the group's name: its by values, a tab between them (escaped again on output) */
-		size_t kl = 0;
-		key[0] = 0;
-		for (size_t k = 0; k < c->nby && kl < sizeof(key); k++)
-			kl += (size_t)snprintf(key + kl, sizeof(key) - kl, "%s%s", k ? FIT_SEP : "",
-					       f[bi[k]]);
-		struct fit_group *g = fit_group(in, c->nby ? key : "all");
-		if (!g)
-			goto nomem;
-		double x, y;
-		if (fit_missing(f[xi]) || fit_missing(f[yi])) {
-			g->skipped++;
-			continue;
-		}
-		if (fit_number(f[xi], &x) < 0 || fit_number(f[yi], &y) < 0) {
-			t32_error("not a number '%s' in '%s' (line %zu)",
-				  fit_number(f[xi], &x) < 0 ? f[xi] : f[yi], path, t.lineno);
-			goto out;
-		}
-		/* n counts copies of the body: a whole number, never below zero */
-		if ((strcmp(c->x, "n") == 0 && (x < 0 || x != floor(x))) ||
-		    (strcmp(c->y, "n") == 0 && (y < 0 || y != floor(y)))) {
-			t32_error("not a count of copies '%s' in '%s' (line %zu, column n)",
-				  strcmp(c->x, "n") == 0 ? f[xi] : f[yi], path, t.lineno);
-			goto out;
-		}
-		if (fit_push(g, x, y) < 0)
-			goto nomem;
 	}
 	if (got < 0)
 		goto out;
@@ -315,13 +350,7 @@ static int fit_read(const char *path, struct fit_cols *c, struct fit_input *in, 
 	}
 	*by_used = c->nby > 0;
 	ret = 0;
-	goto out;
-nomem:
-	t32_error("out of memory reading '%s'", path);
 out:
-	for (size_t i = 0; head && i < nhead; i++)
-		free(head[i]);
-	free(head);
 	t32_tsv_close(&t);
 	return ret;
 }
@@ -621,75 +650,49 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 	printf("\n]}\n");
 }
 
-/* `t32 fit --help`: usage and options on stdout. */
-static void fit_help(void)
+/* --by COL[,COL]: the groups named, no longer the default's */
+static int opt_by(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n", FIT_USAGE);
-	printf("Fit a line y = intercept + slope * x to a sweep and find its steps, per group.\n\n"
-	       "  --format=FMT        table for people (default), tsv with # provenance lines, json\n"
-	       "  --x COL             the x column (default n)\n"
-	       "  --y COL             the y column (default total: a sweep's whole block over the\n"
-	       "                      barrier, so the slope is the cost per instruction)\n"
-	       "  --by COL[,COL]      one fit per value of these columns (default form,mode, those\n"
-	       "                      present)\n"
-	       "  --min-jump Y        the smallest jump of y counted as a step (default: from the noise)\n"
-	       "  --help              this text\n\n"
-	       "FILE.tsv has # comment lines, then a header row of column names, then rows;\n"
-	       "'-' reads standard input.  Rows with an empty, '-' or 'nan' value are skipped.\n");
+	struct fit_cols *c = row->ctx;
+
+	c->by = arg;
+	c->by_auto = 0;
+	return 0;
+}
+
+/* The options into c, so and fmt; -1 to go on, else an exit code. */
+static int fit_options(int argc, char **argv, struct fit_cols *c, struct t32_steps_opts *so,
+		       enum t32_format *fmt, int *first)
+{
+	{
+		const struct t32_option opts[] = {
+			T32_OPT_FN("format", "F", t32_opt_format, fmt, "table for people (default), tsv with # provenance lines, json"),
+			T32_OPT_STRING("x", 0, "COL", &c->x, "the x column (default n)"),
+			T32_OPT_STRING("y", 0, "COL", &c->y, "the y column (default total: a sweep's whole block over the\n" "barrier, so the slope is the cost per instruction)"),
+			T32_OPT_FN("by", "COL[,COL]", opt_by, c, "one fit per value of these columns (default form,mode, those\n" "present)"),
+			T32_OPT_REAL("min-jump", "Y", &so->min_jump, DBL_MIN, DBL_MAX, "min-jump", "the smallest jump of y counted as a step (default: from the noise)"),
+			T32_OPT_END
+		};
+
+		return t32_options_parse("fit", FIT_USAGE, "Fit a line y = intercept + slope * x to a "
+				       "sweep and find its steps, per group.\n\n",
+				       "\nFILE.tsv has # comment lines, then a header row of column names, "
+				       "then rows;\n'-' reads standard input.  Rows with an empty, '-' or "
+				       "'nan' value are skipped.\n", opts, argc, argv, first);
+	}
 }
 
 /* `t32 fit`: see the top of this file.  Exit 0 ok, 1 error, 2 usage. */
 int cmd_fit(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "x", required_argument, NULL, 'x' },
-		{ "y", required_argument, NULL, 'y' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "min-jump", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	/* the block's cost against n: the slope is the cost per instruction */
 	struct fit_cols c = { .x = "n", .y = "total", .by = "form,mode", .by_auto = 1 };
 	struct t32_steps_opts so = { 0 };
 	enum t32_format fmt = T32_FMT_TABLE;
-	int opt;
+	int rc = fit_options(argc, argv, &c, &so, &fmt, &optind);
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (t32_parse_format(optarg, &fmt) < 0)
-				goto usage;
-			break;
-		case 'x':
-			c.x = optarg;
-			break;
-		case 'y':
-			c.y = optarg;
-			break;
-		case 'b':
-			c.by = optarg;
-			c.by_auto = 0;
-			break;
-		case 'j': {
-			char *end;
-			errno = 0;
-			so.min_jump = strtod(optarg, &end);
-			if (end == optarg || *end || errno == ERANGE || !(so.min_jump > 0) ||
-			    !isfinite(so.min_jump))
-				goto usage;
-			break;
-		}
-		case 'h':
-			fit_help();
-			return t32_close_stdout();
-		default:
-			goto usage;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 1)
 		goto usage;
 

@@ -91,20 +91,13 @@ static int gen_options(int argc, char **argv, struct t32_gen_opts *go, struct t3
 	t32_block_optset_init(&shared, o, s);
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_FLAG("empty", 0, want_empty,
-				     "the barrier-only twin (what the barrier cost is measured on)"),
+			T32_OPT_FLAG("empty", 0, want_empty, "the barrier-only twin (what the barrier cost is measured on)"),
 			T32_OPT_FN("loop", NULL, opt_shape, go, "the looped shape used for interrupt sampling"),
-			T32_OPT_U64("unroll", "K", &go->unroll, 1, 1000000, "unroll",
-				    "body copies per loop iteration"),
+			T32_OPT_U64("unroll", "K", &go->unroll, 1, 1000000, "unroll", "body copies per loop iteration"),
 			T32_OPT_FLAG("loop-barrier", 0, &go->loop_barrier, "keep the barriers inside the loop"),
-			T32_OPT_STRING("output", 'o', "FILE", out,
-				       "write the source to FILE instead of stdout"),
-			T32_OPT_FLAG("elf", 0, elf,
-				     "with -o FILE: write the looped block as a static program with\n"
-				     "symbols (t32_loop, body_start, body_end) for perf record/annotate"),
-			T32_OPT_U64("iterations", "N", iterations, 1, 4611686018427387904.0, "iteration count",
-				    "loop iterations the program runs (default: about 2e9\n"
-				    "instructions' worth)"),
+			T32_OPT_STRING("output", 'o', "FILE", out, "write the source to FILE instead of stdout"),
+			T32_OPT_FLAG("elf", 0, elf, "with -o FILE: write the looped block as a static program with\n" "symbols (t32_loop, body_start, body_end) for perf record/annotate"),
+			T32_OPT_U64("iterations", "N", iterations, 1, 4611686018427387904.0, "iteration count", "loop iterations the program runs (default: about 2e9\n" "instructions' worth)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};

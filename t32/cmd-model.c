@@ -140,6 +140,34 @@ static void model_print(FILE *out, enum t32_format fmt, int argc, char **argv,
 }
 
 /*
+ * One latency row of a table's sweep as a model line, where its form is a single
+ * instruction that neither loads nor stores; 1 when printed, else 0.
+ */
+static int lat_row(const struct t32_table *tbl, const char *name, double lat, const char *uarch)
+{
+	const struct t32_form *form = tbl->n ? t32_table_find(tbl, name) : NULL;
+	struct t32_spec s = { 0 };
+	unsigned char *code = NULL;
+	struct t32_insn *in = NULL;
+	size_t len = 0, n = 0;
+	char err[512];
+	int printed = 0;
+
+	if (form && !t32_spec_add_item(&s, 1, form->insn) && s.items[0].stmts == 1 &&
+	    !t32_assemble_body(&s, &code, &len, err, sizeof(err)) &&
+	    !t32_deps_decode(code, len, &in, &n, err, sizeof(err)) && n == 1 &&
+	    !(in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
+		printf("%-28s | -        | %s=%.0f\t# %s: %.3f\n", in[0].form, uarch,
+		       lat < 0 ? 0 : lat, form->name, lat);
+		printed = 1;
+	}
+	t32_spec_free(&s);
+	free(code);
+	free(in);
+	return printed;
+}
+
+/*
  * A latency table from a sweep: every latency-mode row measured in cycles, its
  * form looked up in the table the sweep names (`# sweep: ... of=TABLE`),
  * assembled and decoded to the model's form syntax, its estimate rounded to whole
@@ -211,31 +239,7 @@ static int lat_from_sweep(const char *path, const struct t32_uarch_choice *c)
 		    (long)nf <= cs || strcmp(t.fields[cm], "latency") || strcmp(t.fields[cu], "cycles") ||
 		    strcmp(t.fields[cs], "ok"))
 			continue;
-		char **fld = t.fields;
-		{
-			const struct t32_form *form = tbl.n ? t32_table_find(&tbl, fld[cf]) : NULL;
-			struct t32_spec s = { 0 };
-			unsigned char *code = NULL;
-			struct t32_insn *in = NULL;
-			size_t len = 0, n = 0;
-			double lat = strtod(fld[cv], NULL);
-
-			if (!form || t32_spec_add_item(&s, 1, form->insn) || s.items[0].stmts != 1 ||
-			    t32_assemble_body(&s, &code, &len, err, sizeof(err)) ||
-			    t32_deps_decode(code, len, &in, &n, err, sizeof(err)) || n != 1 ||
-			    (in[0].flags & (T32_INSN_LOAD | T32_INSN_STORE))) {
-				t32_spec_free(&s);
-				free(code);
-				free(in);
-				continue;
-			}
-			printf("%-28s | -        | %s=%.0f\t# %s: %.3f\n", in[0].form, uarch,
-			       lat < 0 ? 0 : lat, form->name, lat);
-			kept++;
-			t32_spec_free(&s);
-			free(code);
-			free(in);
-		}
+		kept += lat_row(&tbl, t.fields[cf], strtod(t.fields[cv], NULL), uarch);
 	}
 	if (got < 0)
 		rc = T32_EXIT_ERROR;
@@ -263,19 +267,6 @@ struct model_args {
 	int optind;
 };
 
-/* --set KEY=VALUE, repeatable */
-static int opt_set(const struct t32_option *row, const char *arg)
-{
-	struct model_args *m = row->ctx;
-
-	if (m->nsets >= MODEL_MAX_SETS) {
-		t32_error("too many --set options '%s'", arg);
-		return -1;
-	}
-	m->sets[m->nsets++] = arg;
-	return 0;
-}
-
 /* --measure and --no-measure: the last of them given wins. */
 static int opt_measure(const struct t32_option *row, const char *arg)
 {
@@ -294,37 +285,21 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	bo->cmd = "model";
 	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
 	t32_block_optset_init(&shared, bo, NULL);
-	shared.rows[0].help = "model CPU N's core and time forms there (default: the last\n"
-			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)";
+	t32_block_optset_help(&shared, T32_OPT_CPU,
+			      "model CPU N's core and time forms there (default: the last\n"
+			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)");
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,	/* options first, then the block */
-			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked,
-				       "micro-architecture: data/uarch/NAME.uarch or a file\n"
-				       "(default: the one the measuring CPU's CPUID names, as\n"
-				       "t32 env shows; a core without data gets generic, and its\n"
-				       "forms are timed here, as with --measure)"),
-			T32_OPT_FN("set", "KEY=VALUE", opt_set, m,
-				   "change one parameter, e.g. retire_width=4 (repeatable)"),
-			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid",
-				     "samples land on the selected instruction (0, precise)\n"
-				     "or on the next one (1, the default)"),
-			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length",
-				    "instead: cycles of k copies between barriers, k = 0..KMAX"),
-			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path,
-				       "per-form latencies from FILE instead of data/uarch/latency.lat"),
-			T32_OPT_FN("measure", NULL, opt_measure, &m->measure,
-				     "time each instruction form here first (a chain of itself, or\n"
-				     "each copy after a nop), as t32 correlate does; the table is\n"
-				     "the fallback"),
-			T32_OPT_FN("no-measure", NULL, opt_measure, &m->measure,
-				     "not even for a core without data: the table alone"),
-			T32_OPT_STRING("cache", 0, "DIR", &m->cache_dir,
-				       "keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n"
-				       "~/.cache/t32), per CPU and core type, and reuse it"),
-			T32_OPT_STRING("lat-from", 0, "SWEEP", &m->lat_from,
-				       "print a latency table made from a sweep's latency rows\n"
-				       "(t32 sweep TABLE.tbl), for --lat"),
+			T32_OPT_STRING("uarch", 0, "NAME|FILE", &m->uarch_asked, "micro-architecture: data/uarch/NAME.uarch or a file\n" "(default: the one the measuring CPU's CPUID names, as\n" "t32 env shows; a core without data gets generic, and its\n" "forms are timed here, as with --measure)"),
+			T32_OPT_LIST("set", "KEY=VALUE", m->sets, &m->nsets, MODEL_MAX_SETS, "changes", "change one parameter, e.g. retire_width=4 (repeatable)"),
+			T32_OPT_UINT("skid", "0|1", &m->skid, 0, 1, "skid", "samples land on the selected instruction (0, precise)\n" "or on the next one (1, the default)"),
+			T32_OPT_U64("curve", "KMAX", &m->curve, 0, 100000, "curve length", "instead: cycles of k copies between barriers, k = 0..KMAX"),
+			T32_OPT_STRING("lat", 0, "FILE", &m->lat_path, "per-form latencies from FILE instead of data/uarch/latency.lat"),
+			T32_OPT_FN("measure", NULL, opt_measure, &m->measure, "time each instruction form here first (a chain of itself, or\n" "each copy after a nop), as t32 correlate does; the table is\n" "the fallback"),
+			T32_OPT_FN("no-measure", NULL, opt_measure, &m->measure, "not even for a core without data: the table alone"),
+			T32_OPT_STRING("cache", 0, "DIR", &m->cache_dir, "keep what --measure timed in DIR (default $T32_CACHE_DIR, else\n" "~/.cache/t32), per CPU and core type, and reuse it"),
+			T32_OPT_STRING("lat-from", 0, "SWEEP", &m->lat_from, "print a latency table made from a sweep's latency rows\n" "(t32 sweep TABLE.tbl), for --lat"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};
@@ -343,17 +318,122 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	return rc;
 }
 
+/*
+ * The latencies measured here first (--measure, or a core without data and no
+ * --lat), prepended to tab; the line saying where they came from on stderr.  0,
+ * or -1 after a message (measuring was asked for and failed, or memory).
+ */
+static int model_latencies(int measure, const struct t32_uarch_choice *choice,
+			   const struct t32_uarch *u, struct t32_lattab *tab,
+			   const struct t32_insn *insns, size_t ninsn, const struct t32_spec *spec,
+			   const char *cache_dir, const char *lat_path)
+{
+	struct t32_lattab here;
+	struct t32_latcache lc;
+	char err[1024], text[512];
+
+	/* a core without data relies on latencies measured here, unless told not to */
+	if (!measure && choice->how == T32_UARCH_UNKNOWN && !lat_path)
+		measure = 2;
+	if (measure <= 0)
+		return 0;
+	if (t32_latcache_fill(u, tab, insns, ninsn, spec, cache_dir, &here, &lc, err,
+			      sizeof(err)) == 0) {
+		if (t32_lattab_prepend(tab, &here)) {
+			t32_lattab_free(&here);
+			t32_error("out of memory");
+			return -1;
+		}
+		t32_lattab_free(&here);
+		t32_latcache_text(&lc, text, sizeof(text));
+		/* on stderr: the chart's own lines stay as they are for programs */
+		fprintf(stderr, "t32: latencies: %s\n", text);
+	} else if (measure == 1) {
+		t32_error("%s", err);
+		return -1;
+	} else {
+		t32_warn("no data for this core, and its latencies cannot be measured here: "
+			 "the generic table alone (%s)", err);
+	}
+	return 0;
+}
+
+/* --curve: cycles of k = 0..curve copies between barriers, as fmt asks; 0 or -1. */
+static int model_curve(enum t32_format fmt, int argc, char **argv, const struct t32_uarch *u,
+		       const struct t32_uarch_choice *choice, const struct t32_model_insn *block,
+		       size_t ninsn, uint64_t curve)
+{
+	double *cyc = calloc(curve + 1, sizeof(double));
+	char text[512];
+
+	if (!cyc || t32_model_curve(u, block, ninsn, curve, cyc)) {
+		free(cyc);
+		t32_error("out of memory");
+		return -1;
+	}
+	t32_uarch_choice_text(choice, u->name, text, sizeof(text));
+	if (fmt == T32_FMT_JSON) {
+		printf("{");
+		t32_provenance_json(stdout, 0, NULL);
+		printf(", \"uarch\": ");
+		t32_json_string(stdout, u->name);
+		printf(", \"uarch_choice\": ");
+		t32_uarch_choice_json(stdout, choice);
+		printf(", \"cycles\": [");
+		for (uint64_t k = 0; k <= curve; k++)
+			printf("%s%.0f", k ? ", " : "", cyc[k]);
+		printf("]}\n");
+	} else {
+		if (fmt == T32_FMT_TSV)
+			t32_provenance(stdout, argc, argv);
+		printf("# cycles of k copies between barriers, each from an empty machine\n"
+		       "# uarch: %s\ncopies\tcycles\n", text);
+		for (uint64_t k = 0; k <= curve; k++)
+			printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
+	}
+	free(cyc);
+	return 0;
+}
+
+/*
+ * The machine modelled: the micro-architecture chosen with its --set changes, and
+ * the latency table (--lat, else data/uarch/latency.lat where it is).  0 or an
+ * exit code after a message.
+ */
+static int model_machine(const struct model_args *m, const char *dir,
+			 const struct t32_uarch_choice *choice, struct t32_uarch *u,
+			 struct t32_lattab *tab)
+{
+	char err[1024], path[PATH_MAX];
+
+	if (t32_uarch_load(u, choice->data, dir, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t k = 0; k < m->nsets; k++)
+		if (t32_uarch_set(u, m->sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	if (m->lat_path)
+		snprintf(path, sizeof(path), "%s", m->lat_path);
+	else
+		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
+	if ((m->lat_path || access(path, F_OK) == 0) &&
+	    t32_lattab_load(tab, path, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args m = { .skid = 1, .curve = UINT64_MAX };
 	struct t32_block_opts bo;
-	const char *uarch_asked, **sets = m.sets, *dir = t32_datadir();
-	const char *lat_path, *lat_from, *cache_dir;
-	int measure;
-	size_t nsets, ninsn = 0, len = 0;
-	int skid, i, rc = T32_EXIT_ERROR, want_curve;
-	enum t32_format fmt;
-	uint64_t curve;
+	const char *dir = t32_datadir();
+	size_t ninsn = 0, len = 0;
+	int i, rc;
 	char err[1024], path[PATH_MAX];
 	struct t32_spec spec;
 	struct t32_uarch u;
@@ -363,30 +443,17 @@ int cmd_model(int argc, char **argv)
 	struct t32_insn *insns = NULL;
 	struct t32_model_insn *block = NULL;
 	struct t32_model_result res;
-	char text[512];
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&res, 0, sizeof(res));
 	rc = model_options(argc, argv, &m, &bo);
 	if (rc >= 0)
 		return rc;
-	rc = T32_EXIT_ERROR;
-	uarch_asked = m.uarch_asked;
-	nsets = m.nsets;
-	lat_path = m.lat_path;
-	lat_from = m.lat_from;
-	cache_dir = m.cache_dir;
-	measure = m.measure;
-	skid = (int)m.skid;
-	want_curve = m.curve != UINT64_MAX;
-	curve = want_curve ? m.curve : 0;
-	fmt = bo.format;
-	optind = m.optind;
-	if (lat_from) {
-		t32_block_uarch(uarch_asked, &choice);
-		return lat_from_sweep(lat_from, &choice);
+	if (m.lat_from) {
+		t32_block_uarch(m.uarch_asked, &choice);
+		return lat_from_sweep(m.lat_from, &choice);
 	}
-	i = optind;
+	i = m.optind;
 	if (i >= argc)
 		return t32_usage(model_usage);
 	rc = t32_block_body(argc - i, argv + i, &spec, path, sizeof(path));
@@ -411,26 +478,11 @@ int cmd_model(int argc, char **argv)
 		return T32_EXIT_USAGE;
 	}
 
-	t32_block_uarch(uarch_asked, &choice);
-	if (t32_uarch_load(&u, choice.data, dir, err, sizeof(err))) {
-		t32_error("%s", err);
+	t32_block_uarch(m.uarch_asked, &choice);
+	rc = model_machine(&m, dir, &choice, &u, &tab);
+	if (rc)
 		goto out;
-	}
-	for (size_t k = 0; k < nsets; k++)
-		if (t32_uarch_set(&u, sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
-	if (lat_path)
-		snprintf(path, sizeof(path), "%s", lat_path);
-	else
-		snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", dir);
-	if ((lat_path || access(path, F_OK) == 0) &&
-	    t32_lattab_load(&tab, path, err, sizeof(err))) {
-		t32_error("%s", err);
-		goto out;
-	}
+	rc = T32_EXIT_ERROR;
 	if (t32_assemble_body(&spec, &code, &len, err, sizeof(err)) ||
 	    t32_deps_decode(code, len, &insns, &ninsn, err, sizeof(err))) {
 		t32_error("%s", err);
@@ -441,69 +493,20 @@ int cmd_model(int argc, char **argv)
 		t32_error("out of memory");
 		goto out;
 	}
-	/* a core without data relies on latencies measured here, unless told not to */
-	if (!measure && choice.how == T32_UARCH_UNKNOWN && !lat_path)
-		measure = 2;
-	if (measure > 0) {
-		struct t32_lattab here;
-		struct t32_latcache lc;
-
-		if (t32_latcache_fill(&u, &tab, insns, ninsn, &spec, cache_dir, &here, &lc, err,
-				      sizeof(err)) == 0) {
-			if (t32_lattab_prepend(&tab, &here)) {
-				t32_lattab_free(&here);
-				t32_error("out of memory");
-				goto out;
-			}
-			t32_lattab_free(&here);
-			t32_latcache_text(&lc, text, sizeof(text));
-			/* on stderr: the chart's own lines stay as they are for programs */
-			fprintf(stderr, "t32: latencies: %s\n", text);
-		} else if (measure == 1) {
-			t32_error("%s", err);
-			goto out;
-		} else {
-			t32_warn("no data for this core, and its latencies cannot be measured here: "
-				 "the generic table alone (%s)", err);
-		}
-	}
+	if (model_latencies(m.measure, &choice, &u, &tab, insns, ninsn, &spec, m.cache_dir,
+			    m.lat_path))
+		goto out;
 	t32_model_prepare(&u, &tab, insns, ninsn, block);
 
-	if (want_curve) {
-		double *cyc = calloc(curve + 1, sizeof(double));
-
-		if (!cyc || t32_model_curve(&u, block, ninsn, curve, cyc)) {
-			free(cyc);
-			t32_error("out of memory");
+	if (m.curve != UINT64_MAX) {
+		if (model_curve(bo.format, argc, argv, &u, &choice, block, ninsn, m.curve))
 			goto out;
-		}
-		t32_uarch_choice_text(&choice, u.name, text, sizeof(text));
-		if (fmt == T32_FMT_JSON) {
-			printf("{");
-			t32_provenance_json(stdout, 0, NULL);
-			printf(", \"uarch\": ");
-			t32_json_string(stdout, u.name);
-			printf(", \"uarch_choice\": ");
-			t32_uarch_choice_json(stdout, &choice);
-			printf(", \"cycles\": [");
-			for (uint64_t k = 0; k <= curve; k++)
-				printf("%s%.0f", k ? ", " : "", cyc[k]);
-			printf("]}\n");
-		} else {
-			if (fmt == T32_FMT_TSV)
-				t32_provenance(stdout, argc, argv);
-			printf("# cycles of k copies between barriers, each from an empty machine\n"
-			       "# uarch: %s\ncopies\tcycles\n", text);
-			for (uint64_t k = 0; k <= curve; k++)
-				printf("%llu\t%.0f\n", (unsigned long long)k, cyc[k]);
-		}
-		free(cyc);
 	} else {
-		if (t32_model_steady(&u, block, ninsn, skid, &res)) {
+		if (t32_model_steady(&u, block, ninsn, (int)m.skid, &res)) {
 			t32_error("out of memory");
 			goto out;
 		}
-		model_print(stdout, fmt, argc, argv, &u, &choice, skid, block, ninsn, &res);
+		model_print(stdout, bo.format, argc, argv, &u, &choice, (int)m.skid, block, ninsn, &res);
 	}
 	rc = t32_close_stdout();
 out:

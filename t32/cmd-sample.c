@@ -268,7 +268,8 @@ static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct 
 	o->run.timeout = -1;	/* not given: --seconds + 30 */
 	a->unroll = 0;		/* not given: the block file's, else 1 */
 	t32_block_optset_init(&shared, o, s);
-	shared.rows[1].help = "give up after S seconds (default: --seconds + 30)";
+	t32_block_optset_help(&shared, T32_OPT_TIMEOUT,
+			      "give up after S seconds (default: --seconds + 30)");
 	snprintf(intro, sizeof(intro), "Runs the block in a counted loop and samples where "
 		 "interrupts land in it.\nBLOCK names data/blocks/BLOCK.blk (see `ls %s/blocks`).\n\n",
 		 t32_datadir());
@@ -280,21 +281,14 @@ static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct 
 		 "(flag unstable).\n", T32_SAMPLE_PARTS);
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_FN("backend", "B", opt_backend, &a->backend,
-				   "auto (default: precise, else perf, else signal), perf, signal,\n"
-				   "precise"),
+			T32_OPT_FN("backend", "B", opt_backend, &a->backend, "auto (default: precise, else perf, else signal), perf, signal,\n" "precise"),
 			T32_OPT_FN("clock", "C", opt_clock, &a->clock, "task-clock (default) or cpu-clock"),
-			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period",
-				    "ns of the clock between samples (default 1000000)"),
+			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period", "ns of the clock between samples (default 1000000)"),
 			/* fewer than T32_SAMPLING_MIN_BODY could never give shares to trust */
-			T32_OPT_U64("samples", "N", &a->samples, T32_SAMPLING_MIN_BODY, 10000000,
-				    "sample count", "stop after N samples, at least 50 (default 2000)"),
-			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "duration",
-				     "or after S seconds of sampling (default 10)"),
-			T32_OPT_FN("barrier", "L", opt_barrier, &bar,
-				   "barrier letters around the body each iteration (default none)"),
-			T32_OPT_U64("unroll", "K", &a->unroll, 1, 1000, "unroll",
-				    "body copies per loop iteration (default 1)"),
+			T32_OPT_U64("samples", "N", &a->samples, T32_SAMPLING_MIN_BODY, 10000000, "sample count", "stop after N samples, at least 50 (default 2000)"),
+			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "duration", "or after S seconds of sampling (default 10)"),
+			T32_OPT_FN("barrier", "L", opt_barrier, &bar, "barrier letters around the body each iteration (default none)"),
+			T32_OPT_U64("unroll", "K", &a->unroll, 1, 1000, "unroll", "body copies per loop iteration (default 1)"),
 			T32_OPT_FLAG("fold", 0, &a->fold, "fold a body repeated k times into one copy"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END

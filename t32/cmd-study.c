@@ -31,12 +31,14 @@
 #include "analysis/stats.h"
 #include "t32/block.h"
 #include "t32/cmd.h"
+#include "t32/compare.h"
 #include "t32/measure.h"
 #include "t32/options.h"
 #include "t32/run.h"
 #include "t32/study.h"
 #include "t32/sweep.h"
 #include "t32/table.h"
+#include "t32/tablegen.h"
 #include "t32/tsv.h"
 #include "t32/util.h"
 #include "t32/wake.h"
@@ -217,14 +219,29 @@ static double median_of(const double *v, size_t n)
 }
 
 /*
+ * The clock a file's figures were converted with: its `# calibration:` ratio
+ * and `# tsc:` step (a recipe run alone into an older report keeps the files
+ * of the others, converted as they were measured), else the study's own.
+ */
+static void file_clock(const struct study *st, const struct tab *t, double *ratio, uint64_t *q)
+{
+	const char *c = tab_comment(t, "calibration"), *k = strstr(tab_comment(t, "tsc"), "step ");
+	double r = *c ? strtod(c, NULL) : 0;
+	unsigned long long step = 0;
+
+	*ratio = r > 0 ? r : st->ratio;
+	*q = k && sscanf(k, "step %llu", &step) == 1 && step ? step : st->env.q;
+}
+
+/*
  * What the scatter shows: the minimum per instruction judged against what a
  * dependent chain can do (one a cycle at best: below it the conversion, not
  * the chain, is wrong), how the readings gather near it, and whether the bulk
  * moved over the run (the median of the first tenth of the readings in the
  * order taken against the last tenth).
  */
-static void scatter_shows(const struct study *st, FILE *h, const double *inorder, size_t n,
-			  const char *col)
+static void scatter_shows(FILE *h, const double *inorder, size_t n, const char *col,
+			  double ratio, uint64_t q)
 {
 	double *v = malloc(n * sizeof(double)), k, first, last, drift, tick;
 	size_t near = 0, far = 0, levels = 0, tenth = n / 10 ? n / 10 : 1;
@@ -237,8 +254,15 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 	qsort(v, n, sizeof(double), cmp_double);
 	for (size_t i = 0; i < n; i++) {
 		near += v[i] <= v[0] * 1.001;
-		far += v[i] > v[0] * 1.05;
 		levels += v[i] <= v[0] * 1.001 && (i == 0 || v[i] != v[i - 1]);
+	}
+	/* far above the bulk where it stood then: 5% over the median of its own tenth */
+	for (size_t k = 0; k < 10; k++) {
+		size_t from = k * tenth, to = k == 9 ? n : (k + 1) * tenth;
+		double m = median_of(inorder + from, to - from);
+
+		for (size_t i = from; i < to; i++)
+			far += inorder[i] > m * 1.05;
 	}
 	k = v[0] / 100000;
 	if (!cyc)
@@ -252,7 +276,7 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "fastest, converted with one core/TSC ratio (%.4f cycles a tick, measured "
 			 "as the study began): a core clock faster during that reading than when "
 			 "the ratio was measured gives it, so it says how far the clock moved, at "
-			 "least %.1f%%, not what the chain costs", k, st->ratio, 100 * (1 / k - 1));
+			 "least %.1f%%, not what the chain costs", k, ratio, 100 * (1 / k - 1));
 	else if (k <= 1.05)
 		snprintf(per, sizeof(per), "%.4f cycles per <code>inc eax</code>: one a cycle, as a "
 			 "chain of dependent increments must run (the barrier adds %.4f at most). "
@@ -263,7 +287,7 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "the one cycle an increment of a chain takes even at its fastest reading: "
 			 "the core ran slower than the core/TSC ratio measured as the study began "
 			 "(%.4f cycles a tick) says, or something took the CPU in every reading",
-			 k, 100 * (k - 1), st->ratio);
+			 k, 100 * (k - 1), ratio);
 	/* the bulk over the run: the median of each tenth of the readings, in the order taken */
 	first = INFINITY;
 	last = -INFINITY;
@@ -274,8 +298,8 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 		last = fmax(last, m);
 	}
 	drift = first > 0 ? 100 * (last / first - 1) : 0;
-	tick = cyc ? (double)(st->env.q ? st->env.q : 1) * st->ratio
-		   : (double)(st->env.q ? st->env.q : 1);
+	tick = cyc ? (double)(q ? q : 1) * ratio
+		   : (double)(q ? q : 1);
 	if (last - first > tick && drift >= 0.1)
 		snprintf(dr, sizeof(dr), " Over the run the bulk moved: the medians of the ten "
 			 "successive tenths of the readings range from %.0f to %.0f %s, %.1f%% apart, "
@@ -288,14 +312,15 @@ static void scatter_shows(const struct study *st, FILE *h, const double *inorder
 			 "than one step of the TSC.", first, last, col);
 	shows(h, "The minimum is %s %s, %s. %.1f%% of the measurements lie within 0.1%% of the "
 		 "minimum, on %zu distinct value%s%s; the median is %.3f%% above it. %zu (%.1f%%) lie "
-		 "more than 5%% above, the largest %.1f times the minimum: an interrupt or the "
+		 "more than 5%% above the bulk where it stood when they were taken (the median of "
+		 "their tenth of the run), the largest %.1f times the minimum: an interrupt or the "
 		 "hypervisor took the CPU in the middle of those. The scale shows the bulk; those "
 		 "far above it are counted on the top edge.%s Taking the minimum of many "
 		 "measurements, as the coursework does, removes the slow ones; so does the mean of "
 		 "the bulk that t32 uses.",
 	      study_thousands(v[0], a, sizeof(a)), col, per, 100.0 * near / n, levels,
 	      levels == 1 ? "" : "s",
-	      levels > 1 && st->env.q > 1 ? " (the readings come in whole steps of the TSC)" : "",
+	      levels > 1 && q > 1 ? " (the readings come in whole steps of the TSC)" : "",
 	      100.0 * (v[n / 2] / v[0] - 1), far, 100.0 * far / n, v[n - 1] / v[0], dr);
 	free(v);
 }
@@ -311,7 +336,7 @@ static int section_scatter(struct study *st, FILE *h)
 	if (tab_load(&t, study_path(st, "scatter.tsv", path, sizeof(path)), 1))
 		return 0;
 	n = t.nrows;
-	col = st->ratio > 0 && n && *tab_get(&t, 0, "cycles") ? "cycles" : "ticks";
+	col = n && *tab_get(&t, 0, "cycles") ? "cycles" : "ticks";
 	v = malloc((n ? n : 1) * sizeof(double));
 	fprintf(h, "<h2 id=\"scatter\">1. Every measurement</h2>\n");
 	html_dated(h, &t);
@@ -324,7 +349,11 @@ static int section_scatter(struct study *st, FILE *h)
 	if (v && n >= 10) {
 		for (size_t i = 0; i < n; i++)
 			v[i] = tab_num(&t, i, col);
-		scatter_shows(st, h, v, n, col);
+		double ratio;
+		uint64_t q;
+
+		file_clock(st, &t, &ratio, &q);
+		scatter_shows(h, v, n, col, ratio, q);
 	}
 	free(v);
 	tab_free(&t);
@@ -384,11 +413,52 @@ static int run_min_vs_count(struct study *st)
 	return 0;
 }
 
+/*
+ * What the estimate's intervals say over the counts: whether successive ones
+ * overlap, and if not where they first part and why, into est.
+ */
+static void estimate_line(const struct tab *t, int cyc, char *est, size_t len)
+{
+	size_t n = t->nrows, apart = 0, first_apart = 0;
+	char a[32], b[32], took[64] = "a while";	/* took: the `# seconds:` line's number */
+
+	for (size_t i = 1; i < n; i++) {
+		char lo[64], hi[64];
+
+		snprintf(lo, sizeof(lo), cyc ? "est_lo_cycles" : "est_lo");
+		snprintf(hi, sizeof(hi), cyc ? "est_hi_cycles" : "est_hi");
+		if (tab_num(t, i, lo) > tab_num(t, i - 1, hi) ||
+		    tab_num(t, i, hi) < tab_num(t, i - 1, lo)) {
+			if (!apart)
+				first_apart = i;
+			apart++;
+		}
+	}
+	if (*tab_comment(t, "seconds") && isfinite(strtod(tab_comment(t, "seconds"), NULL)))
+		snprintf(took, sizeof(took), "%.2f s",
+			 strtod(tab_comment(t, "seconds"), NULL));
+	if (apart)
+		snprintf(est, len,
+			 "%zu pair%s of successive intervals do not overlap (first between %s and "
+			 "%s measurements): an interval is the estimate's statistical uncertainty "
+			 "for a block of fixed length, and the whole run took %s; over that time "
+			 "the empty block's own cost moved a little (the core clock, the "
+			 "hypervisor, the caches), which no interval of one span includes.",
+			 apart, apart == 1 ? "" : "s",
+			 study_thousands(tab_num(t, first_apart - 1, "count"), a, sizeof(a)),
+			 study_thousands(tab_num(t, first_apart, "count"), b, sizeof(b)),
+			 took);
+	else
+		snprintf(est, len,
+			 "Successive intervals overlap: the estimate is stable from the first "
+			 "1,000 measurements on, and only narrows as more come.");
+}
+
 static int section_min_vs_count(struct study *st, FILE *h)
 {
 	char path[PATH_MAX], a[32], b[32];
 	struct tab t;
-	size_t n, settled = 0, apart = 0, first_apart = 0;
+	size_t n, settled = 0;
 	int cyc;
 	const char *u;
 
@@ -418,49 +488,22 @@ static int section_min_vs_count(struct study *st, FILE *h)
 		for (size_t i = 0; i < n; i++)
 			if (tab_num(&t, i, mn) != tab_num(&t, n - 1, mn))
 				settled = i + 1;
-		for (size_t i = 1; i < n; i++) {
-			char lo[64], hi[64];
-
-			snprintf(lo, sizeof(lo), cyc ? "est_lo_cycles" : "est_lo");
-			snprintf(hi, sizeof(hi), cyc ? "est_hi_cycles" : "est_hi");
-			if (tab_num(&t, i, lo) > tab_num(&t, i - 1, hi) ||
-			    tab_num(&t, i, hi) < tab_num(&t, i - 1, lo)) {
-				if (!apart)
-					first_apart = i;
-				apart++;
-			}
-		}
 		char est[512], c[64];	/* c: a third number's own buffer in one call */
 
-		char took[64] = "a while";	/* the `# seconds:` line's number, with its unit */
-
-		if (*tab_comment(&t, "seconds") && isfinite(strtod(tab_comment(&t, "seconds"), NULL)))
-			snprintf(took, sizeof(took), "%.2f s",
-				 strtod(tab_comment(&t, "seconds"), NULL));
-		if (apart)
-			snprintf(est, sizeof(est),
-				 "%zu pair%s of successive intervals do not overlap (first between %s and "
-				 "%s measurements): an interval is the estimate's statistical uncertainty "
-				 "for a block of fixed length, and the whole run took %s; over that time "
-				 "the empty block's own cost moved a little (the core clock, the "
-				 "hypervisor, the caches), which no interval of one span includes.",
-				 apart, apart == 1 ? "" : "s",
-				 study_thousands(tab_num(&t, first_apart - 1, "count"), a, sizeof(a)),
-				 study_thousands(tab_num(&t, first_apart, "count"), b, sizeof(b)),
-				 took);
-		else
-			snprintf(est, sizeof(est),
-				 "Successive intervals overlap: the estimate is stable from the first "
-				 "1,000 measurements on, and only narrows as more come.");
+		estimate_line(&t, cyc, est, sizeof(est));
 		{
 			double lo = tab_num(&t, n - 1, cyc ? "est_lo_cycles" : "est_lo");
 			double hi = tab_num(&t, n - 1, cyc ? "est_hi_cycles" : "est_hi");
 			double mnv = tab_num(&t, n - 1, mn);
 			char res[256];
 
-			if (st->env.q > 1)
+			double fr;
+			uint64_t fq;
+
+			file_clock(st, &t, &fr, &fq);
+			if (fq > 1)
 				snprintf(res, sizeof(res), "comes in whole steps of the TSC (%llu ticks "
-					 "here), so it cannot resolve the barrier's cost", (unsigned long long)st->env.q);
+					 "here), so it cannot resolve the barrier's cost", (unsigned long long)fq);
 			else
 				snprintf(res, sizeof(res), "is the luckiest of them, not a typical one");
 			shows(h, "Here the minimum was %s %s (%s ticks) %s. The minimum is a property of "
@@ -531,6 +574,73 @@ static void heat(FILE *o, const char *form, const char *col, double v)
 
 /* The table's throughput rows try k = 1 .. TABLE_MAX_K independent copies. */
 #define TABLE_MAX_K 6
+
+/*
+ * One form of the table: its cells of the heat map (o) and its summary row
+ * (sum) from the latency rows tl and the throughput rows tt, with the model's
+ * predictions beside them when there is a model (u, lt; else u is NULL).
+ */
+static void table_form(const struct study *st, FILE *o, FILE *sum, const struct t32_form *form,
+		       const struct tab *tl, const struct tab *tt, const struct t32_uarch *u,
+		       const struct t32_lattab *lt)
+{
+	double l[8], tput = NAN, lm = NAN, tm = NAN, k = NAN;
+	size_t nl = 0;
+
+	for (size_t r = 0; r < tl->nrows; r++) {
+		/* nochain: the coursework times nop and mov eax, 0 repeated too */
+		if (strcmp(tab_get(tl, r, "form"), form->name) ||
+		    (strcmp(tab_get(tl, r, "status"), "ok") &&
+		     strcmp(tab_get(tl, r, "status"), "untrusted") &&
+		     strcmp(tab_get(tl, r, "status"), "nochain")))
+			continue;
+		heat(o, form->name, tab_get(tl, r, "n"), tab_num(tl, r, "per_insn"));
+		if (tab_num(tl, r, "n") >= 1000 && nl < 8)
+			l[nl++] = tab_num(tl, r, "per_insn");
+	}
+	for (size_t r = 0; r < tt->nrows; r++)
+		if (!strcmp(tab_get(tt, r, "form"), form->name) &&
+		    (!strcmp(tab_get(tt, r, "status"), "ok") ||
+		     !strcmp(tab_get(tt, r, "status"), "untrusted"))) {
+			tput = tab_num(tt, r, "per_insn");
+			k = tab_num(tt, r, "k");
+		}
+	if (u && st->ratio > 0) {
+		char unitbody[4096] = "", copy[512];
+		unsigned kk = form->tp_period ? (form->tp_period < TABLE_MAX_K ? form->tp_period
+									: TABLE_MAX_K) : 0;
+
+		if (model_cycles(u, lt, form->insn, &lm))
+			lm = NAN;
+		for (unsigned c = 0; c < kk; c++)
+			if (!t32_form_tp_expand(form, c, copy, sizeof(copy)))
+				snprintf(unitbody + strlen(unitbody), sizeof(unitbody) - strlen(unitbody),
+					 "%s%s", c ? "; " : "", copy);
+		if (!kk || model_cycles(u, lt, unitbody, &tm))
+			tm = NAN;
+		else
+			tm /= kk;
+	}
+	heat(o, form->name, "model", lm);
+	heat(o, form->name, "tp", tput);
+	heat(o, form->name, "tp model", tm);
+	heat(o, form->name, "manual", form->rtp);
+	/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
+	for (size_t i = 1; i < nl; i++)
+		for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
+			double x = l[j];
+
+			l[j] = l[j - 1];
+			l[j - 1] = x;
+		}
+	fprintf(sum, "%s\t", form->name);
+	fprintf(sum, nl ? "%.4f\t" : "\t", nl ? l[nl / 2] : 0.0);
+	fprintf(sum, isfinite(lm) ? "%.4f\t" : "\t", lm);
+	fprintf(sum, isfinite(tput) ? "%.4f\t" : "\t", tput);
+	fprintf(sum, isfinite(k) ? "%.0f\t" : "\t", k);
+	fprintf(sum, isfinite(tm) ? "%.4f\t" : "\t", tm);
+	fprintf(sum, isfinite(form->rtp) ? "%g\n" : "\n", form->rtp);
+}
 
 static int run_table(struct study *st)
 {
@@ -608,65 +718,8 @@ static int run_table(struct study *st)
 			u.name);
 	fprintf(sum, "form\tlatency\tlatency_model\tthroughput\tthroughput_k\tthroughput_model\t"
 		     "manual_rtp\n");
-	for (size_t f = 0; f < table.n; f++) {
-		const struct t32_form *form = &table.forms[f];
-		double l[8], tput = NAN, lm = NAN, tm = NAN, k = NAN;
-		size_t nl = 0;
-
-		for (size_t r = 0; r < tl.nrows; r++) {
-			/* nochain: the coursework times nop and mov eax, 0 repeated too */
-			if (strcmp(tab_get(&tl, r, "form"), form->name) ||
-			    (strcmp(tab_get(&tl, r, "status"), "ok") &&
-			     strcmp(tab_get(&tl, r, "status"), "untrusted") &&
-			     strcmp(tab_get(&tl, r, "status"), "nochain")))
-				continue;
-			heat(o, form->name, tab_get(&tl, r, "n"), tab_num(&tl, r, "per_insn"));
-			if (tab_num(&tl, r, "n") >= 1000 && nl < 8)
-				l[nl++] = tab_num(&tl, r, "per_insn");
-		}
-		for (size_t r = 0; r < tt.nrows; r++)
-			if (!strcmp(tab_get(&tt, r, "form"), form->name) &&
-			    (!strcmp(tab_get(&tt, r, "status"), "ok") ||
-			     !strcmp(tab_get(&tt, r, "status"), "untrusted"))) {
-				tput = tab_num(&tt, r, "per_insn");
-				k = tab_num(&tt, r, "k");
-			}
-		if (have_model && st->ratio > 0) {
-			char unitbody[4096] = "", copy[512];
-			unsigned kk = form->tp_period ? (form->tp_period < TABLE_MAX_K ? form->tp_period
-										: TABLE_MAX_K) : 0;
-
-			if (model_cycles(&u, &lt, form->insn, &lm))
-				lm = NAN;
-			for (unsigned c = 0; c < kk; c++)
-				if (!t32_form_tp_expand(form, c, copy, sizeof(copy)))
-					snprintf(unitbody + strlen(unitbody), sizeof(unitbody) - strlen(unitbody),
-						 "%s%s", c ? "; " : "", copy);
-			if (!kk || model_cycles(&u, &lt, unitbody, &tm))
-				tm = NAN;
-			else
-				tm /= kk;
-		}
-		heat(o, form->name, "model", lm);
-		heat(o, form->name, "tp", tput);
-		heat(o, form->name, "tp model", tm);
-		heat(o, form->name, "manual", form->rtp);
-		/* the median of the chains from n = 1000 on: the pipeline's fill no longer counts */
-		for (size_t i = 1; i < nl; i++)
-			for (size_t j = i; j > 0 && l[j] < l[j - 1]; j--) {
-				double x = l[j];
-
-				l[j] = l[j - 1];
-				l[j - 1] = x;
-			}
-		fprintf(sum, "%s\t", form->name);
-		fprintf(sum, nl ? "%.4f\t" : "\t", nl ? l[nl / 2] : 0.0);
-		fprintf(sum, isfinite(lm) ? "%.4f\t" : "\t", lm);
-		fprintf(sum, isfinite(tput) ? "%.4f\t" : "\t", tput);
-		fprintf(sum, isfinite(k) ? "%.0f\t" : "\t", k);
-		fprintf(sum, isfinite(tm) ? "%.4f\t" : "\t", tm);
-		fprintf(sum, isfinite(form->rtp) ? "%g\n" : "\n", form->rtp);
-	}
+	for (size_t f = 0; f < table.n; f++)
+		table_form(st, o, sum, &table.forms[f], &tl, &tt, have_model ? &u : NULL, &lt);
 	tab_free(&tl);
 	tab_free(&tt);
 	t32_lattab_free(&lt);
@@ -731,14 +784,14 @@ static void table_throughput_shows(const struct tab *t, FILE *h, const char *u)
 		snprintf(alu, sizeof(alu), " The model's data give no ALU count for this core to "
 			 "set it against.");
 	else if (fabs(rate - alus) <= 0.5)
-		snprintf(alu, sizeof(alu), " That is as many a cycle as the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is as many instructions a cycle as the core has ALUs in the "
 			 "model's data (%.0f).", alus);
 	else if (rate < alus)
-		snprintf(alu, sizeof(alu), " That is fewer a cycle than the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is fewer instructions a cycle than the core has ALUs in the "
 			 "model's data (%.0f): something other than the ALUs held these blocks back%s.",
 			 alus, atmax * 2 > near ? " (above: the number of copies)" : "");
 	else
-		snprintf(alu, sizeof(alu), " That is more a cycle than the core has ALUs in the "
+		snprintf(alu, sizeof(alu), " That is more instructions a cycle than the core has ALUs in the "
 			 "model's data (%.0f): either these forms need no ALU (eliminated at rename) "
 			 "or the model's ALU count is wrong for this core.", alus);
 	fprintf(h, "<p>With independent copies (throughput), %zu of %zu forms cost about %.2f %s "
@@ -1000,6 +1053,8 @@ static int run_steps(struct study *st)
  * points on either side by more than half a TSC step) named.  It is called a
  * staircase only when every jump rises by about one TSC step (within a
  * quarter) at regular distances; otherwise it is "not a staircase", with why.
+ * It runs past a hundred lines because the spikes, rises, falls and distances it
+ * counts all go into one paragraph, each reason beside the others.
  */
 static void steps_shows(const struct study *st, FILE *h, const char *insn, const char *base,
 			const double *x, const double *mn, size_t n, const double *sx,
@@ -1009,6 +1064,7 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 	double gap_lo = INFINITY, gap_hi = 0, gap_sum = 0, last_rise = NAN, spike_t;
 	size_t rises = 0, falls = 0, gaps = 0, nspikes = 0;
 	char jumps[2048] = "", fallat[512] = "", spikes[1024] = "", tail[512] = "", why[1024] = "";
+	char slope[512] = "";
 	int stair;
 
 	/*
@@ -1063,15 +1119,26 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 		}
 		last_rise = sx[k];
 	}
+	/* a chain of one-cycle instructions costs one cycle a copy: an interval without 1 says so */
+	if (isfinite(b) && isfinite(se) && b + 1.96 * se < 1)
+		snprintf(slope, sizeof(slope), " <b>Its interval lies below one cycle, which a chain of "
+			 "dependent one-cycle instructions cannot run</b>: the conversion of ticks to "
+			 "cycles (one ratio, measured as the study began) is at least %.1f%% off for "
+			 "these blocks, not the chain.", 100 * (1 - (b + 1.96 * se)));
+	else if (isfinite(b) && isfinite(se) && b - 1.96 * se > 1)
+		snprintf(slope, sizeof(slope), " Its interval lies above the one cycle a dependent "
+			 "one-cycle instruction takes, by at least %.1f%%: the core ran slower than the "
+			 "ratio measured as the study began, or something else held the chain.",
+			 100 * ((b - 1.96 * se) - 1));
 	if (worst > 3)
 		snprintf(tail, sizeof(tail), " The estimate's largest departure from the line, %.1f "
 			 "cycles at n = %.0f, is one block a neighbour disturbed (see its interval and "
 			 "flags in %s.sweep.tsv).", worst, worst_n, base);
 	if (!ns) {
 		shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: the cost "
-			 "of one more instruction in a chain. No jump of the minimum-based curve stands "
+			 "of one more instruction in a chain.%s No jump of the minimum-based curve stands "
 			 "out of its noise%s.%s%s%s%s",
-		      b, 1.96 * se, insn,
+		      b, 1.96 * se, insn, slope,
 		      st->env.q > 1 ? ", though the TSC counts in steps" : ": the TSC counts single ticks",
 		      nspikes ? " Spikes (points above both neighbours by more than " : "",
 		      nspikes ? "half a TSC step and five typical differences) at n = " : "",
@@ -1102,9 +1169,9 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 				 "is known to set the jumps against", why[0] ? "; " : "");
 	}
 	shows(h, "The line's slope is %.3f &plusmn; %.3f cycles per <code>%s</code>: the cost of "
-		 "one more instruction in a chain. The minimum-based curve jumps at n = %s cycles "
+		 "one more instruction in a chain.%s The minimum-based curve jumps at n = %s cycles "
 		 "(%zu rise%s, %zu fall%s); one TSC step is %llu ticks = %.1f cycles. %s%s%s",
-	      b, 1.96 * se, insn, jumps, rises, rises == 1 ? "" : "s", falls, falls == 1 ? "" : "s",
+	      b, 1.96 * se, insn, slope, jumps, rises, rises == 1 ? "" : "s", falls, falls == 1 ? "" : "s",
 	      (unsigned long long)st->env.q, sc,
 	      stair ? "" : "<b>Not a staircase</b>: ", stair ? "" : why, stair ? "" : ".");
 	if (stair)
@@ -1175,9 +1242,14 @@ static int section_steps(struct study *st, FILE *h)
 		fprintf(h, "<h3><code>%s</code></h3>\n", curves[c].insn);
 		snprintf(name, sizeof(name), "%s.tsv", curves[c].base);
 		html_figure(st, h, curves[c].base, name, caption);
-		if (x && mn)
-			steps_shows(st, h, curves[c].insn, curves[c].base, x, mn, n, sx, sh, ns, b, se,
-				    worst, worst_n);
+		if (x && mn) {
+			/* the clock this file was converted with, which a later run may not share */
+			struct study as_measured = *st;
+
+			file_clock(st, &t, &as_measured.ratio, &as_measured.env.q);
+			steps_shows(&as_measured, h, curves[c].insn, curves[c].base, x, mn, n, sx, sh,
+				    ns, b, se, worst, worst_n);
+		}
 		free(x);
 		free(mn);
 		tab_free(&t);
@@ -1583,6 +1655,79 @@ static int section_wake(struct study *st, FILE *h)
 	return any > 0;
 }
 
+/* The blocks of data/blocks with no result here: said, not left out silently. */
+static void interrupts_absent(FILE *h, const struct tab *t)
+{
+	char **names, absent[2048] = "";
+	size_t nb = t32_block_names(&names), nabsent = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		size_t r = 0;
+
+		while (r < t->nrows && strcmp(tab_get(t, r, "block"), names[i]))
+			r++;
+		if (r < t->nrows)
+			continue;
+		snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "%s<code>",
+			 nabsent++ ? ", " : "");
+		{
+			char *e = NULL;
+			size_t el = 0;
+			FILE *m = open_memstream(&e, &el);
+
+			if (m) {
+				html_text(m, names[i]);
+				fclose(m);
+				snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent),
+					 "%s", e);
+			}
+			free(e);
+		}
+		snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "</code>");
+	}
+	if (nabsent)
+		fprintf(h, "<p><b>%zu of the %zu blocks have no result here</b> (%s): their "
+			   "runs failed (the study's messages say why; a block whose samples did "
+			   "not stay put is not fitted). The figures below are the other %zu.</p>\n",
+			nabsent, nb, absent, nb - nabsent);
+	t32_block_names_free(names, nb);
+}
+
+/* One block's subsection: its unit and samples, the shares and the step curve. */
+static void interrupts_block(struct study *st, FILE *h, const char *b)
+{
+	char path[PATH_MAX], rel[PATH_MAX], base[PATH_MAX], data[PATH_MAX], cap[512];
+	struct tab s;
+
+	fprintf(h, "<h3 id=\"block-");
+	html_text(h, b);
+	fprintf(h, "\">");
+	html_text(h, b);
+	fprintf(h, "</h3>\n");
+	snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", b);
+	if (!tab_load(&s, study_path(st, rel, path, sizeof(path)), 1)) {
+		fprintf(h, "<p>Unit: <code>");
+		html_text(h, tab_comment(&s, "unit"));
+		fprintf(h, "</code>; %s samples (%s backend).</p>\n", tab_comment(&s, "samples"),
+			tab_comment(&s, "backend"));
+		tab_free(&s);
+	}
+	snprintf(base, sizeof(base), "interrupts/%.200s/shares", b);
+	snprintf(data, sizeof(data), "interrupts/%.200s/shares.tsv", b);
+	snprintf(cap, sizeof(cap), "%.200s: measured and predicted share of samples per "
+		 "instruction", b);
+	html_figure(st, h, base, data, cap);
+	snprintf(base, sizeof(base), "interrupts/%.200s/model-overlay", b);
+	snprintf(data, sizeof(data), "interrupts/%.200s/curve.tsv", b);
+	snprintf(cap, sizeof(cap), "%.200s: measured and modelled cycles of k copies", b);
+	html_figure(st, h, base, data, cap);
+	fprintf(h, "<p class=\"dated\">Also: <a href=\"interrupts/");
+	html_text(h, b);
+	fprintf(h, "/sample.tsv\">sample.tsv</a> (every sample), <a href=\"interrupts/");
+	html_text(h, b);
+	fprintf(h, "/sweep.tsv\">sweep.tsv</a> (the step curve).</p>\n");
+}
+
 static int section_interrupts(struct study *st, FILE *h)
 {
 	char path[PATH_MAX], missed[2048] = "";
@@ -1653,6 +1798,7 @@ static int section_interrupts(struct study *st, FILE *h)
 		}
 	}
 	fprintf(h, "</table></div>\n");
+	interrupts_absent(h, &t);
 	shows(h, "%zu of %zu blocks meet the target%s%s. %s"
 		 "The chi-square test of the shares rejects %zu of %zu fits at the 5%% level (p from "
 		 "%.2g to %.2g): with hundreds of samples it sees departures smaller than the model "
@@ -1668,91 +1814,70 @@ static int section_interrupts(struct study *st, FILE *h)
 				      : "Where a fit misses, the measured shares (blue, with their "
 					"95% intervals) and the predicted (orange) part on the "
 					"instructions below.");
-	for (size_t r = 0; r < t.nrows; r++) {
-		const char *b = tab_get(&t, r, "block");
-		char rel[PATH_MAX], base[PATH_MAX], data[PATH_MAX], cap[512];
-		struct tab s;
-
-		fprintf(h, "<h3 id=\"block-");
-		html_text(h, b);
-		fprintf(h, "\">");
-		html_text(h, b);
-		fprintf(h, "</h3>\n");
-		snprintf(rel, sizeof(rel), "interrupts/%.200s/shares.tsv", b);
-		if (!tab_load(&s, study_path(st, rel, path, sizeof(path)), 1)) {
-			fprintf(h, "<p>Unit: <code>");
-			html_text(h, tab_comment(&s, "unit"));
-			fprintf(h, "</code>; %s samples (%s backend).</p>\n", tab_comment(&s, "samples"),
-				tab_comment(&s, "backend"));
-			tab_free(&s);
-		}
-		snprintf(base, sizeof(base), "interrupts/%.200s/shares", b);
-		snprintf(data, sizeof(data), "interrupts/%.200s/shares.tsv", b);
-		snprintf(cap, sizeof(cap), "%.200s: measured and predicted share of samples per "
-			 "instruction", b);
-		html_figure(st, h, base, data, cap);
-		snprintf(base, sizeof(base), "interrupts/%.200s/model-overlay", b);
-		snprintf(data, sizeof(data), "interrupts/%.200s/curve.tsv", b);
-		snprintf(cap, sizeof(cap), "%.200s: measured and modelled cycles of k copies", b);
-		html_figure(st, h, base, data, cap);
-		fprintf(h, "<p class=\"dated\">Also: <a href=\"interrupts/");
-		html_text(h, b);
-		fprintf(h, "/sample.tsv\">sample.tsv</a> (every sample), <a href=\"interrupts/");
-		html_text(h, b);
-		fprintf(h, "/sweep.tsv\">sweep.tsv</a> (the step curve).</p>\n");
-	}
+	for (size_t r = 0; r < t.nrows; r++)
+		interrupts_block(st, h, tab_get(&t, r, "block"));
 	tab_free(&t);
 	return 1;
+}
+
+/* allforms.tbl: the generated full table (t32 table gen), quietly.  0 or an exit code. */
+static int allforms_table(const char *tbl)
+{
+	struct t32_tablegen_opts go = { 0 };
+	struct t32_tablegen_stats gs;
+	struct t32_out out;
+	int rc;
+
+	if (t32_out_open(&out, tbl))
+		return T32_EXIT_ERROR;
+	rc = t32_tablegen(out.f, &go, &gs);
+	if (rc)
+		t32_out_abort(&out);
+	else if (t32_out_commit(&out))
+		rc = T32_EXIT_ERROR;
+	return rc;
 }
 
 /*
  * Recipe allforms (the full profile, or named): the generated full table (t32
  * table gen) swept at +-0.02 cycles, resumable, and the forms whose latency or
  * throughput lies off the table's published value, with both (t32 compare
- * --differing, into allforms/).  The sweep runs in this process; table gen and
- * compare run as programs (each writes its own files, and says so on its output).
+ * --differing, into allforms/).  All three are calls in this process.
  */
 static int run_allforms(struct study *st)
 {
-	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
-	char *gen[] = { self, "table", "gen", "--quiet", "-o", tbl, NULL };
-	char *cmp[] = { self, "compare", "--differing", "-o", dir, tsv, NULL };
-	char **steps[] = { gen, NULL, cmp };
-	static const char *const what[] = { "allforms: table gen", "allforms: the sweep",
-					    "allforms: compare" };
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char tbl[PATH_MAX], tsv[PATH_MAX], dir[PATH_MAX];
+	/* the command line compare.tsv's provenance names, as if typed */
+	char *cmp[] = { "t32", "compare", "--differing", "-o", dir, tsv, NULL };
+	struct t32_compare_req cq = { .paths = &cmp[5], .npaths = 1, .dir = dir, .only_diff = 1,
+				      .hostname = 1, .tolerance = 0.05, .argc = 6, .argv = cmp };
+	struct t32_sweep_req q;
+	int rc;
 
-	if (l <= 0) {
-		t32_error("cannot find this program '%s' (%s)", "/proc/self/exe", strerror(errno));
-		return T32_EXIT_ERROR;
-	}
-	self[l] = 0;
 	study_path(st, "allforms.tbl", tbl, sizeof(tbl));
 	study_path(st, "allforms.tsv", tsv, sizeof(tsv));
 	study_path(st, "allforms", dir, sizeof(dir));
-	for (size_t i = 0; i < 3 && !stop; i++) {
-		struct t32_child_output res;
-		struct t32_sweep_req q;
-		int rc;
-
-		progress(st, what[i], i / 3.0);
-		if (!steps[i]) {
-			t32_sweep_req_init(&q);
-			q.table = tbl;
-			q.klist[q.nk++] = 12;
-			q.mo.precision = 0.02;
-			q.resume = 1;
-			if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
-				return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
-			continue;
-		}
-		if (t32_run_program(steps[i], &res) < 0 || res.status) {
-			t32_error("%s failed (%s) '%s'", what[i], res.error[0] ? res.error :
-				  res.text ? res.text : "no output", tbl);
-			t32_child_output_free(&res);
-			return res.status == T32_EXIT_INTERRUPTED ? T32_EXIT_INTERRUPTED : T32_EXIT_ERROR;
-		}
-		t32_child_output_free(&res);
+	progress(st, "allforms: table gen", 0);
+	if (allforms_table(tbl)) {
+		t32_error("%s failed '%s'", "allforms: table gen", tbl);
+		return T32_EXIT_ERROR;
+	}
+	if (stop)
+		return T32_EXIT_INTERRUPTED;
+	progress(st, "allforms: the sweep", 1 / 3.0);
+	t32_sweep_req_init(&q);
+	q.table = tbl;
+	q.klist[q.nk++] = 12;
+	q.mo.precision = 0.02;
+	q.resume = 1;
+	if ((rc = study_sweep(st, &q, "840", tsv, 0, NULL)))
+		return rc == T32_EXIT_INTERRUPTED ? rc : T32_EXIT_ERROR;
+	if (stop)
+		return T32_EXIT_INTERRUPTED;
+	progress(st, "allforms: compare", 2 / 3.0);
+	if (t32_compare(&cq)) {
+		t32_error("%s failed '%s'", "allforms: compare", tsv);
+		return T32_EXIT_ERROR;
 	}
 	return stop ? T32_EXIT_INTERRUPTED : 0;
 }
@@ -1967,13 +2092,9 @@ static int study_options(int argc, char **argv, struct study *st, struct t32_blo
 	snprintf(intro + used, sizeof(intro) - used, "\n");
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_FN("profile", "P", opt_profile, &st->p,
-				   "quick (default, about two minutes) or full (the\n"
-				   "coursework's precision)"),
-			T32_OPT_STRING("output", 'o', "DIR", &st->dir,
-				       "the report directory (default report)"),
-			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier,
-				   "barrier letters of the classic form (default l)"),
+			T32_OPT_FN("profile", "P", opt_profile, &st->p, "quick (default, about two minutes) or full (the\n" "coursework's precision)"),
+			T32_OPT_STRING("output", 'o', "DIR", &st->dir, "the report directory (default report)"),
+			T32_OPT_FN("barrier", "B", opt_barrier, &st->barrier, "barrier letters of the classic form (default l)"),
 			T32_OPT_FLAG("no-plots", 0, &no_plots, "no figures (no gnuplot)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END

@@ -64,16 +64,6 @@ static int opt_shard(const struct t32_option *row, const char *arg)
 	return 0;
 }
 
-/* --unit U */
-static int opt_unit(const struct t32_option *row, const char *arg)
-{
-	if (t32_parse_unit(arg, row->ctx)) {
-		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /* --k-list K,...: copy counts 1 to 64. */
 static int opt_klist(const struct t32_option *row, const char *arg)
 {
@@ -107,7 +97,7 @@ static int opt_replay(const struct t32_option *row, const char *arg)
 
 /*
  * The command, measuring or replaying (rec): its options into a request, the
- * merge or the sweep run.
+ * merge or the sweep run.  Its length is its option table, one row an option.
  */
 static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *format)
 {
@@ -124,43 +114,26 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	t32_block_optset_init(&shared, &w.bo, &spec);
 	{
 		const struct t32_option opts[] = {
-			T32_OPT_STRING("n", 0, "LIST", &nlist,
-				       "100,1000  0..100  1..1e5/log:20 (joined by commas)"),
-			T32_OPT_STRING("mode", 0, "M,...", &modelist,
-				       "raw, latency, throughput (tables: latency,throughput)"),
+			T32_OPT_STRING("n", 0, "LIST", &nlist, "100,1000  0..100  1..1e5/log:20 (joined by commas)"),
+			T32_OPT_STRING("mode", 0, "M,...", &modelist, "raw, latency, throughput (tables: latency,throughput)"),
 			T32_OPT_STRING("output", 'o', "FILE", &w.out_path, "write rows here (default stdout)"),
 			T32_OPT_FLAG("resume", 0, &w.resume, "skip rows FILE already holds; finish the rest"),
 			T32_OPT_FN("shard", "K/N", opt_shard, &w, "measure only rows with row % N == K - 1"),
-			T32_OPT_FLAG("merge", 0, &do_merge,
-				     "join shards (--merge -o OUT FILE...), checking they\n"
-				     "form one whole sweep"),
-			T32_OPT_FLAG("allow-mixed-cpus", 0, &w.allow_mixed,
-				     "merge shards, or resume a file, measured on another CPU"),
-			T32_OPT_REAL("precision", "P", &w.mo.precision, 0, DBL_MAX, "precision",
-				     "stop a row at +-P unit per instruction (default 0.01)"),
-			T32_OPT_REAL("block-precision", "P", &w.mo.block_precision, 0, DBL_MAX, "precision",
-				     "... or at +-P unit on the whole block (default 0.5)"),
-			T32_OPT_REAL("budget", "S", &w.mo.budget, 0, DBL_MAX, "budget",
-				     "seconds per measurement at most (default 1)"),
-			T32_OPT_U64("max-runs", "N", &w.mo.max_runs, 1, UINT32_MAX, "run count",
-				    "runs per measurement at most (default 1000000)"),
-			T32_OPT_FN("unit", "U", opt_unit, &w.mo.unit, "cycles, ticks or ns"),
-			T32_OPT_UINT("max-k", "K", &w.max_k, 1, 64, "max-k",
-				     "throughput copies to try, 1..K (default 12)"),
-			T32_OPT_FN("k-list", "K,...", opt_klist, &w,
-				   "try these copy counts only (a count above what the\n"
-				   "template's registers allow tries the largest they do)"),
+			T32_OPT_FLAG("merge", 0, &do_merge, "join shards (--merge -o OUT FILE...), checking they\n" "form one whole sweep"),
+			T32_OPT_FLAG("allow-mixed-cpus", 0, &w.allow_mixed, "merge shards, or resume a file, measured on another CPU"),
+			T32_OPT_REAL("precision", "P", &w.mo.precision, 0, DBL_MAX, "precision", "stop a row at +-P unit per instruction (default 0.01)"),
+			T32_OPT_REAL("block-precision", "P", &w.mo.block_precision, 0, DBL_MAX, "precision", "... or at +-P unit on the whole block (default 0.5)"),
+			T32_OPT_REAL("budget", "S", &w.mo.budget, 0, DBL_MAX, "budget", "seconds per measurement at most (default 1)"),
+			T32_OPT_U64("max-runs", "N", &w.mo.max_runs, 1, UINT32_MAX, "run count", "runs per measurement at most (default 1000000)"),
+			T32_OPT_FN("unit", "U", t32_opt_unit, &w.mo.unit, "cycles, ticks or ns"),
+			T32_OPT_UINT("max-k", "K", &w.max_k, 1, 64, "max-k", "throughput copies to try, 1..K (default 12)"),
+			T32_OPT_FN("k-list", "K,...", opt_klist, &w, "try these copy counts only (a count above what the\n" "template's registers allow tries the largest they do)"),
 			T32_OPT_STRING("barrier", 0, "B", &barrier, "barrier letters, for tables (default l)"),
 			T32_OPT_STRING("store", 0, "S", &store, "store letter, for tables (default m)"),
-			T32_OPT_FLAG("whole", 0, &w.whole,
-				     "latency and throughput rows as block minus empty over\n"
-				     "n (fixed cost included), not the marginal cost"),
-			T32_OPT_STRING("record", 0, "FILE", &record,
-				       "keep every reading behind the rows in FILE"),
-			T32_OPT_FN("replay", "FILE", opt_replay, NULL,
-				   "recompute a recorded sweep's rows from FILE, offline"),
-			T32_OPT_FLAG("ignore-busy", 0, &w.mo.ignore_busy,
-				     "count readings taken while other CPUs were busy"),
+			T32_OPT_FLAG("whole", 0, &w.whole, "latency and throughput rows as block minus empty over\n" "n (fixed cost included), not the marginal cost"),
+			T32_OPT_STRING("record", 0, "FILE", &record, "keep every reading behind the rows in FILE"),
+			T32_OPT_FN("replay", "FILE", opt_replay, NULL, "recompute a recorded sweep's rows from FILE, offline"),
+			T32_OPT_FLAG("ignore-busy", 0, &w.mo.ignore_busy, "count readings taken while other CPUs were busy"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};
@@ -217,7 +190,9 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 	if (!rc)
 		rc = t32_sweep(&w);
 	/* the readings behind the rows written stay */
-	if (record && rec && t32_rec_close(rec, rc == 0 || rc == T32_EXIT_INTERRUPTED) && !rc)
+	if (record && rec &&
+	    t32_rec_close(rec, rc == 0 || rc == T32_EXIT_ROWS || rc == T32_EXIT_INTERRUPTED) &&
+	    (!rc || rc == T32_EXIT_ROWS))
 		rc = T32_EXIT_ERROR;
 	t32_spec_free(&spec);
 	free(ns);

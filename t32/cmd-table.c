@@ -3,7 +3,6 @@
  * capstone's mnemonics and NASM (t32/tablegen.c) as an ordinary .tbl file.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,70 +10,38 @@
 
 #include "analysis/uarch.h"
 #include "t32/cmd.h"
+#include "t32/options.h"
 #include "t32/tablecheck.h"
 #include "t32/tablegen.h"
 #include "t32/util.h"
 
 static const char table_usage[] =
-	"t32 table gen [-o FILE.tbl] [--only MNEMONIC,...] [--uarch NAME] [--no-expected]\n"
-	"              [--excluded FILE]";
+	"t32 table gen [-o FILE.tbl] [--only MNEMONIC,...] [--uarch NAME]\n"
+	"                     [--no-expected] [--excluded FILE]";
 
 static int table_gen(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "uarch", required_argument, NULL, 'u' },
-		{ "no-expected", no_argument, NULL, 'E' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "excluded", required_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_tablegen_opts o = { 0 };
 	struct t32_tablegen_stats st;
 	struct t32_out out;
-	const char *path = NULL;
-	int opt, rc, quiet = 0;
-	const char *excluded = NULL;
+	const char *path = NULL, *excluded = NULL;
+	int rc, quiet = 0;
+	const struct t32_option opts[] = {
+		T32_OPT_STRING("output", 'o', "FILE", &path, "write the table here (default stdout)"),
+		T32_OPT_STRING("only", 0, "M,...", &o.only, "try these mnemonics only (capstone's names)"),
+		T32_OPT_STRING("uarch", 0, "NAME", &o.uarch, "published latencies of this core as lat= (default: detected)"),
+		T32_OPT_FLAG("no-expected", 0, &o.no_expected, "no lat= values"),
+		T32_OPT_STRING("excluded", 0, "FILE", &excluded, "list each form a rule left out, and the rule (TSV)"),
+		T32_OPT_FLAG("quiet", 0, &quiet, "no summary on stderr"),
+		T32_OPT_END
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
+	rc = t32_options_parse("table gen", table_usage,
 			       "Every mnemonic of capstone's x86 list in the operand shapes of its kind,\n"
-			       "kept where NASM assembles it and no rule excludes it, as a .tbl file.\n"
-			       "  -o, --output FILE   write the table here (default stdout)\n"
-			       "  --only M,...        try these mnemonics only (capstone's names)\n"
-			       "  --uarch NAME        published latencies of this core as lat= (default: detected)\n"
-			       "  --no-expected       no lat= values\n"
-			       "  --excluded FILE     list each form a rule left out, and the rule (TSV)\n"
-			       "  --quiet             no summary on stderr\n",
-			       table_usage);
-			return t32_close_stdout();
-		case 'o':
-			path = optarg;
-			continue;
-		case 'O':
-			o.only = optarg;
-			continue;
-		case 'u':
-			o.uarch = optarg;
-			continue;
-		case 'E':
-			o.no_expected = 1;
-			continue;
-		case 'q':
-			quiet = 1;
-			continue;
-		case 'x':
-			excluded = optarg;
-			continue;
-		default:
-			return t32_usage(table_usage);
-		}
-	}
+			       "kept where NASM assembles it and no rule excludes it, as a .tbl file.\n",
+			       NULL, opts, argc, argv, &optind);
+	if (rc >= 0)
+		return rc;
 	if (optind != argc)
 		return t32_usage(table_usage);
 	if (o.uarch) {
@@ -121,70 +88,34 @@ static int table_gen(int argc, char **argv)
 }
 
 static const char check_usage[] =
-	"t32 table check [--ref REF.tbl]... [--rows] [--untrusted] [--tolerance C] SWEEP.tsv\n"
-	"                [TABLE.tbl]";
+	"t32 table check [--ref REF.tbl]... [--rows] [--untrusted]\n"
+	"                       [--tolerance C] SWEEP.tsv [TABLE.tbl]";
 
 /* `t32 table check`: a swept table read row by row (t32/tablecheck.c). */
 static int table_check(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "ref", required_argument, NULL, 'r' },
-		{ "rows", no_argument, NULL, 'R' },
-		{ "untrusted", no_argument, NULL, 'U' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct t32_tablecheck_opts o = { .tolerance = 0.05 };
 	struct t32_tablecheck_result res;
-	char *refs[64];
-	int opt, rc;
+	const char *refs[64];
+	int rc;
+	const struct t32_option opts[] = {
+		T32_OPT_LIST("ref", "REF.tbl", refs, &o.nrefs, 64, "references", "published latencies to compare with (data/ref/CORE.tbl)"),
+		T32_OPT_FLAG("rows", 0, &o.rows, "each row's command to measure it again as it was measured"),
+		T32_OPT_FLAG("untrusted", 0, &o.untrusted, "judge and compare untrusted rows too (a busy machine)"),
+		T32_OPT_REAL("tolerance", "C", &o.tolerance, 0, 1e6, "tolerance", "cycles within which a latency agrees (default 0.05)"),
+		T32_OPT_END
+	};
 
 	o.refs = refs;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			printf("usage: %s\n\n"
+	rc = t32_options_parse("table check", check_usage,
 			       "Read a sweep of a table row by row: every ok latency row below a cycle or\n"
 			       "below its own throughput is impossible as a latency (exit 7 when there are\n"
 			       "any); a reference latency is compared only with the row whose chain is its\n"
 			       "chain (the table swept gives the chains: TABLE, else the one the sweep\n"
-			       "line names, where it still is).\n"
-			       "  --ref REF.tbl     published latencies to compare with (data/ref/CORE.tbl)\n"
-			       "  --rows            each row's command to measure it again as it was measured\n"
-			       "  --untrusted       judge and compare untrusted rows too (a busy machine)\n"
-			       "  --tolerance C     cycles within which a latency agrees (default 0.05)\n",
-			       check_usage);
-			return t32_close_stdout();
-		case 'r':
-			if (o.nrefs == sizeof(refs) / sizeof(refs[0])) {
-				t32_error("too many references '%s' (at most 64)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			refs[o.nrefs++] = optarg;
-			continue;
-		case 'R':
-			o.rows = 1;
-			continue;
-		case 'U':
-			o.untrusted = 1;
-			continue;
-		case 't': {
-			char *end;
-
-			errno = 0;
-			o.tolerance = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o.tolerance >= 0 && o.tolerance < 1e6)) {
-				t32_error("bad tolerance '%s' (cycles, 0 or more)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			continue;
-		}
-		default:
-			return t32_usage(check_usage);
-		}
-	}
+			       "line names, where it still is).\n",
+			       NULL, opts, argc, argv, &optind);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind < 1 || argc - optind > 2)
 		return t32_usage(check_usage);
 	o.sweep = argv[optind];

@@ -210,16 +210,6 @@ static void print_result(const struct t32_measurement *m, const struct t32_spec 
 	}
 }
 
-/* --unit U */
-static int opt_unit(const struct t32_option *row, const char *arg)
-{
-	if (t32_parse_unit(arg, row->ctx)) {
-		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /* --replay FILE beside other options (t32_replay_or_run takes it alone). */
 static int opt_replay(const struct t32_option *row, const char *arg)
 {
@@ -247,26 +237,15 @@ static int time_options(int argc, char **argv, struct t32_block_opts *o, struct 
 	{
 		const struct t32_option opts[] = {
 			T32_OPT_IN_ORDER,
-			T32_OPT_REAL("precision", "P", &mo->precision, DBL_MIN, 1e9, "precision",
-				     "stop once the 95% interval is within +-P unit per insn"),
-			T32_OPT_REAL("budget", "S", &a->budget, DBL_MIN, 1e6, "budget",
-				     "measure for S seconds at most (default 10; auto: 2)"),
-			T32_OPT_FN("unit", "U", opt_unit, &mo->unit,
-				   "cycles (default, calibrated), ticks or ns"),
+			T32_OPT_REAL("precision", "P", &mo->precision, DBL_MIN, 1e9, "precision", "stop once the 95% interval is within +-P unit per insn"),
+			T32_OPT_REAL("budget", "S", &a->budget, DBL_MIN, 1e6, "budget", "measure for S seconds at most (default 10; auto: 2)"),
+			T32_OPT_FN("unit", "U", t32_opt_unit, &mo->unit, "cycles (default, calibrated), ticks or ns"),
 			T32_OPT_STRING("raw", 0, "FILE", &mo->raw_path, "write every delta to FILE (tsv)"),
-			T32_OPT_U64("base", "N", &a->base_n, 0, 100000000, "base repeat count",
-				    "compare with the same block whose last item repeats\n"
-				    "N times, instead of the half twin (n+1 against n)"),
-			T32_OPT_FLAG("whole", 0, &a->whole,
-				     "the value is block minus empty over n (the study's\n"
-				     "quantity, fixed cost included), with no twin"),
-			T32_OPT_STRING("record", 0, "FILE", &a->record,
-				       "keep every reading the result comes from in FILE"),
-			T32_OPT_FN("replay", "FILE", opt_replay, NULL,
-				   "recompute a recorded result from FILE, offline"),
-			T32_OPT_FLAG("ignore-busy", 0, &mo->ignore_busy,
-				     "count readings taken while other CPUs were busy (for\n"
-				     "machines whose other CPUs share no core with it)"),
+			T32_OPT_U64("base", "N", &a->base_n, 0, 100000000, "base repeat count", "compare with the same block whose last item repeats\n" "N times, instead of the half twin (n+1 against n)"),
+			T32_OPT_FLAG("whole", 0, &a->whole, "the value is block minus empty over n (the study's\n" "quantity, fixed cost included), with no twin"),
+			T32_OPT_STRING("record", 0, "FILE", &a->record, "keep every reading the result comes from in FILE"),
+			T32_OPT_FN("replay", "FILE", opt_replay, NULL, "recompute a recorded result from FILE, offline"),
+			T32_OPT_FLAG("ignore-busy", 0, &mo->ignore_busy, "count readings taken while other CPUs were busy (for\n" "machines whose other CPUs share no core with it)"),
 			T32_OPT_SET(shared.rows),
 			T32_OPT_END
 		};

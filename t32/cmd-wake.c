@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
@@ -37,6 +36,7 @@
 
 #include "t32/cmd.h"
 #include "t32/run.h"
+#include "t32/options.h"
 #include "t32/shared.h"
 #include "t32/spec.h"
 #include "t32/util.h"
@@ -47,7 +47,8 @@
 #endif
 
 static const char wake_usage[] =
-	"t32 wake [--method sleep|spin] [--count N] [--duration S] [--ldist MIN[,MAX]] [OPTIONS]\n"
+	"t32 wake [--method sleep|spin] [--count N] [--duration S]\n"
+	"                [--ldist MIN[,MAX]] [OPTIONS]\n"
 	"       t32 wake --input FILE [--format F]";
 
 static volatile sig_atomic_t interrupted;
@@ -84,6 +85,7 @@ enum distribution { DIST_UNIFORM, DIST_LOG };
 static const char *const dist_names[] = { "uniform", "log" };
 
 enum policy { POL_FIFO, POL_RR, POL_OTHER };
+static const char *const policy_names[] = { "fifo", "rr", "other" };
 static const struct {
 	const char *name;
 	int policy;
@@ -688,214 +690,92 @@ static int stats_of_file(const char *path, enum t32_format fmt)
 	return 0;
 }
 
-static void help(void)
+/* --ldist MIN[,MAX] */
+static int opt_ldist(const struct t32_option *row, const char *arg)
 {
-	printf("usage: %s\n\n"
-	       "Wake and interrupt latency from user space, timed with the TSC (wult's method).\n"
-	       "Each event arms a timer a random launch distance ahead and waits for it.\n"
-	       "  --method M         sleep (default): TSC on return from clock_nanosleep - deadline\n"
-	       "                     spin: TSC in a timer signal's handler - deadline, while the\n"
-	       "                     thread spins; and the gap the interrupt left in the spin loop\n"
-	       "  --count N          record N events\n"
-	       "  --duration S       record for S seconds at most (default 10 unless --count)\n"
-	       "  --ldist MIN[,MAX]  launch distance range (default 20us,4ms; a bare number is us)\n"
-	       "  --distribution D   uniform (default) or log over the range\n"
-	       "  --seed N           seed of the launch distances (default random, recorded)\n"
-	       "  --warmup N         events run first and not recorded (default 10)\n"
-	       "  --cpu N            CPU to run on (default: the last allowed, a P-core on a\n"
-	       "                     hybrid part)\n"
-	       "  --policy P         fifo (default), rr or other; SCHED_OTHER where refused\n"
-	       "  --priority N       1..99 for fifo and rr (default 80)\n"
-	       "  --slack NS         timer slack in ns (default 1)\n"
-	       "  --no-mlock         do not lock memory (default: mlockall, warned where refused)\n"
-	       "  --pm-qos US|off    hold a /dev/cpu_dma_latency request of US us (default off)\n"
-	       "  --idle-only        sleep: leave out events where the CPU never went idle (wult)\n"
-	       "  --gap NS           spin: a loop gap above NS is an interrupt (default 1000)\n"
-	       "  --calibrate S      baseline of the TSC to CLOCK_MONOTONIC conversion (default 0.3)\n"
-	       "  -o, --output FILE  raw datapoints, one row per event (written as they come)\n"
-	       "  --input FILE       statistics of a raw file instead of measuring\n"
-	       "  --format F         table (default), tsv or json\n\n"
-	       "Events are left out of the statistics, and counted, when: ", wake_usage);
-	for (int i = 0; i < T32_WAKE_NFLAGS; i++)
-		printf("%s%s (%s)", i ? "; " : "", t32_wake_flags[i].name, t32_wake_flags[i].summary);
-	printf(".\nPercentiles have 95%% distribution-free intervals.  Exit 7 when no event was "
-	       "kept or\nmore than 1%% had impossible readings; 130 on Ctrl-C, what was measured kept.\n");
+	struct wake *w = row->ctx;
+	char lo[64];
+	const char *comma = strchr(arg, ',');
+
+	snprintf(lo, sizeof(lo), "%.*s", comma ? (int)(comma - arg) : 63, arg);
+	if (parse_time_ns(lo, &w->ldist_min_ns) || parse_time_ns(comma ? comma + 1 : lo, &w->ldist_max_ns) ||
+	    w->ldist_max_ns < w->ldist_min_ns || w->ldist_max_ns == 0 || w->ldist_max_ns > 10000000000ull) {
+		t32_error("bad launch distance '%s' (MIN[,MAX] with ns, us, ms or s; "
+			  "0 < MAX <= 10 s, MIN <= MAX)", arg);
+		return -1;
+	}
+	return 0;
 }
 
-/* Parse the options into w; an exit code, or -1 to go on. */
+/* --pm-qos US|off */
+static int opt_pm_qos(const struct t32_option *row, const char *arg)
+{
+	struct wake *w = row->ctx;
+	uint64_t v;
+
+	if (!strcmp(arg, "off")) {
+		w->pm_qos_us = -1;
+		return 0;
+	}
+	if (t32_parse_u64(arg, 0, 2000000000, &v)) {
+		t32_error("bad PM QoS latency '%s' (--pm-qos takes us, or off)", arg);
+		return -1;
+	}
+	w->pm_qos_us = (long)v;
+	return 0;
+}
+
+/* Parse the options into w (its table); an exit code, or -1 to go on. */
 static int parse_options(struct wake *w, int argc, char **argv, int *count_set, int *dur_set)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ldist", required_argument, NULL, 'l' },
-		{ "distribution", required_argument, NULL, 'D' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "priority", required_argument, NULL, 'p' },
-		{ "slack", required_argument, NULL, 's' },
-		{ "no-mlock", no_argument, NULL, 'M' },
-		{ "idle-only", no_argument, NULL, 'I' },
-		{ "pm-qos", required_argument, NULL, 'q' },
-		{ "gap", required_argument, NULL, 'g' },
-		{ "calibrate", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
+	unsigned cpu = UINT_MAX, priority = (unsigned)w->priority;
+	int no_mlock = 0, rc;
+	char outro[2048];
+	size_t l;
+	const struct t32_option opts[] = {
+		T32_OPT_CHOICE("method", "M", &w->method, t32_wake_method_names, T32_WAKE_NMETHODS, "method", "sleep (default): TSC on return from clock_nanosleep\n" "- deadline; spin: TSC in a timer signal's handler\n- deadline while the thread spins, and the gap the\n" "interrupt left in the spin loop"),
+		T32_OPT_U64("count", "N", &w->count, 1, 1e9, "count", "record N events"),
+		T32_OPT_REAL("duration", "S", &w->duration_s, 0.001, 1e7, "duration", "record for S seconds at most (default 10 unless --count)"),
+		T32_OPT_FN("ldist", "MIN[,MAX]", opt_ldist, w, "launch distance range (default 20us,4ms; bare: us)"),
+		T32_OPT_CHOICE("distribution", "D", &w->dist, dist_names, 2, "distribution", "uniform (default) or log over the range"),
+		T32_OPT_U64("seed", "N", &w->seed, 0, 1.8446744073709552e19, "seed", "seed of the launch distances (default random, recorded)"),
+		T32_OPT_U64("warmup", "N", &w->warmup, 0, 1e6, "warmup", "events run first and not recorded (default 10)"),
+		T32_OPT_UINT("cpu", "N", &cpu, 0, CPU_SETSIZE - 1, "cpu", "CPU to run on (default: the last allowed, a P-core on a\nhybrid part)"),
+		T32_OPT_CHOICE("policy", "P", &w->policy, policy_names, 3, "policy", "fifo (default), rr or other; SCHED_OTHER where refused"),
+		T32_OPT_UINT("priority", "N", &priority, 1, 99, "priority", "1..99 for fifo and rr (default 80)"),
+		T32_OPT_U64("slack", "NS", &w->slack_ns, 1, 1e9, "timer slack", "timer slack in ns (default 1)"),
+		T32_OPT_FLAG("no-mlock", 0, &no_mlock, "do not lock memory (default: mlockall, warned if refused)"),
+		T32_OPT_FN("pm-qos", "US|off", opt_pm_qos, w, "hold a /dev/cpu_dma_latency request of US (default off)"),
+		T32_OPT_FLAG("idle-only", 0, &w->idle_only, "sleep: leave out events where the CPU never idled (wult)"),
+		T32_OPT_REAL("gap", "NS", &w->gap_ns, 10, 1e9, "gap", "spin: a loop gap above NS is an interrupt (default 1000)"),
+		T32_OPT_REAL("calibrate", "S", &w->calibrate_s, 0.01, 100, "calibration baseline", "baseline of the TSC to CLOCK_MONOTONIC conversion\n(default 0.3)"),
+		T32_OPT_STRING("output", 'o', "FILE", &w->out_path, "raw datapoints, one row per event (written as they come)"),
+		T32_OPT_STRING("input", 0, "FILE", &w->input, "statistics of a raw file instead of measuring"),
+		T32_OPT_FN("format", "F", t32_opt_format, &w->format, "table (default), tsv or json"),
+		T32_OPT_END
 	};
-	int opt;
-	uint64_t v;
-	double d;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			help();
-			return t32_close_stdout();
-		case 'm': {
-			int k = 0;
-
-			while (k < T32_WAKE_NMETHODS && strcmp(optarg, methods[k].name))
-				k++;
-			if (k == T32_WAKE_NMETHODS) {
-				t32_error("unknown method '%s' (sleep, spin)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->method = (enum t32_wake_method)k;
-			break;
-		}
-		case 'c':
-			if (t32_parse_u64(optarg, 1, 1000000000, &w->count)) {
-				t32_error("bad count '%s' (1 to 1000000000)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			*count_set = 1;
-			break;
-		case 'd':
-			if (t32_parse_real(optarg, 0.001, 1e7, &w->duration_s)) {
-				t32_error("bad duration '%s' (seconds, 0.001 to 1e7)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			*dur_set = 1;
-			break;
-		case 'l': {
-			char lo[64], *comma = strchr(optarg, ',');
-
-			snprintf(lo, sizeof(lo), "%.*s", comma ? (int)(comma - optarg) : 63, optarg);
-			if (parse_time_ns(lo, &w->ldist_min_ns) ||
-			    parse_time_ns(comma ? comma + 1 : lo, &w->ldist_max_ns) ||
-			    w->ldist_max_ns < w->ldist_min_ns || w->ldist_max_ns == 0 ||
-			    w->ldist_max_ns > 10000000000ull) {
-				t32_error("bad launch distance '%s' (MIN[,MAX] with ns, us, ms or s; "
-					  "0 < MAX <= 10 s, MIN <= MAX)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'D':
-			if (strcmp(optarg, "uniform") == 0)
-				w->dist = DIST_UNIFORM;
-			else if (strcmp(optarg, "log") == 0)
-				w->dist = DIST_LOG;
-			else {
-				t32_error("unknown distribution '%s' (uniform, log)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'S':
-			if (t32_parse_u64(optarg, 0, UINT64_MAX, &w->seed)) {
-				t32_error("bad seed '%s'", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'w':
-			if (t32_parse_u64(optarg, 0, 1000000, &w->warmup)) {
-				t32_error("bad warmup '%s' (0 to 1000000 events)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'C':
-			if (t32_parse_u64(optarg, 0, CPU_SETSIZE - 1, &v)) {
-				t32_error("bad cpu '%s' (0 to %d)", optarg, CPU_SETSIZE - 1);
-				return T32_EXIT_USAGE;
-			}
-			w->cpu = (int)v;
-			t32_cpu_select(w->cpu);
-			break;
-		case 'P': {
-			int k = 0;
-
-			while (k < 3 && strcmp(optarg, policies[k].name))
-				k++;
-			if (k == 3) {
-				t32_error("unknown policy '%s' (fifo, rr, other)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->policy = (enum policy)k;
-			break;
-		}
-		case 'p':
-			if (t32_parse_u64(optarg, 1, 99, &v)) {
-				t32_error("bad priority '%s' (1 to 99)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->priority = (int)v;
-			break;
-		case 's':
-			if (t32_parse_u64(optarg, 1, 1000000000, &w->slack_ns)) {
-				t32_error("bad timer slack '%s' (1 to 1000000000 ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'M':
-			w->mlock = 0;
-			break;
-		case 'I':
-			w->idle_only = 1;
-			break;
-		case 'q':
-			if (strcmp(optarg, "off") == 0)
-				w->pm_qos_us = -1;
-			else if (t32_parse_u64(optarg, 0, 2000000000, &v)) {
-				t32_error("bad PM QoS latency '%s' (us, or off)", optarg);
-				return T32_EXIT_USAGE;
-			} else
-				w->pm_qos_us = (long)v;
-			break;
-		case 'g':
-			if (t32_parse_real(optarg, 10, 1e9, &d)) {
-				t32_error("bad gap '%s' (10 to 1e9 ns)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			w->gap_ns = d;
-			break;
-		case 'k':
-			if (t32_parse_real(optarg, 0.01, 100, &w->calibrate_s)) {
-				t32_error("bad calibration baseline '%s' (0.01 to 100 s)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			w->out_path = optarg;
-			break;
-		case 'i':
-			w->input = optarg;
-			break;
-		case 'f':
-			if (t32_parse_format(optarg, &w->format)) {
-				t32_error("unknown format '%s' (table, tsv, json)", optarg);
-				return T32_EXIT_USAGE;
-			}
-			break;
-		default:
-			return t32_usage(wake_usage);
-		}
+	l = (size_t)snprintf(outro, sizeof(outro), "\nEvents are left out of the statistics, and counted, when: ");
+	for (int i = 0; i < T32_WAKE_NFLAGS && l < sizeof(outro); i++)
+		l += (size_t)snprintf(outro + l, sizeof(outro) - l, "%s%s (%s)", i ? "; " : "",
+				      t32_wake_flags[i].name, t32_wake_flags[i].summary);
+	if (l < sizeof(outro))
+		snprintf(outro + l, sizeof(outro) - l, ".\nPercentiles have 95%% distribution-free intervals.  "
+			 "Exit 7 when no event was kept or more than 1%% had impossible readings; 130 on "
+			 "Ctrl-C, what was measured kept.\n");
+	rc = t32_options_parse("wake", wake_usage,
+			       "Wake and interrupt latency from user space, timed with the TSC (wult's method).\n"
+			       "Each event arms a timer a random launch distance ahead and waits for it.\n",
+			       outro, opts, argc, argv, &optind);
+	if (rc >= 0)
+		return rc;
+	*count_set = w->count != 0;
+	*dur_set = w->duration_s != 0;
+	w->mlock = !no_mlock;
+	w->priority = (int)priority;
+	if (cpu != UINT_MAX) {
+		w->cpu = (int)cpu;
+		t32_cpu_select(w->cpu);
 	}
 	if (optind < argc) {
 		t32_error("unexpected argument '%s'", argv[optind]);
@@ -918,6 +798,124 @@ static double as_written(double v)
 	return strtod(buf, NULL);
 }
 
+/* Record events until the count, the duration or a signal; 0 or an exit code. */
+static int record(struct wake *w, struct t32_wake_data *d, FILE *out, struct t32_share *share,
+		  double t0, uint64_t *recorded, double *max_err)
+{
+	double next_look = t0 + 1, next_progress = 0;
+	int progress = isatty(2), rc = 0;
+
+	while (!interrupted && (!w->count || *recorded < w->count) &&
+	       (!w->duration_s || t32_now() - t0 < w->duration_s)) {
+		struct t32_wake_event e = { .ldist_ns = next_ldist(w) };
+		struct t32_wake_point p;
+		int r = methods[w->method].event(w, &e);
+
+		if (r < 0) {
+			t32_error("cannot arm the timer 'CLOCK_MONOTONIC' (%s)", strerror(errno));
+			rc = T32_EXIT_ERROR;
+			break;
+		}
+		if (r)
+			continue;	/* cut short by a signal: not an event */
+		w->last = e.anchor;
+		t32_wake_point_of(w->method, &e, &w->conv, &p);
+		*max_err = fmax(*max_err, p.conv_err_ns);
+		if (out) {
+			write_row(w, out, *recorded, &e, &p, d->filter);
+			fflush(out);
+		}
+		if (t32_wake_add(d, (double)e.ldist_ns, as_written(p.latency_ns),
+				 as_written(p.gap_ns), p.flags)) {
+			t32_error("out of memory for '%llu events'", (unsigned long long)*recorded);
+			rc = T32_EXIT_ERROR;
+			break;
+		}
+		(*recorded)++;
+		double now = t32_now();
+
+		if (now >= next_look) {
+			t32_share_sample(share);
+			next_look = now + 1;
+		}
+		if (progress && now >= next_progress) {
+			fprintf(stderr, "\r\033[K[%llu events, %zu kept, %.1f s] last %.2f us",
+				(unsigned long long)*recorded, d->ok, now - t0, p.latency_ns / 1e3);
+			next_progress = now + 0.25;
+		}
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}
+
+/*
+ * After the run: its idle usage, the conversion over the whole run and the
+ * sharing, as provenance lines in extra; why the result is untrusted, if it is.
+ */
+static void run_lines(struct wake *w, struct t32_share *share, uint64_t recorded, double max_err,
+		      double t0, char *extra, size_t elen, char *why, size_t wlen)
+{
+	uint64_t usage1[T32_WAKE_MAX_IDLE], time1[T32_WAKE_MAX_IDLE];
+	size_t used = 0;
+	double drift_ppm = 0;
+
+	idle_read(w, usage1, time1);
+
+	if (recorded && !t32_wake_conv_from(&w->first, &w->last, &w->run_conv)) {
+		drift_ppm = (w->run_conv.ticks_per_ns / w->conv.ticks_per_ns - 1) * 1e6;
+		used += (size_t)snprintf(extra + used, elen - used,
+			"# tsc-run: %.6f ticks/ns over the whole run (%.1f s), %+.3f ppm from the "
+			"calibration; conv_err_ns at most %.1f\n", w->run_conv.ticks_per_ns,
+			w->run_conv.baseline_ns / 1e9, drift_ppm, max_err);
+		if (fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns > 1000)
+			snprintf(why, wlen, "the TSC's rate against CLOCK_MONOTONIC moved "
+				 "%.1f ppm during the run: %.0f ns at the longest launch distance",
+				 drift_ppm, fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns);
+	}
+	if (w->nidle) {
+		used += (size_t)snprintf(extra + used, elen - used,
+					 "# idle-run: during the run");
+		for (unsigned k = 0; k < w->nidle && used < elen; k++)
+			used += (size_t)snprintf(extra + used, elen - used,
+				"%s %s +%llu entries +%.3f s", k ? "," : "", w->idle_name[k],
+				(unsigned long long)(usage1[k] - w->idle_usage0[k]),
+				(double)(time1[k] - w->idle_time0_us[k]) / 1e6);
+		used += (size_t)snprintf(extra + used, elen - used, "\n");
+	}
+	if (t32_share_end(share) && used < elen) {
+		if (share->others >= 2)
+			t32_warn("cpu %d was shared with another task '%s' during the run: "
+				 "latencies may include its time", w->cpu, share->who);
+		else
+			t32_warn("the hypervisor stole %.1f%% of cpu %d during the run",
+				 100 * share->steal_share, w->cpu);
+		used += (size_t)snprintf(extra + used, elen - used,
+			"# shared: cpu %d (%s, steal %.1f%%)\n", w->cpu,
+			share->others >= 2 ? share->who : "-", 100 * share->steal_share);
+	}
+	if (used < elen)
+		snprintf(extra + used, elen - used, "# run: %llu events in %.1f s%s\n",
+			 (unsigned long long)recorded, t32_now() - t0,
+			 interrupted ? ", interrupted" : "");
+}
+
+/* Most events left out: the statistics describe the few kept, and say what helps. */
+static void warn_left_out(const struct t32_wake_data *d)
+{
+	int top = 0;
+
+	if (!d->n || !d->ok || d->ok * 2 >= d->n)
+		return;
+	for (int i = 1; i < T32_WAKE_NFLAGS; i++)
+		if ((d->filter & (1u << i)) && d->by_flag[i] > d->by_flag[top])
+			top = i;
+	t32_warn("%zu of %zu events were left out (%zu %s): the statistics describe the %zu "
+		 "kept; --count counts events recorded, not kept; a CPU fewer interrupts "
+		 "reach (irqaffinity=, isolcpus=, nohz_full=) keeps a larger share",
+		 d->n - d->ok, d->n, d->by_flag[top], t32_wake_flags[top].name, d->ok);
+}
+
 /* Measure; an exit code. */
 static int measure(struct wake *w, int argc, char **argv)
 {
@@ -926,10 +924,9 @@ static int measure(struct wake *w, int argc, char **argv)
 	struct t32_share share;
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	uint64_t recorded = 0;
-	int rc, progress = isatty(2);
-	double t0, next_look, next_progress = 0, max_err = 0;
+	int rc;
+	double t0, max_err = 0;
 	char why[512] = "", extra[1024] = "", line[1024];
-	uint64_t usage1[T32_WAKE_MAX_IDLE], time1[T32_WAKE_MAX_IDLE];
 
 	if (w->out_path && t32_out_open(&out, w->out_path))
 		return T32_EXIT_ERROR;
@@ -965,105 +962,11 @@ static int measure(struct wake *w, int argc, char **argv)
 	idle_read(w, w->idle_usage0, w->idle_time0_us);
 	t32_share_begin(&share, w->cpu);
 	t0 = t32_now();
-	next_look = t0 + 1;
-	while (!interrupted && (!w->count || recorded < w->count) &&
-	       (!w->duration_s || t32_now() - t0 < w->duration_s)) {
-		struct t32_wake_event e = { .ldist_ns = next_ldist(w) };
-		struct t32_wake_point p;
-		int r = methods[w->method].event(w, &e);
-
-		if (r < 0) {
-			t32_error("cannot arm the timer 'CLOCK_MONOTONIC' (%s)", strerror(errno));
-			rc = T32_EXIT_ERROR;
-			break;
-		}
-		if (r)
-			continue;	/* cut short by a signal: not an event */
-		w->last = e.anchor;
-		t32_wake_point_of(w->method, &e, &w->conv, &p);
-		max_err = fmax(max_err, p.conv_err_ns);
-		if (w->out_path) {
-			write_row(w, out.f, recorded, &e, &p, d.filter);
-			fflush(out.f);
-		}
-		if (t32_wake_add(&d, (double)e.ldist_ns, as_written(p.latency_ns),
-				 as_written(p.gap_ns), p.flags)) {
-			t32_error("out of memory for '%llu events'", (unsigned long long)recorded);
-			rc = T32_EXIT_ERROR;
-			break;
-		}
-		recorded++;
-		double now = t32_now();
-
-		if (now >= next_look) {
-			t32_share_sample(&share);
-			next_look = now + 1;
-		}
-		if (progress && now >= next_progress) {
-			fprintf(stderr, "\r\033[K[%llu events, %zu kept, %.1f s] last %.2f us",
-				(unsigned long long)recorded, d.ok, now - t0, p.latency_ns / 1e3);
-			next_progress = now + 0.25;
-		}
-	}
-	if (progress)
-		fprintf(stderr, "\r\033[K");
-	/* after the run: its idle usage, the conversion over the whole run, sharing */
-	idle_read(w, usage1, time1);
-	{
-		size_t used = 0;
-		double drift_ppm = 0;
-
-		if (recorded && !t32_wake_conv_from(&w->first, &w->last, &w->run_conv)) {
-			drift_ppm = (w->run_conv.ticks_per_ns / w->conv.ticks_per_ns - 1) * 1e6;
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-				"# tsc-run: %.6f ticks/ns over the whole run (%.1f s), %+.3f ppm from the "
-				"calibration; conv_err_ns at most %.1f\n", w->run_conv.ticks_per_ns,
-				w->run_conv.baseline_ns / 1e9, drift_ppm, max_err);
-			if (fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns > 1000)
-				snprintf(why, sizeof(why), "the TSC's rate against CLOCK_MONOTONIC moved "
-					 "%.1f ppm during the run: %.0f ns at the longest launch distance",
-					 drift_ppm, fabs(drift_ppm) * 1e-6 * (double)w->ldist_max_ns);
-		}
-		if (w->nidle) {
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-						 "# idle-run: during the run");
-			for (unsigned k = 0; k < w->nidle && used < sizeof(extra); k++)
-				used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-					"%s %s +%llu entries +%.3f s", k ? "," : "", w->idle_name[k],
-					(unsigned long long)(usage1[k] - w->idle_usage0[k]),
-					(double)(time1[k] - w->idle_time0_us[k]) / 1e6);
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used, "\n");
-		}
-		if (t32_share_end(&share) && used < sizeof(extra)) {
-			if (share.others >= 2)
-				t32_warn("cpu %d was shared with another task '%s' during the run: "
-					 "latencies may include its time", w->cpu, share.who);
-			else
-				t32_warn("the hypervisor stole %.1f%% of cpu %d during the run",
-					 100 * share.steal_share, w->cpu);
-			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-				"# shared: cpu %d (%s, steal %.1f%%)\n", w->cpu,
-				share.others >= 2 ? share.who : "-", 100 * share.steal_share);
-		}
-		if (used < sizeof(extra))
-			snprintf(extra + used, sizeof(extra) - used, "# run: %llu events in %.1f s%s\n",
-				 (unsigned long long)recorded, t32_now() - t0,
-				 interrupted ? ", interrupted" : "");
-	}
+	rc = record(w, &d, w->out_path ? out.f : NULL, &share, t0, &recorded, &max_err);
+	run_lines(w, &share, recorded, max_err, t0, extra, sizeof(extra), why, sizeof(why));
 	if (!why[0])
 		t32_wake_untrusted(&d, why, sizeof(why));
-	if (d.n && d.ok && d.ok * 2 < d.n) {
-		/* most events left out: the statistics describe the few kept, and say what helps */
-		int top = 0;
-
-		for (int i = 1; i < T32_WAKE_NFLAGS; i++)
-			if ((d.filter & (1u << i)) && d.by_flag[i] > d.by_flag[top])
-				top = i;
-		t32_warn("%zu of %zu events were left out (%zu %s): the statistics describe the %zu "
-			 "kept; --count counts events recorded, not kept; a CPU fewer interrupts "
-			 "reach (irqaffinity=, isolcpus=, nohz_full=) keeps a larger share",
-			 d.n - d.ok, d.n, d.by_flag[top], t32_wake_flags[top].name, d.ok);
-	}
+	warn_left_out(&d);
 	if (w->out_path) {
 		fputs(extra, out.f);
 		if (why[0])
@@ -1126,186 +1029,4 @@ int cmd_wake(int argc, char **argv)
 		return T32_EXIT_USAGE;
 	}
 	return measure(&w, argc, argv);
-}
-
-/* Append v to a growing array; 0, or -1 when out of memory. */
-static int push(double **a, size_t *n, size_t *cap, double v)
-{
-	if (*n == *cap) {
-		size_t c = *cap * 2 + 1024;
-		double *t = realloc(*a, c * sizeof(double));
-
-		if (!t)
-			return -1;
-		*a = t;
-		*cap = c;
-	}
-	(*a)[(*n)++] = v;
-	return 0;
-}
-
-/*
- * Latencies (ns) from cyclictest -v -N output ("thread: loop: value" lines), the
- * first `skip` of each run left out as t32 leaves its warm-up out; how many it added.
- */
-static size_t cyclictest_values(const char *text, size_t skip, double **out, size_t *n,
-				size_t *cap)
-{
-	size_t seen = 0, before = *n;
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		unsigned long long thread, loop, v;
-
-		if (sscanf(p, " %llu: %llu: %llu", &thread, &loop, &v) != 3 || seen++ < skip)
-			continue;
-		if (push(out, n, cap, (double)v))
-			break;
-	}
-	return *n - before;
-}
-
-/* The median and p99 (ns) of x[0..n), sorted in place. */
-static void median_p99(double *x, size_t n, struct t32_wake_q *m, struct t32_wake_q *p99)
-{
-	struct t32_wake_stats s;
-
-	t32_wake_stats(x, n, 0.95, &s);
-	*m = s.q[0];
-	*p99 = s.q[2];
-}
-
-/*
- * make bench: t32 wake's sleep method beside cyclictest (rt-tests) on the same CPU,
- * the same 1 ms interval and priority, in alternating rounds so both see the same
- * neighbours; their medians within 10% or 2 us, whichever is larger.  Every t32
- * event counts here (cyclictest filters none); the kept ones are shown apart.  And
- * the spin method's gap: what an interrupt costs a running thread.
- */
-void t32_bench_wake(void (*report)(const char *what, const char *figure, const char *target,
-				   int ok))
-{
-	enum { ROUNDS = 10, LOOPS = 300, SKIP = 10 };
-	char self[PATH_MAX], cpu[16], loops[16], count[16], skip[16];
-	char path[] = "/tmp/t32-bench-wake-XXXXXX";
-	double *ct = NULL, *tt = NULL, *kept = NULL, rate = 0;
-	size_t nct = 0, cct = 0, ntt = 0, ctt = 0, nkept = 0, ckept = 0;
-	int fd = mkstemp(path), failed = 0;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char what[96], fig[128], why[160] = "";
-
-	if (n <= 0 || fd < 0) {
-		report("wake: t32 against cyclictest", "cannot set up (/proc/self/exe, /tmp)", "-", 0);
-		if (fd >= 0)
-			unlink(path);
-		return;
-	}
-	close(fd);
-	self[n] = 0;
-	snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
-	/* cyclictest's loops hold its first SKIP, which are left out; t32 counts after its warm-up */
-	snprintf(loops, sizeof(loops), "%d", LOOPS + SKIP);
-	snprintf(count, sizeof(count), "%d", LOOPS);
-	snprintf(skip, sizeof(skip), "%d", SKIP);
-	for (int r = 0; r < ROUNDS && !failed; r++) {
-		char *cargv[] = { "cyclictest", "-q", "-N", "-v", "-m", "-t", "1", "-a", cpu, "-i",
-				  "1000", "-d", "0", "-l", loops, "-p", "80", "--policy=fifo", NULL };
-		char *targv[] = { self, "wake", "--method", "sleep", "--cpu", cpu, "--ldist", "1ms",
-				  "--count", count, "--warmup", skip, "--pm-qos", "0",
-				  "--policy", "fifo", "--priority", "80",
-				  "--format", "tsv", "-o", path, NULL };
-		struct t32_child_output res;
-		struct t32_wake_data d;
-
-		if (t32_run_program(cargv, &res) || res.status) {
-			snprintf(why, sizeof(why), "cyclictest %s: %.100s", res.error[0] ? "missing" :
-				 "failed", res.error[0] ? "apt-get install rt-tests" :
-				 res.text ? res.text : "?");
-			for (char *p = why; *p; p++)
-				*p = *p == '\n' ? ' ' : *p;
-			failed = 1;
-		} else {
-			if (!cyclictest_values(res.text, SKIP, &ct, &nct, &cct)) {
-				snprintf(why, sizeof(why), "cyclictest printed no latencies");
-				failed = 1;
-			}
-		}
-		t32_child_output_free(&res);
-		if (failed)
-			break;
-		if (t32_run_program(targv, &res) || (res.status && res.status != T32_EXIT_UNTRUSTED) ||
-		    t32_wake_load(path, &d)) {
-			snprintf(why, sizeof(why), "t32 wake failed: %.100s", res.text ? res.text : "?");
-			t32_child_output_free(&res);
-			failed = 1;
-			break;
-		}
-		t32_child_output_free(&res);
-		if (d.conversion)
-			sscanf(d.conversion, "%lf", &rate);
-		for (size_t i = 0; i < d.n; i++)
-			if (push(&tt, &ntt, &ctt, d.latency_ns[i]) ||
-			    (!(d.flags[i] & d.filter) && push(&kept, &nkept, &ckept, d.latency_ns[i])))
-				break;
-		t32_wake_data_free(&d);
-	}
-	unlink(path);
-	snprintf(what, sizeof(what), "wake: median, t32 sleep vs cyclictest (cpu %s)", cpu);
-	if (failed || !nct || !ntt) {
-		report(what, why[0] ? why : "no latencies", "within 10% or 2 us", 0);
-	} else {
-		struct t32_wake_q tm, tp, cm, cp, km, kp;
-		double limit;
-
-		median_p99(ct, nct, &cm, &cp);
-		median_p99(tt, ntt, &tm, &tp);
-		median_p99(kept, nkept, &km, &kp);
-		limit = fmax(0.1 * cm.value, 2000);
-		printf("#   1 ms interval, SCHED_FIFO 80, PM QoS 0 us, %d rounds of %d each, "
-		       "alternating; cyclictest %zu, t32 %zu events (%zu kept)\n", ROUNDS, LOOPS, nct,
-		       ntt, nkept);
-		snprintf(fig, sizeof(fig), "t32 %.2f us, cyclictest %.2f us", tm.value / 1e3,
-			 cm.value / 1e3);
-		report(what, fig, "within 10% or 2 us", fabs(tm.value - cm.value) <= limit);
-		snprintf(fig, sizeof(fig), "t32 %.2f us, cyclictest %.2f us", tp.value / 1e3,
-			 cp.value / 1e3);
-		report("wake: p99, t32 sleep vs cyclictest", fig, "(figure only)", 1);
-		snprintf(fig, sizeof(fig), "median %.2f us, p99 %.2f us", km.value / 1e3,
-			 kp.value / 1e3);
-		report("wake: t32 kept events only (filters on)", fig, "(figure only)", 1);
-		snprintf(fig, sizeof(fig), "t32 %.3f ns (TSC %.3f GHz); cyclictest 1 ns",
-			 rate > 0 ? 1 / rate : NAN, rate);
-		report("wake: resolution of a reading", fig, "(figure only)", rate > 0);
-	}
-	free(ct);
-	free(tt);
-	free(kept);
-
-	/* the spin method: the interrupt's cost to a running thread */
-	{
-		char *argv[] = { self, "wake", "--method", "spin", "--cpu", cpu, "--ldist", "200us,1ms",
-				 "--count", "1000", "--format", "tsv", "-o", path, NULL };
-		struct t32_child_output res;
-		struct t32_wake_data d;
-
-		if (t32_run_program(argv, &res) || (res.status && res.status != T32_EXIT_UNTRUSTED) ||
-		    t32_wake_load(path, &d)) {
-			report("wake: spin, interrupt latency and its gap", "t32 wake failed", "-", 0);
-		} else {
-			struct t32_wake_q lm, lp, gm, gp;
-			double *x;
-			size_t k = t32_wake_kept(&d, d.latency_ns, &x);
-
-			median_p99(x, k, &lm, &lp);
-			free(x);
-			k = t32_wake_kept(&d, d.gap_ns, &x);
-			median_p99(x, k, &gm, &gp);
-			free(x);
-			snprintf(fig, sizeof(fig), "latency %.2f us, gap %.2f us (median of %zu)",
-				 lm.value / 1e3, gm.value / 1e3, k);
-			report("wake: spin, interrupt latency and its gap", fig, "(figure only)", k > 0);
-			t32_wake_data_free(&d);
-		}
-		t32_child_output_free(&res);
-		unlink(path);
-	}
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -47,6 +48,19 @@ int t32_confine_code(struct t32_confine *c, const void *start, size_t len)
 	c->code[c->ncode][0] = (uint64_t)(uintptr_t)start;
 	c->code[c->ncode][1] = (uint64_t)(uintptr_t)start + len;
 	c->ncode++;
+	return 0;
+}
+
+int t32_confine_window(struct t32_confine *c, const void *start, size_t len)
+{
+	uint64_t at = (uint64_t)(uintptr_t)start;
+
+	if (!len || len & (len - 1) || len > (2ull << 30) || at % len) {
+		errno = EINVAL;
+		return -1;
+	}
+	c->window[0] = at;
+	c->window[1] = at + len;
 	return 0;
 }
 
@@ -205,6 +219,41 @@ static void allow_if(struct prog *p, unsigned nr, int arg, const int *vals, size
 	}
 }
 
+/*
+ * mprotect of pages inside the window [lo, lo + len) (len a power of two up to
+ * 2 GiB, lo a multiple of it, so the window lies in one 4 GiB span and its
+ * offsets add without overflow) to read+write or read+exec; any other mprotect
+ * is refused.  A is nr on entry, and stays nr when the call is another.
+ */
+static void allow_window(struct prog *p, uint64_t lo, uint64_t len)
+{
+	static const unsigned prots[] = { PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC };
+
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 0, 19);
+	/* the address: its high word the window's, its low word within it */
+	LD(ARG_LO(0) + 4);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(lo >> 32), 0, 16);
+	LD(ARG_LO(0));
+	put(p, BPF_ALU | BPF_SUB | BPF_K, (unsigned)lo, 0, 0);
+	put(p, BPF_JMP | BPF_JGE | BPF_K, (unsigned)len, 13, 0);
+	put(p, BPF_MISC | BPF_TAX, 0, 0, 0);
+	/* the length: no more than the window, and its end within it */
+	LD(ARG_LO(1) + 4);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 10);
+	LD(ARG_LO(1));
+	put(p, BPF_JMP | BPF_JGT | BPF_K, (unsigned)len, 8, 0);
+	put(p, BPF_ALU | BPF_ADD | BPF_X, 0, 0, 0);
+	put(p, BPF_JMP | BPF_JGT | BPF_K, (unsigned)len, 6, 0);
+	/* the protection: read+write or read+exec, nothing above */
+	LD(ARG_LO(2) + 4);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4);
+	LD(ARG_LO(2));
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, prots[0], 1, 0);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, prots[1], 0, 1);
+	RET(SECCOMP_RET_ALLOW);
+	RET(SECCOMP_RET_TRAP);
+}
+
 /* Refuse any system call whose instruction lies in [lo, hi); A is garbage after. */
 static void refuse_from(struct prog *p, uint64_t lo, uint64_t hi)
 {
@@ -252,6 +301,8 @@ int t32_confine(const struct t32_confine *c)
 	/* nothing from the loaded code, whatever it asks */
 	for (size_t i = 0; i < c->ncode; i++)
 		refuse_from(p, c->code[i][0], c->code[i][1]);
+	if (c->window[1] > c->window[0])
+		refuse_from(p, c->window[0], c->window[1]);
 	LD(offsetof(struct seccomp_data, nr));
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		put(p, BPF_JMP | BPF_JEQ | BPF_K, (unsigned)plain[i], 0, 1);
@@ -267,6 +318,8 @@ int t32_confine(const struct t32_confine *c)
 		allow_if(p, SYS_ioctl, 0, &c->perf_fd, 1, 1, perf_cmds, 2);
 	if (c->timer >= 0)
 		allow_if(p, SYS_timer_settime, 0, &c->timer, 1, -1, NULL, 0);
+	if (c->window[1] > c->window[0])
+		allow_window(p, c->window[0], c->window[1] - c->window[0]);
 	RET(SECCOMP_RET_TRAP);
 	if (p->n > sizeof(p->f) / sizeof(p->f[0])) {
 		errno = E2BIG;

@@ -298,6 +298,43 @@ static int time_form(const char *text, const char *how, const struct t32_spec *i
 	return 0;
 }
 
+/* One measured latency into the table the model reads. */
+static void add_entry(struct t32_lattab *out, const char *form, int cls, unsigned lat,
+		      unsigned quarters)
+{
+	struct t32_lat_entry *e = &out->e[out->n++];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->form, sizeof(e->form), "%s", form);
+	e->cls = cls;
+	e->nlat = 1;
+	e->lat[0].cycles = lat;
+	e->quarters = quarters;
+	e->measured = 1;
+}
+
+/*
+ * The cache written back when it gained, changed or lost rows (old: how many it
+ * had), leaving out rows measured on a shared CPU: they served this run only.
+ */
+static void save_rows(const char *d, const char *path, const char *cpu_text, struct lat_row *rows,
+		      size_t nrows, size_t old, int changed)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < nrows; j++)
+		if (!rows[j].shared)
+			rows[kept++] = rows[j];
+	nrows = kept;
+	if ((nrows > old || changed) && path[0]) {
+		/* the cache is a convenience: one that cannot be written costs a warning */
+		if (mkdir(d, 0777) && errno != EEXIST)
+			t32_warn("cannot create the latency cache '%s' (%s)", d, strerror(errno));
+		else
+			cache_write(path, cpu_text, rows, nrows);
+	}
+}
+
 int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		      const struct t32_insn *in, size_t n, const struct t32_spec *init,
 		      const char *dir, struct t32_lattab *out, struct t32_latcache *info,
@@ -306,7 +343,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 	struct lat_row *rows = calloc(LAT_MAX_FORMS, sizeof(*rows));
 	struct t32_model_insn *mi = calloc(n ? n : 1, sizeof(*mi));
 	char d[PATH_MAX], cpu_text[256];
-	size_t nrows, old, replaced = 0, kept;
+	size_t nrows, old, replaced = 0;
 	double t0 = t32_now();
 	int rc = -1, dropped = 0;
 
@@ -388,31 +425,9 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		} else {
 			continue;
 		}
-		{
-			struct t32_lat_entry *e = &out->e[out->n++];
-
-			memset(e, 0, sizeof(*e));
-			snprintf(e->form, sizeof(e->form), "%s", in[i].form);
-			e->cls = (int)mi[i].cls;
-			e->nlat = 1;
-			e->lat[0].cycles = lat;
-			e->quarters = quarters;
-			e->measured = 1;
-		}
+		add_entry(out, in[i].form, (int)mi[i].cls, lat, quarters);
 	}
-	/* rows measured on a shared CPU served this run only */
-	kept = 0;
-	for (size_t j = 0; j < nrows; j++)
-		if (!rows[j].shared)
-			rows[kept++] = rows[j];
-	nrows = kept;
-	if ((nrows > old || replaced || dropped) && info->path[0]) {
-		/* the cache is a convenience: one that cannot be written costs a warning */
-		if (mkdir(d, 0777) && errno != EEXIST)
-			t32_warn("cannot create the latency cache '%s' (%s)", d, strerror(errno));
-		else
-			cache_write(info->path, cpu_text, rows, nrows);
-	}
+	save_rows(d, info->path, cpu_text, rows, nrows, old, replaced || dropped);
 	info->seconds = t32_now() - t0;
 	rc = 0;
 done:

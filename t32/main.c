@@ -117,7 +117,26 @@ static int list(const char *what)
 	return t32_close_stdout();
 }
 
+static void help_text(FILE *f);
+
+/* The help, folded to 79 columns. */
 static void help(FILE *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		help_text(f);
+		return;
+	}
+	help_text(m);
+	fclose(m);
+	t32_fputs_folded(text, f, 79);
+	free(text);
+}
+
+static void help_text(FILE *f)
 {
 	struct t32_block_opts o;
 	struct t32_block_optset set;
@@ -181,6 +200,34 @@ static int unknown_command(const char *word)
 	return 1;
 }
 
+/*
+ * A command's help (t32 help COMMAND, t32 COMMAND --help), folded to 79
+ * columns whichever way the command prints it: its stdout goes to memory for
+ * the call (kept open: t32_keep_stdout), then out folded.
+ */
+static int help_folded(int (*fn)(int, char **), int argc, char **argv)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len), *out = stdout;
+	int rc;
+
+	if (!m)
+		return fn(argc, argv);
+	stdout = m;
+	t32_keep_stdout = 1;
+	rc = fn(argc, argv);
+	fflush(m);
+	t32_keep_stdout = 0;
+	stdout = out;
+	fclose(m);
+	t32_fputs_folded(text ? text : "", stdout, 79);
+	free(text);
+	if (t32_close_stdout() && !rc)
+		rc = T32_EXIT_ERROR;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	t32_main_argc = argc;
@@ -201,7 +248,7 @@ int main(int argc, char **argv)
 		}
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[2], c->name) == 0)
-				return c->fn(2, sub);
+				return help_folded(c->fn, 2, sub);
 		if (!unknown_command(argv[2]))
 			t32_error("unknown command '%s' (t32 --help lists them)", argv[2]);
 		return T32_EXIT_USAGE;
@@ -222,7 +269,10 @@ int main(int argc, char **argv)
 	}
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(argv[1], c->name) == 0)
-			return c->fn(argc - 1, argv + 1);
+			/* t32 COMMAND --help, t32 table gen --help */
+			return argc <= 4 && (!strcmp(argv[argc - 1], "--help") ||
+					     !strcmp(argv[argc - 1], "-h"))
+				? help_folded(c->fn, argc - 1, argv + 1) : c->fn(argc - 1, argv + 1);
 	if (unknown_command(argv[1]))
 		return T32_EXIT_USAGE;
 	return cmd_classic(argc, argv);

@@ -14,6 +14,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "t32/blobcache.h"
 #include "t32/record.h"
 #include "t32/run.h"
 #include "t32/shared.h"
@@ -112,13 +113,13 @@ static double se_of(const double *x, unsigned from, unsigned to)
 /* Rounds before the spread of their estimates is trusted for stopping. */
 #define T32_MIN_ROUNDS 10
 /*
- * Measuring processes.  Each serves a segment of the measurement, then a fresh
- * one takes over: a new placement of code and arena, and a core clock that may
- * have moved.  Results move from process to process by more than the rounds
- * within one can show, so a result stopped on its precision needs
- * T32_MIN_SEGMENTS of them, and its interval comes from their spread too.  The
- * first segments are short; later ones grow, so a long measurement does not spend
- * its time starting processes.
+ * Placements.  Each serves a segment of the measurement, then the blocks are
+ * placed afresh (src->respawn): new addresses for code and arena, and a core
+ * clock that may have moved.  Results move from placement to placement by more
+ * than the rounds within one can show, so a result stopped on its precision
+ * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
+ * The first segments are short; later ones grow, so a long measurement does not
+ * spend its time placing blocks.
  */
 #define T32_MIN_SEGMENTS 6
 #define T32_FIRST_SEGMENT_SECONDS 0.005
@@ -200,7 +201,7 @@ int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
 	return 0;
 }
 
-/* The real source: blocks interleaved in warm measuring processes. */
+/* The real source: blocks interleaved in a warm measuring process. */
 struct real_source {
 	struct t32_session ss;
 	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
@@ -237,59 +238,113 @@ static void session_finish(void *ctx, struct t32_measurement *m)
 {
 	struct real_source *rs = ctx;
 
-	t32_share_end(&rs->share);
+	t32_share_stop(&rs->share);
 	m->steal_share = rs->share.steal_share;
 	t32_share_who(&rs->share, T32_SHARE_CPU, m->who, sizeof(m->who));
 	t32_share_who(&rs->share, T32_SHARE_SIBLING, m->who_beside, sizeof(m->who_beside));
 }
 
-int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
-		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m)
-{
-	struct t32_spec empty, twin = { 0 }, cal = { 0 }, calbase = { 0 };
+/* The blocks a measurement of a spec runs, in the order of its roles. */
+struct blocks {
+	struct t32_spec empty, twin, cal, calbase;
 	const struct t32_spec *specs[T32_ROLES];
-	struct real_source rs;
-	struct t32_source src, rec;
-	uint64_t insns = t32_spec_insns(spec), twin_n = 0;
-	size_t nb = 0;
-	char err[128];
-	int rc, have_twin = 0, open = 0;
+	size_t nb;
+	uint64_t twin_n;
+	int have_twin;
+};
 
-	memset(m, 0, sizeof(*m));
+static void blocks_free(struct blocks *k)
+{
+	if (k->have_twin)
+		t32_spec_free(&k->twin);
+	t32_spec_free(&k->cal);
+	t32_spec_free(&k->calbase);
+}
+
+/* The block, its empty block, its twin (or base) and the calibration chains; exit code. */
+static int blocks_make(const struct t32_spec *spec, const struct t32_measure_opts *mo,
+		       struct blocks *k)
+{
+	uint64_t insns = t32_spec_insns(spec);
+	char err[128];
+
+	memset(k, 0, sizeof(*k));
 	if (mo->base) {
-		twin_n = t32_spec_insns(mo->base);
-		if (twin_n >= insns) {
+		k->twin_n = t32_spec_insns(mo->base);
+		if (k->twin_n >= insns) {
 			t32_error("the base must have fewer instructions than the block '%llu'",
-				  (unsigned long long)twin_n);
+				  (unsigned long long)k->twin_n);
 			return T32_EXIT_USAGE;
 		}
 	} else if (mo->slope) {
-		if (t32_measure_twin(spec, &twin) == 0) {
-			have_twin = 1;
-			twin_n = t32_spec_insns(&twin);
+		if (t32_measure_twin(spec, &k->twin) == 0) {
+			k->have_twin = 1;
+			k->twin_n = t32_spec_insns(&k->twin);
 		} else if (errno == ENOMEM) {
 			t32_error("out of memory '%s'", "twin");
 			return T32_EXIT_ERROR;
 		}
 	}
-	t32_spec_empty(spec, &empty);
-	t32_spec_set_barrier(&cal, "l", err, sizeof(err));
-	cal.store = 'm';
-	calbase = cal;
+	t32_spec_empty(spec, &k->empty);
+	t32_spec_set_barrier(&k->cal, "l", err, sizeof(err));
+	k->cal.store = 'm';
+	k->calbase = k->cal;
 	/* the base chain is half as long: their difference has no pipeline-fill constant */
-	if (t32_spec_add_item(&cal, mo->cal_len, "add eax, 1") ||
-	    t32_spec_add_item(&calbase, mo->cal_len / 2, "add eax, 1")) {
-		rc = T32_EXIT_ERROR;
-		goto out;
+	if (t32_spec_add_item(&k->cal, mo->cal_len, "add eax, 1") ||
+	    t32_spec_add_item(&k->calbase, mo->cal_len / 2, "add eax, 1")) {
+		blocks_free(k);
+		return T32_EXIT_ERROR;
 	}
-	specs[nb++] = spec;
-	specs[nb++] = &empty;
-	if (twin_n)
-		specs[nb++] = mo->base ? mo->base : &twin;
+	k->specs[k->nb++] = spec;
+	k->specs[k->nb++] = &k->empty;
+	if (k->twin_n)
+		k->specs[k->nb++] = mo->base ? mo->base : &k->twin;
 	if (mo->unit == T32_UNIT_CYCLES) {
-		specs[nb++] = &cal;
-		specs[nb++] = &calbase;
+		k->specs[k->nb++] = &k->cal;
+		k->specs[k->nb++] = &k->calbase;
 	}
+	return 0;
+}
+
+size_t t32_measure_prepare(const struct t32_spec *const *specs, size_t n,
+			   const struct t32_block_opts *bo, const struct t32_measure_opts *mo)
+{
+	struct blocks *k = calloc(n ? n : 1, sizeof(*k));
+	const struct t32_spec **all = calloc(n ? n * T32_ROLES : 1, sizeof(*all));
+	size_t nall = 0, made = 0, have = 0;
+
+	if (k && all && !(mo->rec && t32_rec_replaying(mo->rec))) {
+		for (; made < n; made++) {
+			if (blocks_make(specs[made], mo, &k[made]))
+				break;
+			for (size_t b = 0; b < k[made].nb; b++)
+				all[nall++] = k[made].specs[b];
+		}
+		have = t32_blobs_prepare(all, nall, bo->dither);
+		for (size_t i = 0; i < made; i++)
+			blocks_free(&k[i]);
+	}
+	free(k);
+	free(all);
+	return have;
+}
+
+int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
+		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m)
+{
+	struct blocks k;
+	const struct t32_spec *const *specs = k.specs;
+	struct real_source rs;
+	struct t32_source src, rec;
+	uint64_t insns = t32_spec_insns(spec), twin_n;
+	size_t nb;
+	int rc, open = 0;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = blocks_make(spec, mo, &k)))
+		return rc;
+	nb = k.nb;
+	twin_n = k.twin_n;
 	if (mo->rec && t32_rec_replaying(mo->rec)) {
 		/* the readings come from the recording: nothing is assembled or run */
 		rc = t32_rec_source(mo->rec, NULL, &src, insns, twin_n, mo);
@@ -300,7 +355,9 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL) };
-			t32_share_begin(&rs.share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+			/* the looks are the measurement's own, at each placement's end */
+			t32_share_watch(&rs.share,
+					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
 			if (mo->rec && (rc = t32_rec_source(mo->rec, &src, &rec, insns, twin_n, mo)) == 0)
 				src = rec;
 		}
@@ -315,13 +372,9 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 				 "the readings it hit were set aside as outliers",
 				 100 * m->steal_share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
 	}
-out:
 	if (open)
 		t32_session_close(&rs.ss);
-	if (have_twin)
-		t32_spec_free(&twin);
-	t32_spec_free(&cal);
-	t32_spec_free(&calbase);
+	blocks_free(&k);
 	return rc;
 }
 
@@ -401,7 +454,7 @@ static void calibration_check(struct t32_measurement *m, const struct t32_hist *
 			 m->ratio, lo / (1 - T32_CAL_MIN_SLACK), hi / (1 + T32_CAL_MIN_SLACK));
 }
 
-/* One measuring process's share of a measurement. */
+/* One placement's share of a measurement. */
 struct segment {
 	unsigned first, last;	/* its rounds [first, last) */
 	unsigned taint;		/* T32_TAINT_* the look at its end found */
@@ -951,7 +1004,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 
 		/*
 		 * A segment is over: look beside it, stop if the interval is narrow
-		 * enough over enough clean processes, else hand over to a fresh one.
+		 * enough over enough clean placements, else place the blocks afresh.
 		 * The interval is judged at segment ends only: judged after every round
 		 * it would stop on the moment its spread happened to look small.
 		 */

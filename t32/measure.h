@@ -1,12 +1,12 @@
 /*
  * measure.h - one block measured to a precision: the block, its empty block, its
  * twin (the same block with its last item half as long) and a calibration chain of
- * 1-cycle adds run round by round in warm measuring processes, the deltas pooled
+ * 1-cycle adds run round by round in a warm measuring process, the deltas pooled
  * into histograms for the sub-quantum estimate.  The value is the marginal cost,
  * (block - twin) over the instructions between them, so the pipeline's fill and
  * drain cancel; block minus empty stays beside it.  The interval comes from the
- * spread of per-round estimates and of fresh processes (so placement and clock
- * drift widen it honestly); readings taken while other work ran where it can
+ * spread of per-round estimates and of fresh placements of the code and arena
+ * (so placement and clock drift widen it honestly); readings taken while other work ran where it can
  * disturb them are set aside; runs are added until the interval is narrow enough
  * or the time budget is spent.
  */
@@ -106,6 +106,15 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m);
 
 /*
+ * Assemble ahead every block the measurements of specs[0..n) will run (each
+ * block, its empty block, its twin or base, the calibration chains), in one
+ * nasm run or a few (t32_blobs_prepare); nothing when replaying.  Measuring
+ * them later finds them assembled.  Returns how many blocks are ready.
+ */
+size_t t32_measure_prepare(const struct t32_spec *const *specs, size_t n,
+			   const struct t32_block_opts *bo, const struct t32_measure_opts *mo);
+
+/*
  * The twin of spec for the slope: the same block, its last item repeated half as
  * often (rounded down).  0, or -1 when there is none (the last item runs once),
  * or out of memory (errno ENOMEM).
@@ -134,7 +143,7 @@ extern const char *const t32_role_names[];	/* "block", "empty", "twin", "calibra
  * recording.  run() runs the source's blocks 0..nb-1 (their roles in roles[]) in
  * turn, per runs each after skip unrecorded ones, reps times, into out laid out
  * [rep][block][run]; the calibration chains are cal_len and cal_len / 2 `add eax,
- * 1`.  respawn() (may be NULL) starts a fresh process: new placement.  look()
+ * 1`.  respawn() (may be NULL) places the blocks afresh: new addresses.  look()
  * (may be NULL) says what ran beside the measuring process since the last look
  * (T32_TAINT_* bits).  finish() (may be NULL) adds what the source knows at the
  * end (steal_share, who) before the result is judged.  Budgets and segments are

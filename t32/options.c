@@ -5,9 +5,11 @@
 #include "t32/options.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "t32/block.h"
+#include "t32/measure.h"
 #include "t32/spec.h"
 #include "t32/util.h"
 
@@ -45,11 +47,31 @@ const char *t32_options_range(const struct t32_option *row, char *buf, size_t le
 		snprintf(buf, len, "more than 0");
 	else if (row->min > 0 && row->min < 1e-300)
 		snprintf(buf, len, "more than 0, up to %.15g", row->max);
+	else if (row->max >= 1.8e19 && row->max < 1e300)	/* UINT64_MAX, written whole */
+		snprintf(buf, len, "%.15g to 18446744073709551615", row->min);
 	else if (row->max >= 1e300)
 		snprintf(buf, len, "%.15g or more", row->min);
 	else
 		snprintf(buf, len, "%.15g to %.15g", row->min, row->max);
 	return buf;
+}
+
+/* A CHOICE row: the argument's index among the names; 0, or -1 after a message. */
+static int choose(const struct t32_option *row, const char *arg)
+{
+	const char *const *names = row->ctx;
+	char list[256] = "";
+	size_t l = 0;
+
+	for (int k = 0; k <= (int)row->max; k++)
+		if (!strcmp(arg, names[k])) {
+			*(int *)row->dest = k;
+			return 0;
+		}
+	for (int k = 0; k <= (int)row->max && l < sizeof(list); k++)
+		l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s", k ? ", " : "", names[k]);
+	t32_error("unknown %s '%s' (%s)", row->what, arg, list);
+	return -1;
 }
 
 /* One value into its row's destination; 0, or -1 after a message. */
@@ -68,6 +90,16 @@ static int take(const struct t32_option *row, const char *arg)
 		return 0;
 	case T32_OPTK_FN:
 		return row->fn(row, arg);
+	case T32_OPTK_CHOICE:
+		return choose(row, arg);
+	case T32_OPTK_LIST:
+		if (*(size_t *)row->ctx >= (size_t)row->max) {
+			t32_error("too many %s '%s' (--%s takes at most %.0f)", row->what, arg, row->name,
+				  row->max);
+			return -1;
+		}
+		((const char **)row->dest)[(*(size_t *)row->ctx)++] = arg;
+		return 0;
 	case T32_OPTK_U64:
 	case T32_OPTK_UINT:
 		if (t32_parse_u64(arg, (uint64_t)row->min,
@@ -134,9 +166,19 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 		const struct t32_option *row = NULL;
 
 		if (opt == 'h') {
-			printf("usage: %s\n\n%s", usage, intro ? intro : "");
-			t32_options_help(stdout, opts);
-			fputs(outro ? outro : "", stdout);
+			/* written whole, then folded to 79 columns for a terminal's width */
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+
+			if (!m)
+				return T32_EXIT_ERROR;
+			fprintf(m, "usage: %s\n\n%s", usage, intro ? intro : "");
+			t32_options_help(m, opts);
+			fputs(outro ? outro : "", m);
+			fclose(m);
+			t32_fputs_folded(text, stdout, 79);
+			free(text);
 			return t32_close_stdout();
 		}
 		if (opt == ':')
@@ -198,6 +240,24 @@ void t32_options_help(FILE *f, const struct t32_option *opts)
 	}
 }
 
+int t32_opt_format(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_format(arg, row->ctx)) {
+		t32_error("unknown format '%s' (table, tsv or json)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int t32_opt_unit(const struct t32_option *row, const char *arg)
+{
+	if (t32_parse_unit(arg, row->ctx)) {
+		t32_error("unknown unit '%s' (cycles, ticks, ns)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* A shared option: handled by t32_block_option, its code from the row's place. */
 static int block_row(const struct t32_option *row, const char *arg)
 {
@@ -242,4 +302,11 @@ void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *
 							     set, o->accept & (1u << i) ? help : NULL);
 	}
 	set->rows[7] = (struct t32_option)T32_OPT_END;
+}
+
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help)
+{
+	for (int i = 0; i < 7; i++)
+		if (bit == 1u << i && set->rows[i].help)
+			set->rows[i].help = help;
 }

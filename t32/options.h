@@ -27,6 +27,10 @@ enum t32_option_kind {
 	T32_OPTK_REAL,		/* *(double *)dest, min..max */
 	T32_OPTK_STRING,	/* *(const char **)dest = the argument */
 	T32_OPTK_FN,		/* fn(row, arg): a value with its own grammar */
+	T32_OPTK_LIST,		/* ((const char **)dest)[(*(size_t *)ctx)++] = the argument,
+				   at most max of them: a repeatable option */
+	T32_OPTK_CHOICE,	/* *(int *)dest = the index of the argument among the
+				   max + 1 names of ctx (const char *const *) */
 	T32_OPTK_SET,		/* the rows of set (a shared table), in place */
 	T32_OPTK_IN_ORDER,	/* no row: options end at the first operand (its body
 				   may start with '-'), not anywhere on the line */
@@ -58,6 +62,10 @@ struct t32_option {
 	{ T32_OPTK_REAL, n, 0, a, d, lo, hi, w, h, NULL, NULL, NULL, 1 }
 #define T32_OPT_STRING(n, l, a, d, h) { T32_OPTK_STRING, n, l, a, d, 0, 0, NULL, h, NULL, NULL, NULL, 1 }
 #define T32_OPT_FN(n, a, f, c, h) { T32_OPTK_FN, n, 0, a, NULL, 0, 0, NULL, h, f, c, NULL, (a) != NULL }
+#define T32_OPT_CHOICE(n, a, d, names, count, w, h) \
+	{ T32_OPTK_CHOICE, n, 0, a, d, 0, (count) - 1, w, h, NULL, (void *)(names), NULL, 1 }
+#define T32_OPT_LIST(n, a, arr, count, cap, w, h) \
+	{ T32_OPTK_LIST, n, 0, a, arr, 0, cap, w, h, NULL, count, NULL, 1 }
 #define T32_OPT_SET(s) { T32_OPTK_SET, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, s, 0 }
 #define T32_OPT_IN_ORDER { T32_OPTK_IN_ORDER, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 #define T32_OPT_END { T32_OPTK_END, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
@@ -75,6 +83,12 @@ int t32_options_parse(const char *cmd, const char *usage, const char *intro, con
 
 /* The help lines of opts' listed rows, names in one column. */
 void t32_options_help(FILE *f, const struct t32_option *opts);
+
+/* A --format row's reader: table, tsv or json into *(enum t32_format *)row->ctx. */
+int t32_opt_format(const struct t32_option *row, const char *arg);
+
+/* A --unit row's reader: cycles, ticks or ns into *(enum t32_unit *)row->ctx. */
+int t32_opt_unit(const struct t32_option *row, const char *arg);
 
 /* The range of a numeric row as its errors and help say it: "1 to 64". */
 const char *t32_options_range(const struct t32_option *row, char *buf, size_t len);
@@ -95,5 +109,7 @@ struct t32_block_optset {
 };
 void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *o,
 			   struct t32_spec *s);
+/* The help of the shared option `bit` (T32_OPT_*) as this command says it, if it takes it. */
+void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help);
 
 #endif

@@ -31,6 +31,8 @@
 
 #define CHUNK T32_RUNNER_CHUNK	/* deltas one request returns at most */
 
+static void fail_system(struct t32_fault *f, const char *what);
+
 /* ---- assembling ---- */
 
 /* Read a whole file, by a descriptor open on it, into memory. */
@@ -113,21 +115,24 @@ static int run_tool(char *const argv[], const int *keep, size_t nkeep,
 		    struct t32_fault *f)
 {
 	int end = t32_run_helper_bounded(argv, keep, nkeep, res, seconds, fsize);
+	/* named as people call it: nasm, not the path it was found at */
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
 	switch (end) {
 	case T32_HELPER_CANNOT:
 		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", argv[0], res->error);
+		snprintf(f->msg, sizeof(f->msg), "cannot run '%s' (%s)", name, res->error);
 		return -1;
 	case T32_HELPER_TIMEOUT:
 		f->kind = T32_FAIL_ASSEMBLE;
 		snprintf(f->msg, sizeof(f->msg), "%s did not finish within %.3g s and was killed; "
-			 "--timeout S allows longer", argv[0], seconds > 0 ? seconds : t32_helper_limit());
+			 "--timeout S allows longer", name,
+			 seconds > 0 ? seconds : t32_helper_limit());
 		return -1;
 	case T32_HELPER_INTERRUPTED:
 		f->kind = T32_FAIL_INTERRUPTED;
 		snprintf(f->msg, sizeof(f->msg), "interrupted while '%s' ran (it was killed)",
-			 argv[0]);
+			 name);
 		return -1;
 	}
 	return 0;
@@ -195,11 +200,51 @@ static int parse_header(struct t32_blob *b)
 	return 0;
 }
 
+static unsigned long nasm_runs;
+
+unsigned long t32_nasm_runs(void)
+{
+	return nasm_runs;
+}
+
+/*
+ * nasm by an absolute path, found once: T32_NASM (a name without a '/' looked
+ * up on PATH like nasm), else the first executable nasm on PATH; the name as
+ * given when none is found (the run then says why).  Found again only when
+ * T32_NASM changes.
+ */
+const char *t32_nasm_path(void)
+{
+	static char name[1024], path[4096];
+	const char *env = getenv("T32_NASM"), *want = env && *env ? env : "nasm";
+	const char *dirs = getenv("PATH");
+
+	nasm_runs++;
+	if (path[0] && strcmp(name, want) == 0)
+		return path;
+	snprintf(name, sizeof(name), "%s", want);
+	snprintf(path, sizeof(path), "%s", want);
+	if (strchr(want, '/'))
+		return path;
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
+		size_t len = strcspn(d, ":");
+		char try[4096];
+
+		/* an empty entry is the current directory, as for execvp */
+		snprintf(try, sizeof(try), "%.*s/%s", len ? (int)len : 1, len ? d : ".", want);
+		if (access(try, X_OK) == 0) {
+			snprintf(path, sizeof(path), "%s", try);
+			break;
+		}
+		d += len + (d[len] == ':');
+	}
+	return path;
+}
+
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f)
 {
 	char asmpath[32], binpath[32];
-	const char *nasm = getenv("T32_NASM");
 	char *argv[8];
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
@@ -213,7 +258,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		goto out;
 	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
 	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
-	argv[0] = (char *)(nasm && *nasm ? nasm : "nasm");
+	argv[0] = (char *)t32_nasm_path();
 	argv[1] = "-f";
 	argv[2] = "bin";
 	argv[3] = "-w+error=label-orphan";	/* a misspelt mnemonic alone is no label */
@@ -264,12 +309,176 @@ out:
 	return rc;
 }
 
+/* The labels src defines at the start of a line (the generator's own: a body's are indented). */
+static void batch_labels(FILE *f, const char *src, size_t k)
+{
+	for (const char *p = src; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t len = 0;
+
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+			continue;
+		while ((p[len] >= 'A' && p[len] <= 'Z') || (p[len] >= 'a' && p[len] <= 'z') ||
+		       (p[len] >= '0' && p[len] <= '9') || p[len] == '_')
+			len++;
+		if (p[len] == ':')
+			fprintf(f, "%%define %.*s t32b%zu_%.*s\n", (int)len, p, k, (int)len, p);
+	}
+}
+
+/* Lines in text. */
+static unsigned count_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+		       struct t32_blob *out, struct t32_fault *f, size_t *bad)
+{
+	char *text = NULL, asmpath[32], binpath[32];
+	size_t len = 0, off = 0, i;
+	unsigned *base = calloc(n ? n : 1, sizeof(unsigned)), line = 0;
+	FILE *m = open_memstream(&text, &len);
+	char *argv[9];
+	struct t32_child_output res;
+	unsigned char *bin = NULL;
+	size_t binlen = 0;
+	double insns = 0;
+	int fds[2] = { -1, -1 }, rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	*bad = n;
+	memset(out, 0, n * sizeof(*out));
+	if (!m || !base) {
+		if (m)
+			fclose(m);
+		free(text);
+		free(base);
+		fail_system(f, "cannot batch the blocks");
+		return -1;
+	}
+	/*
+	 * Each block in a section of its own placed at 0 (vstart), its labels named
+	 * apart (%define), its macros forgotten after it: each assembles to the bytes
+	 * it would alone, one after the other, each a whole number of pages.
+	 */
+	for (i = 0; i < n; i++) {
+		const char *org = strstr(srcs[i], "\n" T32_GEN_ORG_LINE);
+		char *head = NULL;
+		size_t hlen = 0;
+		FILE *h = open_memstream(&head, &hlen);
+
+		if (!h || !org) {
+			if (h)
+				fclose(h);
+			free(head);
+			fclose(m);
+			free(text);
+			free(base);
+			fail_system(f, "cannot batch the blocks");
+			return -1;
+		}
+		batch_labels(h, srcs[i], i);
+		fclose(h);
+		fputs(head, m);
+		line += count_lines(head);
+		free(head);
+		base[i] = line;
+		fprintf(m, "%.*s\nsection .t32b%zu align=4096 vstart=0\n", (int)(org - srcs[i]),
+			srcs[i], i);
+		fputs(org + 1 + strlen(T32_GEN_ORG_LINE), m);
+		line += count_lines(srcs[i]);
+		for (const char *p = strstr(srcs[i], "\n%macro "); p;
+		     p = strstr(p + 1, "\n%macro ")) {
+			fprintf(m, "%%unmacro %.*s\n", (int)strcspn(p + 8, "\t;\n"), p + 8);
+			line++;
+		}
+		if (gens && gens[i])
+			insns += (double)gens[i]->insns;
+	}
+	fclose(m);
+	if ((fds[0] = temp_fd(text, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
+		goto out;
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
+	argv[0] = (char *)t32_nasm_path();
+	argv[1] = "-f";
+	argv[2] = "bin";
+	argv[3] = "-w+error=label-orphan";
+	argv[4] = "-w-zeroing";	/* a body's place (resb) is filled in later */
+	argv[5] = "-o";
+	argv[6] = binpath;
+	argv[7] = asmpath;
+	argv[8] = NULL;
+	if (run_tool(argv, fds, 2, &res, t32_helper_limit() * (1 + insns / T32_NASM_INSNS),
+		     T32_IMAGE_MAX, f)) {
+		t32_child_output_free(&res);
+		goto out;
+	}
+	if (res.status != 0) {
+		unsigned at;
+		char msg[300];
+
+		first_nasm_error(res.text ? res.text : "", &at, msg, sizeof(msg));
+		f->kind = T32_FAIL_ASSEMBLE;
+		snprintf(f->msg, sizeof(f->msg), "nasm: %s", msg);
+		for (i = n; i-- > 0;)
+			if (at > base[i]) {
+				*bad = i;
+				f->item = item_of_line(gens ? gens[i] : NULL, at - base[i]);
+				break;
+			}
+		t32_child_output_free(&res);
+		goto out;
+	}
+	t32_child_output_free(&res);
+	if (slurp_fd(fds[1], &bin, &binlen)) {
+		fail_system(f, "cannot read nasm's output");
+		goto out;
+	}
+	/* the blocks one after the other: each header says how long its image is */
+	for (i = 0; i < n; i++) {
+		struct t32_blob_header h;
+
+		if (binlen - off < sizeof(h))
+			break;
+		memcpy(&h, bin + off, sizeof(h));
+		if (h.end > binlen - off || h.end < sizeof(h) || !(out[i].image = malloc(h.end)))
+			break;
+		memcpy(out[i].image, bin + off, h.end);
+		out[i].size = h.end;
+		if (parse_header(&out[i]))
+			break;
+		off += h.end;
+	}
+	if (i < n || off != binlen) {
+		for (size_t k = 0; k <= i && k < n; k++)
+			t32_blob_free(&out[k]);
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "nasm wrote a batch of images t32 cannot load");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int k = 0; k < 2; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	free(bin);
+	free(text);
+	free(base);
+	return rc;
+}
+
 int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fault *f)
 {
 	char asmpath[32], lstpath[32], binpath[32];
-	const char *nasm = getenv("T32_NASM");
 	/* never -o /dev/null: nasm removes its output file when the source has errors */
-	char *argv[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "bin", "-o", binpath,
+	char *argv[] = { (char *)t32_nasm_path(), "-f", "bin", "-o", binpath,
 			 "-l", lstpath, asmpath, NULL };
 	struct t32_child_output res;
 	int fds[3] = { -1, -1, -1 }, rc = -1;
@@ -343,8 +552,7 @@ int t32_assemble_body(const struct t32_spec *s, unsigned char **code, size_t *le
 int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, struct t32_fault *f)
 {
 	char asmpath[32], objpath[32];
-	const char *nasm = getenv("T32_NASM");
-	char *as[] = { (char *)(nasm && *nasm ? nasm : "nasm"), "-f", "elf64", "-g",
+	char *as[] = { (char *)t32_nasm_path(), "-f", "elf64", "-g",
 		       "-w+error=label-orphan", "-o", objpath, asmpath, NULL };
 	char *ld[] = { "ld", "-static", "-o", (char *)path, objpath, NULL };
 	struct t32_child_output res;
@@ -373,7 +581,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 			first_nasm_error(res.text ? res.text : "", &line, msg, sizeof(msg));
 			f->kind = step ? T32_FAIL_SYSTEM : T32_FAIL_ASSEMBLE;
 			f->item = step ? -1 : item_of_line(g, line);
-			snprintf(f->msg, sizeof(f->msg), "%s: %s", argv[0], msg);
+			snprintf(f->msg, sizeof(f->msg), "%s: %s", step ? "ld" : "nasm", msg);
 			t32_child_output_free(&res);
 			goto out;
 		}
@@ -396,6 +604,8 @@ void t32_blob_free(struct t32_blob *b)
 
 /* ---- loading ---- */
 
+static pid_t child_pid, child_tid;	/* the child's own ids, for its death by its signal */
+
 /* Map the image: write it, then make the code read+exec and the state page read+write. */
 /*
  * A page count in [0, 64) that differs from process to process: where an image
@@ -405,7 +615,8 @@ void t32_blob_free(struct t32_blob *b)
  */
 static size_t random_pages(void)
 {
-	uint64_t x = __builtin_ia32_rdtsc() ^ ((uint64_t)getpid() << 32);
+	/* the measuring process's own id, read before it was confined (getpid is refused after) */
+	uint64_t x = __builtin_ia32_rdtsc() ^ ((uint64_t)(child_pid ? child_pid : 1) << 32);
 
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
@@ -487,7 +698,6 @@ static void confined_exit(int code)
 }
 
 static struct shared *child_shared;
-static pid_t child_pid, child_tid;	/* the child's own ids, for its death by its signal */
 
 /*
  * Record where the child died, then die of the same signal: SA_RESETHAND made
@@ -728,69 +938,222 @@ static void fail_system(struct t32_fault *f, const char *what)
 /* ---- the persistent runner ---- */
 
 /*
- * Run block `which` count times; or, with per > 0, blocks 0..which-1 in turn,
- * per runs each (after `skip` unrecorded ones), count / (which * per) times.
+ * A request.  RUN: block `which` count times; or, with per > 0, blocks
+ * 0..which-1 in turn, per runs each (after `skip` unrecorded ones), count /
+ * (which * per) times.  LOAD: `which` blocks follow, a struct load and then
+ * their images; they are placed afresh in the code window, and the arena too.
  */
+enum { OP_RUN, OP_LOAD };
 struct request {
+	uint64_t op;
 	uint64_t which;
 	uint64_t count;
 	uint64_t per;
 	uint64_t skip;
 };
+struct load {
+	uint64_t size[8];	/* bytes of each image */
+};
+
+#define SLACK_PAGES 64	/* pages a placement may shift by (random_pages) */
+#define WINDOW_MIN (64ull << 20)	/* the smallest code window */
+#define WINDOW_MAX (2ull << 30)	/* the largest (t32_confine_window) */
 
 struct t32_runner {
 	pid_t pid;
 	int to_child, from_child;
 	struct shared *sh;
 	uint64_t *out;		/* CHUNK deltas, shared */
-	const struct t32_blob *const *blobs;
+	const struct t32_blob *blobs[8];	/* the blocks loaded now */
 	size_t nblobs;
+	uint64_t window;	/* bytes of the child's code window */
+	unsigned loads;		/* placements so far */
 	struct t32_run_opts opts;
 };
 
 typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
 
-/* The child's loop: load the images, then answer requests until the pipe closes. */
+/* Bytes a load of blobs takes in a window at most: each image and its shift. */
+static uint64_t window_need(const struct t32_blob *const *blobs, size_t n)
+{
+	uint64_t need = SLACK_PAGES * 4096ull;
+
+	for (size_t i = 0; i < n; i++)
+		need += ((blobs[i]->size + 4095) & ~4095ull) + SLACK_PAGES * 4096ull;
+	return need;
+}
+
+/* Read exactly len bytes; 0, or -1 (the pipe closed or failed). */
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write all of buf to the child: a child that died meanwhile is an error
+ * (EPIPE), never a SIGPIPE that would end t32.  0 or -1.
+ */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	sigset_t pipe_set, old;
+	int rc = 0;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = -1;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (rc && errno == EPIPE && !sigismember(&old, SIGPIPE)) {
+		struct timespec none = { 0, 0 };
+
+		sigtimedwait(&pipe_set, NULL, &none);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* The child's state: its window, its arena region and what is loaded. */
+struct child {
+	char *window;
+	uint64_t window_len;
+	char *arena_region;
+	void *arena;
+	void *base[8];
+	uint64_t entry[8];
+	size_t n;
+};
+
+/*
+ * Place the images that follow q in the window afresh: each at a random page
+ * shift after the one before, written while read+write, then its code made
+ * read+exec; the arena moved to a random page shift of its region and filled
+ * again.  0, or -1 (the process then ends: the pipe holds what it did not read).
+ */
+static int child_load(struct child *c, struct shared *sh, int in, const struct request *q)
+{
+	struct load l;
+	char *at = c->window + random_pages() * 4096;
+	uint64_t *a;
+
+	if (q->which > 8 || read_all(in, &l, sizeof(l)))
+		return -1;
+	c->n = 0;
+	sh->nbases = 0;
+	for (size_t i = 0; i < q->which; i++) {
+		struct t32_blob_header h;
+		uint64_t len = (l.size[i] + 4095) & ~4095ull;
+
+		if (l.size[i] < sizeof(h) || (uint64_t)(at - c->window) + len > c->window_len ||
+		    mprotect(at, len, PROT_READ | PROT_WRITE) || read_all(in, at, l.size[i]))
+			return -1;
+		memcpy(&h, at, sizeof(h));
+		if (h.data > l.size[i] || h.data % 4096 || h.entry >= h.data ||
+		    (h.data && mprotect(at, h.data, PROT_READ | PROT_EXEC)))
+			return -1;
+		c->base[i] = at;
+		c->entry[i] = h.entry;
+		sh->bases[i] = (uint64_t)(uintptr_t)at;
+		at += len + random_pages() * 4096;
+	}
+	c->n = q->which;
+	sh->nbases = q->which;
+	a = (uint64_t *)(c->arena_region + random_pages() * 4096);
+	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
+		a[i] = (uint64_t)(uintptr_t)&a[i];
+	c->arena = a;
+	return 0;
+}
+
+/*
+ * Reserve len bytes (a power of two) aligned to len, inaccessible until code is
+ * placed there; NULL when it cannot.
+ */
+static char *reserve_window(uint64_t len)
+{
+	char *p = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	uintptr_t start;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)p + len - 1) & ~(uintptr_t)(len - 1);
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	if ((uintptr_t)p + 2 * len > start + len)
+		munmap((char *)(start + len), (uintptr_t)p + 2 * len - (start + len));
+	return (char *)start;
+}
+
+/*
+ * The child's loop: reserve the code window and the arena, confine itself,
+ * then answer requests (load, run) until the pipe closes.
+ */
 static void runner_child(struct t32_runner *r, int in, int out)
 {
-	void *arena = t32_arena_new();
-	void *base[8];
+	struct child c = { 0 };
 	struct request q;
-	struct t32_confine c;
+	struct t32_confine conf;
 
 	/* Ctrl-C reaches the whole process group: the parent decides when to stop */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	if (!arena)
+	c.window_len = r->window;
+	c.window = reserve_window(c.window_len);
+	c.arena_region = mmap(NULL, T32_ARENA_SIZE + SLACK_PAGES * 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!c.window || c.arena_region == MAP_FAILED)
 		_exit(120);
-	for (size_t i = 0; i < r->nblobs; i++) {
-		base[i] = load_image(r->blobs[i]);
-		if (!base[i])
-			_exit(121);
-		r->sh->bases[i] = (uint64_t)(uintptr_t)base[i];
-	}
-	r->sh->nbases = r->nblobs;
-	t32_confine_init(&c);
-	t32_confine_fd(&c, in, T32_CONFINE_READ);
-	t32_confine_fd(&c, out, T32_CONFINE_WRITE);
-	for (size_t i = 0; i < r->nblobs; i++)
-		t32_confine_code(&c, base[i], r->blobs[i]->hdr.data);
-	if (t32_confine(&c))
+#ifdef MADV_POPULATE_WRITE
+	/* its pages in one call rather than one fault each */
+	madvise(c.arena_region, T32_ARENA_SIZE + SLACK_PAGES * 4096, MADV_POPULATE_WRITE);
+#endif
+	t32_confine_init(&conf);
+	t32_confine_fd(&conf, in, T32_CONFINE_READ);
+	t32_confine_fd(&conf, out, T32_CONFINE_WRITE);
+	if (t32_confine_window(&conf, c.window, c.window_len) || t32_confine(&conf))
 		_exit(125);
 	for (;;) {
 		ssize_t got = read(in, &q, sizeof(q));
+		block_fn fn;
+		char ok = 1;
 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got != (ssize_t)sizeof(q))
 			break;
-		block_fn fn;
-		char ok = 1;
-
-		if (q.count > CHUNK || (q.per ? q.which > r->nblobs || q.which == 0 :
-						   q.which >= r->nblobs))
+		if (q.op == OP_LOAD) {
+			if (child_load(&c, r->sh, in, &q))
+				confined_exit(126);
+			if (write(out, &ok, 1) != 1)
+				confined_exit(123);
+			continue;
+		}
+		if (q.count > CHUNK || (q.per ? q.which > c.n || q.which == 0 : q.which >= c.n))
 			confined_exit(122);
 		/* every delta written is checked: a body that moves the harness's counters does not */
 		memset(r->out, 0xff, q.count * sizeof(uint64_t));
@@ -800,16 +1163,15 @@ static void runner_child(struct t32_runner *r, int in, int out)
 			for (uint64_t done = 0; done + q.which * q.per <= q.count;
 			     done += q.which * q.per)
 				for (uint64_t b = 0; b < q.which; b++, o += q.per) {
-					fn = (block_fn)(void (*)(void))((char *)base[b] +
-									r->blobs[b]->hdr.entry);
+					fn = (block_fn)(void (*)(void))((char *)c.base[b] +
+									c.entry[b]);
 					if (q.skip)
-						fn(o, q.skip, arena);
-					fn(o, q.per, arena);
+						fn(o, q.skip, c.arena);
+					fn(o, q.per, c.arena);
 				}
 		} else {
-			fn = (block_fn)(void (*)(void))((char *)base[q.which] +
-							r->blobs[q.which]->hdr.entry);
-			fn(r->out, q.count, arena);
+			fn = (block_fn)(void (*)(void))((char *)c.base[q.which] + c.entry[q.which]);
+			fn(r->out, q.count, c.arena);
 		}
 		for (uint64_t i = 0; i < q.count; i++)
 			if (r->out[i] == UINT64_MAX) {
@@ -822,20 +1184,19 @@ static void runner_child(struct t32_runner *r, int in, int out)
 	confined_exit(0);
 }
 
-struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
-				    const struct t32_run_opts *o, struct t32_fault *f)
+/* Start the measuring process with a code window of `window` bytes, nothing loaded. */
+static struct t32_runner *runner_open(uint64_t window, const struct t32_run_opts *o,
+				      struct t32_fault *f)
 {
 	struct t32_runner *r = calloc(1, sizeof(*r));
 	int down[2] = { -1, -1 }, up[2] = { -1, -1 };
 	void *mem;
 
-	if (!r || nblobs > 8) {
+	if (!r) {
 		fail_system(f, "cannot start the measuring process");
-		free(r);
 		return NULL;
 	}
-	r->blobs = blobs;
-	r->nblobs = nblobs;
+	r->window = window;
 	r->opts = *o;
 	if (r->opts.cpu < 0)
 		r->opts.cpu = t32_default_cpu();
@@ -890,7 +1251,89 @@ static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
 	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) && WEXITSTATUS(status) == 125)
 		snprintf(f->msg, sizeof(f->msg), "cannot confine the measuring process "
 			 "(seccomp, or closing its descriptors, failed)");
+	if (f->kind == T32_FAIL_SYSTEM && WIFEXITED(status) &&
+	    (WEXITSTATUS(status) == 120 || WEXITSTATUS(status) == 126))
+		snprintf(f->msg, sizeof(f->msg), "the measuring process could not place the "
+			 "blocks' code (%u MiB window)", (unsigned)(r->window >> 20));
 	return -1;
+}
+
+int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
+		    struct t32_fault *f)
+{
+	struct request q = { OP_LOAD, nblobs, 0, 0, 0 };
+	struct load l;
+	char ok;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	if (nblobs > 8 || window_need(blobs, nblobs) > r->window) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "the blocks do not fit the measuring process's "
+			 "code window (%u MiB)", (unsigned)(r->window >> 20));
+		return -1;
+	}
+	if (r->pid <= 0) {
+		f->kind = T32_FAIL_SYSTEM;
+		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
+		return -1;
+	}
+	memset(&l, 0, sizeof(l));
+	for (size_t i = 0; i < nblobs; i++) {
+		r->blobs[i] = blobs[i];
+		l.size[i] = blobs[i]->size;
+	}
+	r->nblobs = nblobs;
+	if (write_all(r->to_child, &q, sizeof(q)) || write_all(r->to_child, &l, sizeof(l)))
+		return runner_died(r, 0, f);
+	for (size_t i = 0; i < nblobs; i++)
+		if (write_all(r->to_child, blobs[i]->image, blobs[i]->size))
+			return runner_died(r, 0, f);
+	if (!wait_readable(r->from_child, r->opts.timeout))
+		return runner_died(r, 1, f);
+	if (read(r->from_child, &ok, 1) != 1)
+		return runner_died(r, 0, f);
+	r->loads++;
+	return 0;
+}
+
+int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *blobs,
+		    size_t nblobs, const struct t32_run_opts *o)
+{
+	int cpu = o->cpu < 0 ? t32_default_cpu() : o->cpu;
+
+	return r && r->pid > 0 && nblobs <= 8 && window_need(blobs, nblobs) <= r->window &&
+	       r->opts.cpu == cpu && r->opts.timeout == o->timeout;
+}
+
+unsigned t32_runner_loads(const struct t32_runner *r)
+{
+	return r ? r->loads : 0;
+}
+
+struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
+				    const struct t32_run_opts *o, struct t32_fault *f)
+{
+	uint64_t need = window_need(blobs, nblobs), window = WINDOW_MIN;
+	struct t32_runner *r;
+
+	if (nblobs > 8 || need > WINDOW_MAX) {
+		fail_system(f, "cannot start the measuring process");
+		if (need > WINDOW_MAX)
+			snprintf(f->msg, sizeof(f->msg), "the blocks' code is too large to load "
+				 "(%llu MiB)", (unsigned long long)(need >> 20));
+		return NULL;
+	}
+	/* room for blocks twice as large, so a sweep's next blocks fit */
+	while (window < 2 * need && window < WINDOW_MAX)
+		window *= 2;
+	r = runner_open(window, o, f);
+	if (r && t32_runner_load(r, blobs, nblobs, f)) {
+		t32_runner_stop(r);
+		return NULL;
+	}
+	return r;
 }
 
 /* One request to the child and its answer; the deltas land in out.  0 or -1 (f says why). */
@@ -904,7 +1347,7 @@ static int runner_request(struct t32_runner *r, const struct request *q, uint64_
 		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
 		return -1;
 	}
-	if (write(r->to_child, q, sizeof(*q)) != (ssize_t)sizeof(*q))
+	if (write_all(r->to_child, q, sizeof(*q)))
 		return runner_died(r, 0, f);
 	if (!wait_readable(r->from_child, r->opts.timeout))
 		return runner_died(r, 1, f);
@@ -927,7 +1370,7 @@ int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_
 {
 	memset(f, 0, sizeof(*f));
 	while (count) {
-		struct request q = { which, count < CHUNK ? count : CHUNK, 0, 0 };
+		struct request q = { OP_RUN, which, count < CHUNK ? count : CHUNK, 0, 0 };
 
 		if (runner_request(r, &q, out, f))
 			return -1;
@@ -940,7 +1383,7 @@ int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_
 int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, uint64_t skip,
 			   uint64_t reps, uint64_t *out, struct t32_fault *f)
 {
-	struct request q = { nblocks, nblocks * per * reps, per, skip };
+	struct request q = { OP_RUN, nblocks, nblocks * per * reps, per, skip };
 
 	memset(f, 0, sizeof(*f));
 	if (nblocks == 0 || nblocks > r->nblobs || per == 0 || q.count > CHUNK ||

@@ -70,6 +70,18 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f);
 void t32_blob_free(struct t32_blob *b);
 /*
+ * Assemble n generated blocks (srcs[i], described by gens[i]; gens may be NULL)
+ * in one nasm run into out[0..n), each the image it would be alone.  0; or -1
+ * with f filled in (f->item the item of block *bad) and *bad the block nasm
+ * refused (n when it named none, or the fault is not nasm's).
+ */
+int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+		       struct t32_blob *out, struct t32_fault *f, size_t *bad);
+/* nasm by its absolute path, found once (T32_NASM or PATH); each call counts a run. */
+const char *t32_nasm_path(void);
+/* nasm runs started by this process so far. */
+unsigned long t32_nasm_runs(void);
+/*
  * The machine code of a spec's body alone (as the timed block holds it), for the
  * retirement model's decoder.  *code is malloc'd.  0, or -1 with a message in err
  * ("cannot assemble 'ITEM' (nasm: ...)").
@@ -91,11 +103,26 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 /*
  * A runner is a forked child holding loaded blocks, answering run requests.  The
  * child stays warm (and pinned) between requests, so adaptive stopping can ask for
- * batch after batch.
+ * batch after batch; it takes new blocks through its pipe (t32_runner_load), so
+ * one process serves block after block.  t32_runner_start: a child with blobs
+ * loaded.
  */
 struct t32_runner;
 struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
 				    const struct t32_run_opts *o, struct t32_fault *f);
+/*
+ * Load other blocks into a running runner (the blobs must outlive their use):
+ * their code and the arena are placed afresh, at new addresses, as a new
+ * process would place them; the process stays warm and pinned.  0, or -1 with
+ * f filled in (the runner is then gone when its process died).
+ */
+int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
+		    struct t32_fault *f);
+/* r is alive, on o's CPU and time limit, and its code window holds the blobs. */
+int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *blobs,
+		    size_t nblobs, const struct t32_run_opts *o);
+/* Placements r has made (its first load included). */
+unsigned t32_runner_loads(const struct t32_runner *r);
 /* Run blob `which` (TIMED shape) count times; deltas (ticks) into out[0..count). */
 int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
 		     struct t32_fault *f);

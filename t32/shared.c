@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,37 +34,50 @@ static uint64_t steal_of(int cpu)
 }
 
 /*
- * A task's state, last CPU, parent and name from /proc/PID/task/TID/stat; 0 when
- * read.  The name is between the first '(' and the last ')'.
+ * A task's state, last CPU, parent, name and (threads not NULL) its process's
+ * thread count from /proc/PID/task/TID/stat; 0 when read.  The name is between
+ * the first '(' and the last ')'.
  */
-static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char *comm, size_t len)
+static int task_stat_threads(const char *path, char *state, int *cpu, pid_t *ppid, char *comm,
+			     size_t len, long *threads)
 {
-	char buf[1024], *open, *close;
-	FILE *f = fopen(path, "r");
-	size_t n;
+	char buf[1024], *lp, *rp;
+	/* open, read, close: a look reads hundreds of these, stdio's buffer costs a call more */
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
 	buf[n] = '\0';
-	open = strchr(buf, '(');
-	close = strrchr(buf, ')');
-	if (!open || !close || close < open)
+	lp = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (!lp || !rp || rp < lp)
 		return -1;
-	snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+	snprintf(comm, len, "%.*s", (int)(rp - lp - 1), lp + 1);
 	/* after ") ": state ppid pgrp session tty tpgid flags ... field 39 is the CPU */
-	char *p = close + 2;
+	char *p = rp + 2;
 	int field = 3;
 	*state = *p;
 	*ppid = (pid_t)strtol(p + 2, NULL, 10);
 	*cpu = -1;
+	if (threads)
+		*threads = 0;
 	for (; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
+		if (*p == ' ' && ++field == 20 && threads)
+			*threads = strtol(p + 1, NULL, 10);
 	if (field == 39)
 		*cpu = (int)strtol(p, NULL, 10);
 	return 0;
+}
+
+/* The same without the thread count. */
+static int task_stat(const char *path, char *state, int *cpu, pid_t *ppid, char *comm, size_t len)
+{
+	return task_stat_threads(path, state, cpu, ppid, comm, len, NULL);
 }
 
 /*
@@ -130,6 +144,14 @@ static void name_sharers(struct t32_share *s)
 	}
 }
 
+/* Where a task last on cpu ran: the measuring CPU, one that may share its core, or 0. */
+static unsigned place_of(const struct t32_share *s, int cpu)
+{
+	return cpu == s->cpu ? T32_SHARE_CPU
+	       : cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &s->siblings) ? T32_SHARE_SIBLING
+									   : 0;
+}
+
 /*
  * Look once through /proc for runnable tasks that are not ours, on s->cpu or on
  * one of its possible siblings; the T32_SHARE_* places found.
@@ -145,6 +167,7 @@ static unsigned walk(struct t32_share *s)
 	while ((d = readdir(procs))) {
 		char path[600], state, comm[64];
 		int cpu;
+		long threads;
 		pid_t pid, ppid;
 		DIR *tasks;
 		struct dirent *t;
@@ -156,8 +179,19 @@ static unsigned walk(struct t32_share *s)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
 		/* our own descendants (the measuring process, nasm) are not others */
-		if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
+		if (task_stat_threads(path, &state, &cpu, &ppid, comm, sizeof(comm), &threads))
 			continue;
+		/* a process of one thread is its own task: its stat says all */
+		if (threads == 1) {
+			unsigned where = place_of(s, cpu);
+
+			if (state == 'R' && where && pid != 2 && ppid != 2 &&
+			    !descends_from(ppid, s->self)) {
+				seen_task(s, pid, comm, where);
+				found |= where;
+			}
+			continue;
+		}
 		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
 		tasks = opendir(path);
 		if (!tasks)
@@ -173,10 +207,7 @@ static unsigned walk(struct t32_share *s)
 			 * RCU callback between our looks all the time: not a task sharing
 			 * the CPU.  Time they take shows in the block's readings.
 			 */
-			unsigned where = cpu == s->cpu ? T32_SHARE_CPU
-				       : cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &s->siblings)
-					       ? T32_SHARE_SIBLING
-					       : 0;
+			unsigned where = place_of(s, cpu);
 
 			if (state == 'R' && where && pid != 2 && ppid != 2 &&
 			    !descends_from(ppid, s->self)) {
@@ -189,12 +220,6 @@ static unsigned walk(struct t32_share *s)
 	}
 	closedir(procs);
 	return found;
-}
-
-void t32_share_sample(struct t32_share *s)
-{
-	s->looks++;
-	walk(s);
 }
 
 /* Runnable tasks on all CPUs now (/proc/stat procs_running), or -1 when unknown. */
@@ -213,6 +238,14 @@ static long procs_running(void)
 		}
 	fclose(f);
 	return n;
+}
+
+void t32_share_sample(struct t32_share *s)
+{
+	s->looks++;
+	/* only the one looking runs: nothing else to find */
+	if (procs_running() != 1)
+		walk(s);
 }
 
 unsigned t32_share_look(struct t32_share *s)
@@ -253,10 +286,18 @@ void t32_share_who(const struct t32_share *s, unsigned where, char *buf, size_t 
  */
 static void find_siblings(struct t32_share *s)
 {
+	/* the topology of one process's life: read once per CPU asked about */
+	static int known_cpu = -1, known_n;
+	static cpu_set_t known;
 	struct t32_cpu c;
 	char path[128], list[1024];
 	FILE *f;
 
+	if (known_cpu == s->cpu) {
+		s->siblings = known;
+		s->nsiblings = known_n;
+		return;
+	}
 	CPU_ZERO(&s->siblings);
 	s->nsiblings = 0;
 	t32_cpu_identify_on(&c, s->cpu);
@@ -292,9 +333,12 @@ static void find_siblings(struct t32_share *s)
 		if (*p == '\n')
 			break;
 	}
+	known_cpu = s->cpu;
+	known = s->siblings;
+	known_n = s->nsiblings;
 }
 
-void t32_share_begin(struct t32_share *s, int cpu)
+void t32_share_watch(struct t32_share *s, int cpu)
 {
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
@@ -302,18 +346,28 @@ void t32_share_begin(struct t32_share *s, int cpu)
 	s->steal0 = steal_of(cpu);
 	s->t0 = t32_now();
 	find_siblings(s);
+}
+
+void t32_share_begin(struct t32_share *s, int cpu)
+{
+	t32_share_watch(s, cpu);
 	t32_share_sample(s);
 }
 
-int t32_share_end(struct t32_share *s)
+void t32_share_stop(struct t32_share *s)
 {
 	double elapsed = t32_now() - s->t0;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	t32_share_sample(s);
 	if (elapsed > 0 && hz > 0)
 		s->steal_share = (double)(steal_of(s->cpu) - s->steal0) / (double)hz / elapsed;
 	name_sharers(s);
+}
+
+int t32_share_end(struct t32_share *s)
+{
+	t32_share_sample(s);
+	t32_share_stop(s);
 	return (s->others >= 2 && s->others >= T32_SHARE_LOOKS * s->looks) ||
 	       s->steal_share >= T32_STEAL_SHARE;
 }

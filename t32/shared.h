@@ -40,6 +40,10 @@ enum {
 
 /* Start watching `cpu`; a first look for other runnable tasks. */
 void t32_share_begin(struct t32_share *s, int cpu);
+/* Start watching `cpu`, the looks left to the caller (t32_share_look). */
+void t32_share_watch(struct t32_share *s, int cpu);
+/* The steal since the start and the names of the tasks seen, without a last look. */
+void t32_share_stop(struct t32_share *s);
 /* Look again: another task runnable on the CPU (not ours) counts. */
 void t32_share_sample(struct t32_share *s);
 /*

@@ -311,12 +311,73 @@ static const char style[] =
 	".miss{color:#a40000;font-weight:bold}.met{color:#2e7d32}"
 	".dated{font-size:85%;color:#666;margin:0}"
 	"code{overflow-wrap:anywhere}"
-	"ul.files{columns:2 18em;font-size:90%}";
+	"ul.files{columns:2 18em;font-size:90%}"
+	/*
+	 * On paper: A4 margins, no table split from its header row (the header
+	 * repeats on each page), rows, figures and the paragraphs that read them
+	 * kept whole, a heading kept with what follows, links without their
+	 * decoration, wide tables shrunk to the page rather than cut off.
+	 */
+	"@page{size:A4;margin:16mm 14mm}"
+	"@media print{body{max-width:none;padding:0;font-size:10pt;line-height:1.35}"
+	"h1,h2,h3{break-after:avoid;page-break-after:avoid}"
+	"h2{margin-top:1.2em}"
+	"thead{display:table-header-group}"
+	"tr,figure,.shows,table.head{break-inside:avoid;page-break-inside:avoid}"
+	"figure img{max-height:100mm;width:auto;border:none}"
+	".wide{overflow:visible}.wide table{font-size:80%}"
+	"nav,.links{display:none}"
+	"a{color:inherit;text-decoration:none}"
+	"ul.files{columns:3 12em;font-size:80%}}";
+
+/*
+ * The hypervisor by name, from its CPUID vendor signature ("bhyve bhyve ",
+ * "KVMKVMKVM"): the signature repeats the name to fill twelve bytes.
+ */
+static const char *hypervisor_name(const char *sig)
+{
+	static const struct {
+		const char *sig, *name;
+	} known[] = {
+		{ "KVMKVMKVM", "KVM" }, { "bhyve bhyve", "bhyve" }, { "Microsoft Hv", "Hyper-V" },
+		{ "VMwareVMware", "VMware" }, { "XenVMMXenVMM", "Xen" }, { "TCGTCGTCGTCG", "QEMU (TCG)" },
+		{ "VBoxVBoxVBox", "VirtualBox" }, { "ACRNACRNACRN", "ACRN" }, { " lrpepyh  vr", "Parallels" },
+		{ "QNXQVMBSQG", "QNX" },
+	};
+	static char own[16];
+	size_t l;
+
+	if (!sig[0])
+		return "unnamed";
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(sig, known[i].sig, strlen(known[i].sig)))
+			return known[i].name;
+	snprintf(own, sizeof(own), "%s", sig);
+	for (l = strlen(own); l && own[l - 1] == ' '; l--)
+		own[l - 1] = 0;
+	return own;
+}
+
+/* The CPUs sharing the measuring CPU's core, as a reader says it. */
+static const char *siblings_text(const struct t32_env *e, char *buf, size_t len)
+{
+	char self[16];
+
+	snprintf(self, sizeof(self), "%d", e->pinned);
+	if (!e->sibling[0])
+		snprintf(buf, len, "whether another CPU shares its core is unknown");
+	else if (!strcmp(e->sibling, self))
+		snprintf(buf, len, "no other CPU shares its core%s",
+			 e->cpu.hypervisor ? " as the guest sees it; the host's may" : "");
+	else
+		snprintf(buf, len, "CPUs %s share its core (SMT)", e->sibling);
+	return buf;
+}
 
 void html_head(struct study *st, FILE *h, int argc, char **argv)
 {
 	const struct t32_env *e = &st->env;
-	char buf[8192], text[512], date[64];
+	char buf[8192], text[512], date[64], sib[160];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -353,12 +414,12 @@ void html_head(struct study *st, FILE *h, int argc, char **argv)
 	if (e->cpu.hypervisor)
 		snprintf(buf, sizeof(buf), "a virtual machine (hypervisor %s): cpuid traps, the "
 			 "core clock may move, a neighbour may share the core",
-			 e->cpu.hv_vendor[0] ? e->cpu.hv_vendor : "unnamed");
+			 hypervisor_name(e->cpu.hv_vendor));
 	else
 		snprintf(buf, sizeof(buf), "bare metal (no hypervisor)");
 	head_row(h, "Machine", buf);
-	snprintf(buf, sizeof(buf), "%ld online; measured on CPU %d (SMT siblings: %s)",
-		 e->cpus_online, e->pinned, e->sibling[0] ? e->sibling : "unknown");
+	snprintf(buf, sizeof(buf), "%ld online; measured on CPU %d (%s)", e->cpus_online, e->pinned,
+		 siblings_text(e, sib, sizeof(sib)));
 	head_row(h, "CPUs", buf);
 	snprintf(buf, sizeof(buf), "%.4f GHz, %s; readings come in steps of %llu tick%s",
 		 e->tsc_ghz, e->invariant_tsc ? "invariant" : "NOT invariant",
@@ -398,8 +459,10 @@ void html_head(struct study *st, FILE *h, int argc, char **argv)
 	if (st->ratio > 0)
 		fprintf(h, "<p><b>Units.</b> Every figure and table is in <b>core cycles</b>. The "
 			   "coursework counted TSC ticks; here 1 tick = %.4f cycles (the TSC runs at "
-			   "%.3f GHz, the core at about %.2f GHz). The raw ticks are in the TSVs. The "
-			   "machine's facts are in <a href=\"env.json\">env.json</a>.</p>\n",
+			   "%.3f GHz, the core at about %.2f GHz) as this run measured it; a file kept "
+			   "from an earlier run was converted with its own ratio, named in its "
+			   "<code># calibration:</code> line and in its section. The raw ticks are in "
+			   "the TSVs. The machine's facts are in <a href=\"env.json\">env.json</a>.</p>\n",
 			st->ratio, e->tsc_ghz, e->core_ghz);
 	else
 		fprintf(h, "<p><b>Units.</b> The core clock could not be calibrated here: figures "

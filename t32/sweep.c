@@ -262,6 +262,84 @@ static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsi
 	return 0;
 }
 
+/* Is k copies one measure_job tries for j (kmax: the copies the form allows)? */
+static int k_tried(const struct sweep *w, const struct job *j, unsigned k, unsigned kmax)
+{
+	if (j->mode == T32_SWEEP_THROUGHPUT && (j->n < k || j->n % k))
+		return 0;
+	return !(j->mode == T32_SWEEP_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax));
+}
+
+/*
+ * Rows assembled ahead at a time, their blocks in one nasm run or a few: 4 at
+ * first, so the first row comes soon, four times as many each time up to 256.
+ */
+#define ASSEMBLE_ROWS 256
+
+/*
+ * Assemble the blocks of the rows from r on (this shard's, not done, up to
+ * *rows of them, which then grows) before they are measured; the row after them.
+ */
+static size_t assemble_next(const struct sweep *w, size_t r, size_t *rows)
+{
+	size_t want = *rows, n = 0, cap = 0, seen = 0;
+	struct t32_spec *specs = NULL;
+	const struct t32_spec **list = NULL;
+	char err[256];
+	int fail = 0;
+
+	*rows = want * 4 < ASSEMBLE_ROWS ? want * 4 : ASSEMBLE_ROWS;
+	for (; r < w->nrows && seen < want && !fail; r++) {
+		struct job j;
+		unsigned kmax;
+
+		if (r % w->shards != w->shard - 1 || w->done[r] || job_of(w, r, &j))
+			continue;
+		seen++;
+		if ((j.mode == T32_SWEEP_THROUGHPUT && j.form && !j.form->tp) ||
+		    (j.mode == T32_SWEEP_LATENCY && j.form && j.form->nochain))
+			continue;
+		kmax = j.mode == T32_SWEEP_THROUGHPUT ? w->max_k : 1;
+		if (j.mode == T32_SWEEP_THROUGHPUT && j.form && kmax > j.form->tp_period)
+			kmax = j.form->tp_period;
+		for (unsigned k = 1; k <= kmax; k++) {
+			if (!k_tried(w, &j, k, kmax))
+				continue;
+			if (n == cap) {
+				struct t32_spec *more = realloc(specs, (cap = cap ? 2 * cap : 64) *
+									sizeof(*specs));
+
+				if (!more) {
+					fail = 1;
+					break;
+				}
+				specs = more;
+			}
+			if (job_spec(w, &j, k, &specs[n], err, sizeof(err))) {
+				t32_spec_free(&specs[n]);
+				continue;
+			}
+			n++;
+		}
+	}
+	/* the rows are measured whether or not their blocks could be made ready here */
+	list = calloc(n ? n : 1, sizeof(*list));
+	for (size_t i = 0; list && i < n; i++)
+		list[i] = &specs[i];
+	if (n && list) {
+		struct t32_measure_opts mo = w->mo;
+
+		/* latency and throughput rows are marginal costs (their twins), raw rows not */
+		mo.slope = !(w->modes & T32_SWEEP_BIT(T32_SWEEP_RAW)) && !w->whole;
+		t32_measure_prepare(list, n, &w->bo, &mo);
+	}
+	for (size_t i = 0; i < n; i++)
+		t32_spec_free(&specs[i]);
+	free(specs);
+	free(list);
+	return r;
+}
+
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len);
 
 /*
@@ -343,9 +421,7 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 	for (unsigned k = 1; k <= kmax && !interrupted; k++) {
 		struct t32_spec s;
 
-		if (j->mode == T32_SWEEP_THROUGHPUT && (j->n < k || j->n % k))
-			continue;
-		if (j->mode == T32_SWEEP_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax))
+		if (!k_tried(w, j, k, kmax))
 			continue;
 		if (job_spec(w, j, k, &s, err, sizeof(err))) {
 			t32_spec_free(&s);
@@ -1056,7 +1132,7 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 		      size_t *written)
 {
 	char line[8192];
-	size_t todo = 0;
+	size_t todo = 0, assembled = 0, next_rows = 4;
 	double start = t32_now();
 	int rc = 0, progress = q->progress && isatty(2);
 
@@ -1068,6 +1144,9 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 		if (r % w->shards != w->shard - 1 || w->done[r])
 			continue;
 		job_of(w, r, &j);
+		/* the blocks of this row and the next ones, assembled together */
+		if (r >= assembled)
+			assembled = assemble_next(w, r, &next_rows);
 		if (progress) {
 			double el = t32_now() - start;
 

@@ -18,7 +18,7 @@
 struct t32_tablecheck_opts {
 	const char *sweep;	/* the sweep's TSV */
 	const char *table;	/* the table it swept, or NULL (no chain texts) */
-	char **refs;		/* reference tables (data/ref/NAME.tbl) */
+	const char **refs;	/* reference tables (data/ref/NAME.tbl) */
 	size_t nrefs;
 	int rows;		/* print each row's command to run it again */
 	int untrusted;		/* judge and compare untrusted rows too (a busy machine) */

@@ -1562,7 +1562,7 @@ static void write_header(const struct gen *g, FILE *out)
 		cpu.brand, cpu.vendor, cpu.family, cpu.model, cpu.stepping);
 	if (g->have_lat)
 		fprintf(out, "; lat= values: %s", st->core);
-	fputs("\n#\n# Rules (README, \"Every instruction\"): a form is left out when it\n", out);
+	fputs("\n#\n# Rules (doc/sweeps.md, \"The full table\"): a form is left out when it\n", out);
 	for (int r = 0; r < T32_RULE_N; r++)
 		fprintf(out, "#   %s (%zu left out)\n", t32_tablegen_rule_text[r], st->excluded[r]);
 	fputs("# Memory operands are [rsi] (a divisor [rsi+8]); operand i takes register i of its\n"

@@ -1062,3 +1062,53 @@ const char *t32_nearest(const char *word, const char *const *names, size_t n, si
 	}
 	return best;
 }
+
+/* Where a folded line's continuation starts (see t32_fputs_folded). */
+static size_t fold_indent(const char *line, size_t len, int width)
+{
+	size_t ind = strspn(line, " ");
+
+	if (len > 7 && !strncmp(line, "usage: ", 7))
+		return 7 + strspn(line + 7, " ") + 2;
+	if (ind < len && line[ind] == '-') {
+		/* an option: its description starts after the first run of two blanks */
+		const char *two = memmem(line + ind, len - ind, "  ", 2);
+
+		if (two) {
+			size_t d = (size_t)(two - line) + strspn(two, " ");
+
+			if (d + 20 < (size_t)width)
+				return d;
+		}
+	}
+	return ind;
+}
+
+void t32_fputs_folded(const char *text, FILE *f, int width)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n"), ind = fold_indent(text, len, width), col = 0;
+		const char *p = text, *end = text + len;
+
+		while ((size_t)(end - p) + col > (size_t)width) {
+			const char *cut = NULL;
+
+			/* the last blank that keeps the line within width, past its indentation */
+			for (const char *q = p + (size_t)width - col; q > p + (col ? 0 : ind); q--)
+				if (*q == ' ') {
+					cut = q;
+					break;
+				}
+			if (!cut)
+				break;
+			fwrite(p, 1, (size_t)(cut - p), f);
+			fprintf(f, "\n%*s", (int)ind, "");
+			col = ind;
+			p = cut + strspn(cut, " ");
+		}
+		fwrite(p, 1, (size_t)(end - p), f);
+		if (*end)
+			fputc('\n', f);
+		text = *end ? end + 1 : end;
+	}
+}

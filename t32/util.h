@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit codes (README "Exit codes"). */
+/* Exit codes (doc/formats.md "Exit codes"; t32 --list exit-codes). */
 enum {
 	T32_EXIT_OK = 0,
 	T32_EXIT_ERROR = 1,
@@ -38,6 +38,12 @@ void t32_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * While t32_warn_quiet is set (a command run inside t32 study, whose rows carry
  * the flags), warnings are counted in t32_warn_held, the last kept, not printed.
  */
+/*
+ * text on f with every line longer than width folded at a blank: an option's
+ * line ("  --n LIST   what it does") goes on under its description, a usage
+ * line under what follows "usage: ", any other under its own indentation.
+ */
+void t32_fputs_folded(const char *text, FILE *f, int width);
 extern int t32_warn_quiet;
 extern unsigned long t32_warn_held;
 extern char t32_warn_last[512];

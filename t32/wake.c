@@ -280,6 +280,39 @@ static int is_note(const char *line)
 	return 0;
 }
 
+/* A comment line of a raw file: the setup, the conversion, a note.  0 or an exit code. */
+static int load_comment(struct t32_wake_data *d, const char *line, const char *path, size_t lineno)
+{
+	if (strncmp(line, "# wake: ", 8) == 0 && !d->setup) {
+		char m[32];
+
+		d->setup = strdup(line + 8);
+		setup_value(d->setup, "idle_only", m, sizeof(m));
+		d->filter = T32_WAKE_FILTER | (strcmp(m, "yes") ? 0 : T32_WAKE_NO_IDLE);
+		setup_value(d->setup, "method", m, sizeof(m));
+		d->method = T32_WAKE_NMETHODS;
+		for (int i = 0; i < T32_WAKE_NMETHODS; i++)
+			if (strcmp(m, t32_wake_method_names[i]) == 0)
+				d->method = (enum t32_wake_method)i;
+		if (d->method == T32_WAKE_NMETHODS) {
+			t32_error("unknown method '%s' (in %s line %zu)", m, path, lineno);
+			return T32_EXIT_USAGE;
+		}
+	} else if (strncmp(line, "# tsc: ", 7) == 0 && !d->conversion) {
+		d->conversion = strdup(line + 7);
+	} else if (is_note(line)) {
+		size_t had = d->notes ? strlen(d->notes) : 0, l = strlen(line);
+		char *n = had + l < 65536 ? realloc(d->notes, had + l + 2) : NULL;
+
+		if (n) {
+			memcpy(n + had, line, l);
+			memcpy(n + had + l, "\n", 2);
+			d->notes = n;
+		}
+	}
+	return 0;
+}
+
 int t32_wake_load(const char *path, struct t32_wake_data *d)
 {
 	struct t32_tsv t;
@@ -295,35 +328,8 @@ int t32_wake_load(const char *path, struct t32_wake_data *d)
 		const char *line = t.line;
 
 		if (line[0] == '#') {
-			if (strncmp(line, "# wake: ", 8) == 0 && !d->setup) {
-				char m[32];
-
-				d->setup = strdup(line + 8);
-				setup_value(d->setup, "idle_only", m, sizeof(m));
-				d->filter = T32_WAKE_FILTER | (strcmp(m, "yes") ? 0 : T32_WAKE_NO_IDLE);
-				setup_value(d->setup, "method", m, sizeof(m));
-				d->method = T32_WAKE_NMETHODS;
-				for (int i = 0; i < T32_WAKE_NMETHODS; i++)
-					if (strcmp(m, t32_wake_method_names[i]) == 0)
-						d->method = (enum t32_wake_method)i;
-				if (d->method == T32_WAKE_NMETHODS) {
-					t32_error("unknown method '%s' (in %s line %zu)", m, path,
-						  t.lineno);
-					rc = T32_EXIT_USAGE;
-					break;
-				}
-			} else if (strncmp(line, "# tsc: ", 7) == 0 && !d->conversion) {
-				d->conversion = strdup(line + 7);
-			} else if (is_note(line)) {
-				size_t had = d->notes ? strlen(d->notes) : 0, l = strlen(line);
-				char *n = had + l < 65536 ? realloc(d->notes, had + l + 2) : NULL;
-
-				if (n) {
-					memcpy(n + had, line, l);
-					memcpy(n + had + l, "\n", 2);
-					d->notes = n;
-				}
-			}
+			if ((rc = load_comment(d, line, path, t.lineno)))
+				break;
 			continue;
 		}
 		if (!d->setup) {
@@ -505,13 +511,61 @@ static int idle_states(const struct t32_wake_data *d, unsigned *deepest_us)
 	return n;
 }
 
+/* Latency against launch distance: the shortest third of distances against the longest. */
+static void describe_ldist(FILE *f, const struct t32_wake_data *d, const char *us)
+{
+	double lmin = INFINITY, lmax = -INFINITY;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!(d->flags[i] & d->filter)) {
+			lmin = fmin(lmin, d->ldist_ns[i]);
+			lmax = fmax(lmax, d->ldist_ns[i]);
+		}
+	if (lmax > lmin) {
+		struct t32_wake_q a, b;
+		size_t na, nb;
+		double third = (lmax - lmin) / 3;
+
+		if (!median_in(d, lmin, lmin + third, 0.975, &a, &na) &&
+		    !median_in(d, lmax - third, lmax + 1, 0.975, &b, &nb)) {
+			double dlo = b.lo - a.hi, dhi = b.hi - a.lo;
+
+			fprintf(f, "Launch distances of %.2f to %.2f ms give a median of %.2f %s, "
+				   "%.2f to %.2f ms give %.2f %s: ", lmin / 1e6, (lmin + third) / 1e6,
+				a.value / 1e3, us, (lmax - third) / 1e6, lmax / 1e6, b.value / 1e3, us);
+			if (dlo > 0 || dhi < 0) {
+				unsigned deep;
+				int ns = idle_states(d, &deep);
+				char why[256] = "";
+
+				if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns > 0)
+					snprintf(why, sizeof(why), " (this CPU has %d idle state%s, the "
+						 "deepest leaving in %u %s: a longer wait can reach a "
+						 "deeper one)", ns, ns == 1 ? "" : "s", deep, us);
+				else if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns == 0)
+					snprintf(why, sizeof(why), " (this machine lists no idle states, "
+						 "so its own idle depth is not why: what the host or "
+						 "hypervisor does while the CPU waits may be)");
+				fprintf(f, "a difference of %.2f %s (95%% interval %.2f to %.2f), so "
+					   "latency %s with the time spent waiting%s.",
+					(b.value - a.value) / 1e3, us, dlo / 1e3, dhi / 1e3,
+					dlo > 0 ? "grows" : "shrinks", why);
+			} else {
+				fprintf(f, "no difference the intervals can tell (%.2f to %.2f %s), "
+					   "so latency does not depend on how long the thread waited.",
+					dlo / 1e3, dhi / 1e3, us);
+			}
+		}
+	}
+}
+
 void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 {
 	const char *us = html ? "&micro;s" : "us";
 	const char *what = d->method == T32_WAKE_SPIN ? "interrupt latency (timer signal handler)"
 						       : "wake latency (return from the sleep)";
 	struct t32_wake_stats s;
-	double *x, lmin = INFINITY, lmax = -INFINITY;
+	double *x;
 	size_t k = t32_wake_kept(d, d->latency_ns, &x);
 	const char *sep = "";
 
@@ -556,48 +610,7 @@ void t32_wake_describe(FILE *f, const struct t32_wake_data *d, int html)
 	fprintf(f, ", the largest %.2f %s: the tail at p99 is %.1f times the median. ",
 		s.max / 1e3, us, s.q[0].value > 0 ? s.q[2].value / s.q[0].value : NAN);
 	free(x);
-	/* latency against launch distance: the shortest third of distances against the longest */
-	for (size_t i = 0; i < d->n; i++)
-		if (!(d->flags[i] & d->filter)) {
-			lmin = fmin(lmin, d->ldist_ns[i]);
-			lmax = fmax(lmax, d->ldist_ns[i]);
-		}
-	if (lmax > lmin) {
-		struct t32_wake_q a, b;
-		size_t na, nb;
-		double third = (lmax - lmin) / 3;
-
-		if (!median_in(d, lmin, lmin + third, 0.975, &a, &na) &&
-		    !median_in(d, lmax - third, lmax + 1, 0.975, &b, &nb)) {
-			double dlo = b.lo - a.hi, dhi = b.hi - a.lo;
-
-			fprintf(f, "Launch distances of %.2f to %.2f ms give a median of %.2f %s, "
-				   "%.2f to %.2f ms give %.2f %s: ", lmin / 1e6, (lmin + third) / 1e6,
-				a.value / 1e3, us, (lmax - third) / 1e6, lmax / 1e6, b.value / 1e3, us);
-			if (dlo > 0 || dhi < 0) {
-				unsigned deep;
-				int ns = idle_states(d, &deep);
-				char why[256] = "";
-
-				if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns > 0)
-					snprintf(why, sizeof(why), " (this CPU has %d idle state%s, the "
-						 "deepest leaving in %u %s: a longer wait can reach a "
-						 "deeper one)", ns, ns == 1 ? "" : "s", deep, us);
-				else if (dlo > 0 && d->method == T32_WAKE_SLEEP && ns == 0)
-					snprintf(why, sizeof(why), " (this machine lists no idle states, "
-						 "so its own idle depth is not why: what the host or "
-						 "hypervisor does while the CPU waits may be)");
-				fprintf(f, "a difference of %.2f %s (95%% interval %.2f to %.2f), so "
-					   "latency %s with the time spent waiting%s.",
-					(b.value - a.value) / 1e3, us, dlo / 1e3, dhi / 1e3,
-					dlo > 0 ? "grows" : "shrinks", why);
-			} else {
-				fprintf(f, "no difference the intervals can tell (%.2f to %.2f %s), "
-					   "so latency does not depend on how long the thread waited.",
-					dlo / 1e3, dhi / 1e3, us);
-			}
-		}
-	}
+	describe_ldist(f, d, us);
 	if (d->method == T32_WAKE_SPIN && d->gap_ns) {
 		struct t32_wake_stats g;
 
@@ -692,6 +705,72 @@ static void us(char *buf, size_t len, double ns)
 		snprintf(buf, len, "-");
 }
 
+/* The statistics as JSON (s: latency, then the gap when nm is 2). */
+static void print_json(FILE *out, const struct t32_wake_data *d, const struct t32_wake_stats *s,
+		       int nm, const char *why)
+{
+	static const char *const names[2] = { "latency_ns", "gap_ns" };
+	int first = 1;
+
+	fprintf(out, "{\"method\": \"%s\", \"setup\": ", t32_wake_method_names[d->method]);
+	t32_json_string(out, d->setup ? d->setup : "");
+	fprintf(out, ", \"tsc\": ");
+	t32_json_string(out, d->conversion ? d->conversion : "");
+	fprintf(out, ", \"events\": %zu, \"kept\": %zu, \"flagged\": {", d->n, d->ok);
+	for (int i = 0, f = 1; i < T32_WAKE_NFLAGS; i++)
+		if (d->by_flag[i]) {
+			fprintf(out, "%s\"%s\": %zu", f ? "" : ", ", t32_wake_flags[i].name,
+			       d->by_flag[i]);
+			f = 0;
+		}
+	fprintf(out, "}, \"untrusted\": ");
+	if (why && why[0])	/* the reason, or null when the result can be trusted */
+		t32_json_string(out, why);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
+	for (int m = 0; m < nm; m++)
+		stat_rows(out, names[m], &s[m], T32_FMT_JSON, &first);
+	fprintf(out, "}}\n");
+}
+
+/* The table's statistics rows: count, min, the percentiles with their intervals, max. */
+static void print_table_stats(FILE *out, const struct t32_wake_stats *s, int nm)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(out, "%-10s %12zu %-23s", "count", s[0].n, "");
+	if (nm == 2)
+		fprintf(out, " %12zu", s[1].n);
+	us(a, sizeof(a), s[0].min);
+	fprintf(out, "\n%-10s %12s %-23s", "min", a, "");
+	if (nm == 2) {
+		us(a, sizeof(a), s[1].min);
+		fprintf(out, " %12s", a);
+	}
+	fprintf(out, "\n");
+	for (int i = 0; i < T32_WAKE_NQ; i++) {
+		char iv[80];
+
+		fprintf(out, "%-10s", t32_wake_pnames[i]);
+		for (int m = 0; m < nm; m++) {
+			us(a, sizeof(a), s[m].q[i].value);
+			us(b, sizeof(b), s[m].q[i].lo);
+			us(c, sizeof(c), s[m].q[i].hi);
+			snprintf(iv, sizeof(iv), "%s .. %s", b, c);
+			fprintf(out, " %12s %-23s", a, iv);
+		}
+		fprintf(out, "\n");
+	}
+	us(a, sizeof(a), s[0].max);
+	fprintf(out, "%-10s %12s %-23s", "max", a, "");
+	if (nm == 2) {
+		us(a, sizeof(a), s[1].max);
+		fprintf(out, " %12s", a);
+	}
+	fprintf(out, "\n");
+}
+
 void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fmt,
 		    const char *why)
 {
@@ -713,26 +792,7 @@ void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fm
 				 left[0] ? ", " : "", t32_wake_flags[i].name, d->by_flag[i],
 				 d->filter & (1u << i) ? "" : " (kept)");
 	if (fmt == T32_FMT_JSON) {
-		fprintf(out, "{\"method\": \"%s\", \"setup\": ", t32_wake_method_names[d->method]);
-		t32_json_string(out, d->setup ? d->setup : "");
-		fprintf(out, ", \"tsc\": ");
-		t32_json_string(out, d->conversion ? d->conversion : "");
-		fprintf(out, ", \"events\": %zu, \"kept\": %zu, \"flagged\": {", d->n, d->ok);
-		for (int i = 0, f = 1; i < T32_WAKE_NFLAGS; i++)
-			if (d->by_flag[i]) {
-				fprintf(out, "%s\"%s\": %zu", f ? "" : ", ", t32_wake_flags[i].name,
-				       d->by_flag[i]);
-				f = 0;
-			}
-		fprintf(out, "}, \"untrusted\": ");
-		if (why && why[0])	/* the reason, or null when the result can be trusted */
-			t32_json_string(out, why);
-		else
-			fputs("null", out);
-		fprintf(out, ", \"unit\": \"ns\", \"level\": 0.95, \"stats\": {");
-		for (int m = 0; m < nm; m++)
-			stat_rows(out, names[m], &s[m], fmt, &first);
-		fprintf(out, "}}\n");
+		print_json(out, d, s, nm, why);
 		return;
 	}
 	if (fmt == T32_FMT_TSV) {
@@ -763,40 +823,7 @@ void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fm
 	if (nm == 2)
 		fprintf(out, " %12s %-23s", "gap_us", "95% interval");
 	fprintf(out, "\n");
-	{
-		char a[32], b[32], c[32];
-
-		fprintf(out, "%-10s %12zu %-23s", "count", s[0].n, "");
-		if (nm == 2)
-			fprintf(out, " %12zu", s[1].n);
-		us(a, sizeof(a), s[0].min);
-		fprintf(out, "\n%-10s %12s %-23s", "min", a, "");
-		if (nm == 2) {
-			us(a, sizeof(a), s[1].min);
-			fprintf(out, " %12s", a);
-		}
-		fprintf(out, "\n");
-		for (int i = 0; i < T32_WAKE_NQ; i++) {
-			char iv[80];
-
-			fprintf(out, "%-10s", t32_wake_pnames[i]);
-			for (int m = 0; m < nm; m++) {
-				us(a, sizeof(a), s[m].q[i].value);
-				us(b, sizeof(b), s[m].q[i].lo);
-				us(c, sizeof(c), s[m].q[i].hi);
-				snprintf(iv, sizeof(iv), "%s .. %s", b, c);
-				fprintf(out, " %12s %-23s", a, iv);
-			}
-			fprintf(out, "\n");
-		}
-		us(a, sizeof(a), s[0].max);
-		fprintf(out, "%-10s %12s %-23s", "max", a, "");
-		if (nm == 2) {
-			us(a, sizeof(a), s[1].max);
-			fprintf(out, " %12s", a);
-		}
-		fprintf(out, "\n");
-	}
+	print_table_stats(out, s, nm);
 	if (why[0])
 		fprintf(out, "\nuntrusted: %s\n", why);
 }
