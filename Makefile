@@ -26,9 +26,9 @@ T32_LIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 PROVE    ?= prove
 B         = build
 
-LIB_SRC  = $(filter-out t32/main.c,$(wildcard t32/*.c gen/*.c analysis/*.c))
+LIB_SRC  = $(filter-out t32/cmd/main.c,$(wildcard t32/*.c t32/*/*.c gen/*.c analysis/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/obj/%.o)
-HEADERS  = $(wildcard t32/*.h gen/*.h analysis/*.h t/*.h)
+HEADERS  = $(wildcard t32/*.h t32/*/*.h gen/*.h analysis/*.h t/*.h)
 TEST_SRC = $(filter-out t/tap.c t/modelkit.c,$(wildcard t/*.c))
 TEST_LIB = $(B)/obj/t/tap.o $(B)/obj/t/modelkit.o
 TEST_BIN = $(TEST_SRC:t/%.c=$(B)/t/%.t)
@@ -55,7 +55,7 @@ $(B)/t32.1: doc/t32.1.sh $(B)/t32
 doc: $(B)/t32
 	for f in doc/*.md; do sh doc/gen-md.sh $(B)/t32 $$f > $$f.tmp && mv $$f.tmp $$f || exit 1; done
 
-$(B)/t32: $(B)/obj/t32/main.o $(B)/libt32.a $(B)/flags-stamp
+$(B)/t32: $(B)/obj/t32/cmd/main.o $(B)/libt32.a $(B)/flags-stamp
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %-stamp,$^) $(T32_LIBS)
 
 t32/t32: $(B)/t32
@@ -70,7 +70,7 @@ $(B)/datadir-stamp: FORCE
 # rebuilds provenance.o only.
 T32_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
 	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- t32 gen analysis 2>/dev/null && echo -dirty)
-$(B)/obj/t32/provenance.o: t32/provenance.c $(HEADERS) $(B)/flags-stamp $(B)/commit-stamp
+$(B)/obj/t32/io/provenance.o: t32/io/provenance.c $(HEADERS) $(B)/flags-stamp $(B)/commit-stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(T32_CFLAGS) -DT32_COMMIT='"$(T32_COMMIT)"' $(CFLAGS) -c -o $@ $<
 $(B)/commit-stamp: FORCE

@@ -1,8 +1,8 @@
 /*
- * fuzz/blockfile.c - the block-file reader (.blk, t32/attrib.c) on any bytes.
+ * fuzz/blockfile.c - the block-file reader (.blk, t32/sample/attrib.c) on any bytes.
  */
 #include "fuzz/fuzzkit.h"
-#include "t32/attrib.h"
+#include "t32/sample/attrib.h"
 #include "t32/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * fuzz/confine.c - the confinement policy (t32/confine.c) against any system
+ * fuzz/confine.c - the confinement policy (t32/core/confine.c) against any system
  * call with any arguments, made from t32's own code as a body that jumped there
  * would make it: a forked child is confined with its two pipes, makes the call,
  * and whatever the policy does not allow must end it by SIGSYS.  What the
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 
 #include "fuzz/fuzzkit.h"
-#include "t32/confine.h"
+#include "t32/core/confine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,9 +1,9 @@
 /*
- * fuzz/learned.c - the learned model's reader (t32/learned.c) on any bytes: its
+ * fuzz/learned.c - the learned model's reader (t32/core/learned.c) on any bytes: its
  * `#` header, then the .uarch body.
  */
 #include "fuzz/fuzzkit.h"
-#include "t32/learned.h"
+#include "t32/core/learned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
  * sweep file, --merge of it (to /dev/null) and `t32 fit` of it.
  */
 #include "fuzz/fuzzkit.h"
-#include "t32/cmd.h"
-#include "t32/sweepfile.h"
+#include "t32/cmd/cmd.h"
+#include "t32/io/sweepfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,9 +1,9 @@
 /*
- * fuzz/table.c - the instruction-table reader (t32/table.c) on any bytes: every
+ * fuzz/table.c - the instruction-table reader (t32/io/table.c) on any bytes: every
  * form found can be expanded for throughput without reading past its buffers.
  */
 #include "fuzz/fuzzkit.h"
-#include "t32/table.h"
+#include "t32/io/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

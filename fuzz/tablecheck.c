@@ -4,7 +4,7 @@
  * a small table.
  */
 #include "fuzz/fuzzkit.h"
-#include "t32/tablecheck.h"
+#include "t32/core/tablecheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

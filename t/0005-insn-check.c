@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/attrib.h"
+#include "t32/sample/attrib.h"
 #include "t32/spec.h"
-#include "t32/table.h"
+#include "t32/io/table.h"
 
 /* Text a body may hold. */
 static const char *const good[] = {

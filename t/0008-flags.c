@@ -9,8 +9,8 @@
 
 #include "analysis/stats.h"
 #include "t/tap.h"
-#include "t32/flags.h"
-#include "t32/wake.h"
+#include "t32/cmd/flags.h"
+#include "t32/core/wake.h"
 
 int main(void)
 {

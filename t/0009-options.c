@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "t/tap.h"
-#include "t32/block.h"
-#include "t32/options.h"
+#include "t32/core/block.h"
+#include "t32/cmd/options.h"
 #include "t32/util.h"
 
 static uint64_t runs;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/table.h"
+#include "t32/io/table.h"
 
 /* Parse text and return the error message ("" when it parsed). */
 static const char *parse_error(const char *text)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "t/tap.h"
-#include "t32/measure.h"
+#include "t32/core/measure.h"
 
 /* A chain of reps x insn behind barrier l, measured with the given stopping rule. */
 static int measure(const char *insn, uint64_t reps, double precision, double budget,

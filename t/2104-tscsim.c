@@ -14,7 +14,7 @@
 
 #include "analysis/stats.h"
 #include "t/tap.h"
-#include "t32/tscsim.h"
+#include "t32/core/tscsim.h"
 
 /*
  * One measurement of blocks b on machine mc to a precision per instruction, or

@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/confine.h"
-#include "t32/sample.h"
+#include "t32/core/confine.h"
+#include "t32/sample/sample.h"
 
 static char dir[64];		/* a scratch directory nothing may appear in */
 static int from_parent[2], to_parent[2], other_fd = -1;

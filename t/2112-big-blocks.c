@@ -13,8 +13,8 @@
 
 #include "gen/gen.h"
 #include "t/tap.h"
-#include "t32/helper.h"
-#include "t32/run.h"
+#include "t32/core/helper.h"
+#include "t32/core/run.h"
 #include "t32/spec.h"
 #include "t32/util.h"
 

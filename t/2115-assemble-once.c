@@ -16,8 +16,8 @@
 
 #include "gen/gen.h"
 #include "t/tap.h"
-#include "t32/blobcache.h"
-#include "t32/run.h"
+#include "t32/core/blobcache.h"
+#include "t32/core/run.h"
 #include "t32/spec.h"
 #include "t32/util.h"
 

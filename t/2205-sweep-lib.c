@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "t/tap.h"
-#include "t32/sweep.h"
+#include "t32/core/sweep.h"
 #include "t32/util.h"
 
 struct seen {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/wake.h"
+#include "t32/core/wake.h"
 
 /* A conversion of exactly 2.6 ticks per ns, its error as given. */
 static struct t32_wake_conv conv(double rel_err)

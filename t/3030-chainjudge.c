@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "t32/chainjudge.h"
+#include "t32/core/chainjudge.h"
 #include "t/tap.h"
 
 static struct t32_rate rate(double v, double hw)

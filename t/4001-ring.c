@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "t/tap.h"
-#include "t32/ring.h"
+#include "t32/sample/ring.h"
 
 #define RING 512	/* bytes of data area: small, so records wrap */
 

@@ -12,8 +12,8 @@
 
 #include "analysis/ibs.h"
 #include "t/tap.h"
-#include "t32/ring.h"
-#include "t32/sample.h"
+#include "t32/sample/ring.h"
+#include "t32/sample/sample.h"
 
 /* Drain a fake ring holding two IBS op records through the sampler's perf path. */
 static void ring_of_ibs(void)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/attrib.h"
+#include "t32/sample/attrib.h"
 
 #define BODY 64		/* image offset of the body */
 #define UNIT 13		/* bytes of one unit: 3 + 10 */

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "t/tap.h"
-#include "t32/sample.h"
+#include "t32/sample/sample.h"
 
 /* A loop of nops with known bounds: t4004_spin(iterations). */
 void t4004_spin(uint64_t n);

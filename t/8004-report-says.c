@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "t/tap.h"
-#include "t32/study.h"
+#include "t32/cmd/study.h"
 
 static char dir[64];
 

@@ -171,7 +171,7 @@ enum t32_format { T32_FMT_TABLE, T32_FMT_TSV, T32_FMT_JSON };
 int t32_parse_format(const char *arg, enum t32_format *out);
 
 /*
- * Provenance (t32/provenance.c): `# key: value` lines on top of every TSV t32
+ * Provenance (t32/io/provenance.c): `# key: value` lines on top of every TSV t32
  * writes (tool, version and commit, the command line, cpu, micro-architecture,
  * date), and the same as a JSON object for JSON outputs.  The command line is
  * t32_main_argv when set (main sets it; a command run in-process by another sets

@@ -1,0 +1,1079 @@
+/*
+ * measure.c - rounds of block, empty, twin and calibration runs in fresh measuring
+ * processes until the per-instruction cost is known well enough.
+ */
+#include "t32/core/measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "t32/core/blobcache.h"
+#include "t32/core/record.h"
+#include "t32/core/run.h"
+#include "t32/core/shared.h"
+#include "t32/util.h"
+
+const char *const t32_unit_names[] = { "cycles", "ticks", "ns" };
+const char *const t32_estimand_names[] = { "block", "slope" };
+const char *const t32_role_names[] = { "block", "empty", "twin", "calibration",
+				       "calibration-base" };
+
+int t32_parse_unit(const char *arg, enum t32_unit *u)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, t32_unit_names[i]) == 0) {
+			*u = (enum t32_unit)i;
+			return 0;
+		}
+	return -1;
+}
+
+void t32_measure_opts_init(struct t32_measure_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->unit = T32_UNIT_CYCLES;
+	o->precision = 0;
+	o->budget = 10;
+	o->min_runs = 1000;
+	o->max_runs = 100000;
+	o->batch = 0;
+	o->cal_len = 1000;
+	o->drift_limit = 0.01;
+}
+
+double t32_machine_tsc_hz(void)
+{
+	static double tsc_hz;	/* the TSC's rate does not change: once per process */
+
+	if (!tsc_hz)
+		tsc_hz = t32_tsc_hz(0.02);
+	return tsc_hz;
+}
+
+double t32_tsc_hz(double seconds)
+{
+	struct timespec a, b, nap = { 0, (long)(seconds * 1e9) };
+	uint64_t ta, tb;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	ta = __rdtsc();
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	tb = __rdtsc();
+	return (double)(tb - ta) /
+	       ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
+}
+
+/* Student's t for 95% two-sided with df degrees of freedom, from GSL. */
+static double t95(unsigned df)
+{
+	return df == 0 ? INFINITY : gsl_cdf_tdist_Pinv(0.975, df);
+}
+
+/* Mean and 95% half-width of the batch means x[0..n). */
+static void batch_means(const double *x, unsigned n, double *mean, double *hw)
+{
+	double s = 0, ss = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += x[i];
+	*mean = n ? s / n : NAN;
+	for (unsigned i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*hw = n > 1 ? t95(n - 1) * sqrt(ss / (n - 1) / n) : INFINITY;
+}
+
+static double mean_of(const double *x, unsigned from, unsigned to)
+{
+	double s = 0;
+
+	for (unsigned i = from; i < to; i++)
+		s += x[i];
+	return to > from ? s / (to - from) : NAN;
+}
+
+/* Standard error of the mean of x[from..to). */
+static double se_of(const double *x, unsigned from, unsigned to)
+{
+	double m = mean_of(x, from, to), ss = 0;
+	unsigned n = to - from;
+
+	for (unsigned i = from; i < to; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return n > 1 ? sqrt(ss / (n - 1) / n) : INFINITY;
+}
+
+/* Rounds before the spread of their estimates is trusted for stopping. */
+#define T32_MIN_ROUNDS 10
+/*
+ * Placements.  Each serves a segment of the measurement, then the blocks are
+ * placed afresh (src->respawn): new addresses for code and arena, and a core
+ * clock that may have moved.  Results move from placement to placement by more
+ * than the rounds within one can show, so a result stopped on its precision
+ * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
+ * The first segments are short; later ones grow, so a long measurement does not
+ * spend its time placing blocks.
+ */
+#define T32_MIN_SEGMENTS 6
+#define T32_FIRST_SEGMENT_SECONDS 0.005
+#define T32_SEGMENT_SECONDS 0.25
+#define T32_MAX_SEGMENTS 256
+
+/* How long segment k (counting those whose readings count) runs, seconds. */
+static double segment_seconds(unsigned k)
+{
+	if (k < T32_MIN_SEGMENTS)
+		return T32_FIRST_SEGMENT_SECONDS;
+	return fmin(T32_SEGMENT_SECONDS, T32_FIRST_SEGMENT_SECONDS * ldexp(1, (int)(k - T32_MIN_SEGMENTS + 1)));
+}
+
+/* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
+static double conversion(enum t32_unit u, double ratio, double tsc_hz)
+{
+	return u == T32_UNIT_CYCLES ? ratio : u == T32_UNIT_NS ? 1e9 / tsc_hz : 1.0;
+}
+
+/* Raw readings of the TSC with a random spin between them, for t32_tsc_step. */
+static void tsc_readings(uint64_t *out, size_t n)
+{
+	uint64_t x = __rdtsc() | 1;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		for (volatile unsigned spin = (unsigned)(x & 255); spin; spin--)
+			;
+		out[i] = __rdtsc();
+	}
+}
+
+uint64_t t32_machine_tsc_step(double *share)
+{
+	static uint64_t q;
+	static double q_share;
+
+	if (!q) {
+		enum { READINGS = 20000 };
+		uint64_t *r = malloc(READINGS * sizeof(*r));
+
+		/* three tries; a machine whose differences never tell is taken as one tick */
+		for (int i = 0; r && i < 3 && !q; i++) {
+			tsc_readings(r, READINGS);
+			q = t32_tsc_step(r, READINGS, &q_share);
+		}
+		free(r);
+		if (!q) {
+			q = 1;
+			q_share = 0;
+		}
+	}
+	if (share)
+		*share = q_share;
+	return q;
+}
+
+int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
+{
+	*twin = *spec;
+	twin->items = NULL;
+	twin->nitems = 0;
+	errno = 0;
+	if (!spec->nitems || spec->items[spec->nitems - 1].reps < 2)
+		return -1;
+	for (size_t i = 0; i < spec->nitems; i++) {
+		const struct t32_item *it = &spec->items[i];
+
+		if (t32_spec_add_item(twin, i + 1 == spec->nitems ? it->reps / 2 : it->reps,
+				      it->text)) {
+			t32_spec_free(twin);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The real source: blocks interleaved in a warm measuring process. */
+struct real_source {
+	struct t32_session ss;
+	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
+};
+
+static int session_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per,
+		       uint64_t skip, uint64_t reps, uint64_t *out)
+{
+	struct real_source *rs = ctx;
+
+	(void)roles;
+	return t32_session_interleaved(&rs->ss, nb, per, skip, reps, out);
+}
+
+static int session_respawn(void *ctx)
+{
+	struct real_source *rs = ctx;
+
+	return t32_session_respawn(&rs->ss);
+}
+
+/* Between processes, a look at what else runs costs the measurement nothing. */
+static unsigned session_look(void *ctx)
+{
+	struct real_source *rs = ctx;
+	unsigned where = t32_share_look(&rs->share);
+
+	return (where & T32_SHARE_CPU ? T32_TAINT_SHARED : 0) |
+	       (where & T32_SHARE_SIBLING ? T32_TAINT_BUSY : 0);
+}
+
+/* The steal and the names of the tasks behind a taint. */
+static void session_finish(void *ctx, struct t32_measurement *m)
+{
+	struct real_source *rs = ctx;
+
+	t32_share_stop(&rs->share);
+	m->steal_share = rs->share.steal_share;
+	t32_share_who(&rs->share, T32_SHARE_CPU, m->who, sizeof(m->who));
+	t32_share_who(&rs->share, T32_SHARE_SIBLING, m->who_beside, sizeof(m->who_beside));
+}
+
+/* The blocks a measurement of a spec runs, in the order of its roles. */
+struct blocks {
+	struct t32_spec empty, twin, cal, calbase;
+	const struct t32_spec *specs[T32_ROLES];
+	size_t nb;
+	uint64_t twin_n;
+	int have_twin;
+};
+
+static void blocks_free(struct blocks *k)
+{
+	if (k->have_twin)
+		t32_spec_free(&k->twin);
+	t32_spec_free(&k->cal);
+	t32_spec_free(&k->calbase);
+}
+
+/* The block, its empty block, its twin (or base) and the calibration chains; exit code. */
+static int blocks_make(const struct t32_spec *spec, const struct t32_measure_opts *mo,
+		       struct blocks *k)
+{
+	uint64_t insns = t32_spec_insns(spec);
+	char err[128];
+
+	memset(k, 0, sizeof(*k));
+	if (mo->base) {
+		k->twin_n = t32_spec_insns(mo->base);
+		if (k->twin_n >= insns) {
+			t32_error("the base must have fewer instructions than the block '%llu'",
+				  (unsigned long long)k->twin_n);
+			return T32_EXIT_USAGE;
+		}
+	} else if (mo->slope) {
+		if (t32_measure_twin(spec, &k->twin) == 0) {
+			k->have_twin = 1;
+			k->twin_n = t32_spec_insns(&k->twin);
+		} else if (errno == ENOMEM) {
+			t32_error("out of memory '%s'", "twin");
+			return T32_EXIT_ERROR;
+		}
+	}
+	t32_spec_empty(spec, &k->empty);
+	t32_spec_set_barrier(&k->cal, "l", err, sizeof(err));
+	k->cal.store = 'm';
+	k->calbase = k->cal;
+	/* the base chain is half as long: their difference has no pipeline-fill constant */
+	if (t32_spec_add_item(&k->cal, mo->cal_len, "add eax, 1") ||
+	    t32_spec_add_item(&k->calbase, mo->cal_len / 2, "add eax, 1")) {
+		blocks_free(k);
+		return T32_EXIT_ERROR;
+	}
+	k->specs[k->nb++] = spec;
+	k->specs[k->nb++] = &k->empty;
+	if (k->twin_n)
+		k->specs[k->nb++] = mo->base ? mo->base : &k->twin;
+	if (mo->unit == T32_UNIT_CYCLES) {
+		k->specs[k->nb++] = &k->cal;
+		k->specs[k->nb++] = &k->calbase;
+	}
+	return 0;
+}
+
+size_t t32_measure_prepare(const struct t32_spec *const *specs, size_t n,
+			   const struct t32_block_opts *bo, const struct t32_measure_opts *mo)
+{
+	struct blocks *k = calloc(n ? n : 1, sizeof(*k));
+	const struct t32_spec **all = calloc(n ? n * T32_ROLES : 1, sizeof(*all));
+	size_t nall = 0, made = 0, have = 0;
+
+	if (k && all && !(mo->rec && t32_rec_replaying(mo->rec))) {
+		for (; made < n; made++) {
+			if (blocks_make(specs[made], mo, &k[made]))
+				break;
+			for (size_t b = 0; b < k[made].nb; b++)
+				all[nall++] = k[made].specs[b];
+		}
+		have = t32_blobs_prepare(all, nall, bo->dither);
+		for (size_t i = 0; i < made; i++)
+			blocks_free(&k[i]);
+	}
+	free(k);
+	free(all);
+	return have;
+}
+
+int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
+		const struct t32_measure_opts *mo, volatile int *stop, struct t32_measurement *m)
+{
+	struct blocks k;
+	const struct t32_spec *const *specs = k.specs;
+	struct real_source rs;
+	struct t32_source src, rec;
+	uint64_t insns = t32_spec_insns(spec), twin_n;
+	size_t nb;
+	int rc, open = 0;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = blocks_make(spec, mo, &k)))
+		return rc;
+	nb = k.nb;
+	twin_n = k.twin_n;
+	if (mo->rec && t32_rec_replaying(mo->rec)) {
+		/* the readings come from the recording: nothing is assembled or run */
+		rc = t32_rec_source(mo->rec, NULL, &src, insns, twin_n, mo);
+	} else {
+		rc = t32_session_open(&rs.ss, specs, nb, bo);
+		open = 1;
+		if (!rc) {
+			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
+						   session_finish, &rs, t32_machine_tsc_hz(),
+						   t32_machine_tsc_step(NULL) };
+			/* the looks are the measurement's own, at each placement's end */
+			t32_share_watch(&rs.share,
+					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+			if (mo->rec && (rc = t32_rec_source(mo->rec, &src, &rec, insns, twin_n, mo)) == 0)
+				src = rec;
+		}
+	}
+	if (!rc)
+		rc = t32_measure_source(&src, insns, twin_n, mo, stop, m);
+	if (mo->rec)
+		rc = t32_rec_measure_end(mo->rec, m, rc);
+	if (!rc) {
+		if (m->flags & T32_EST_STEAL)
+			t32_warn("the hypervisor stole %.1f%% of cpu %d while measuring (flag steal): "
+				 "the readings it hit were set aside as outliers",
+				 100 * m->steal_share, bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
+	}
+	if (open)
+		t32_session_close(&rs.ss);
+	blocks_free(&k);
+	return rc;
+}
+
+int t32_measure_copies(const char *text, uint64_t reps, uint64_t base_reps,
+		       const struct t32_spec *init, double precision, double budget, int quiet,
+		       struct t32_measurement *m)
+{
+	struct t32_spec s = { 0 }, base = { 0 };
+	struct t32_block_opts o;
+	struct t32_measure_opts mo;
+	unsigned char *code = NULL;
+	size_t len = 0;
+	char err[512], word[64];
+	const char *why;
+	int rc = -1;
+
+	if (quiet && t32_insn_check(text, word, sizeof(word), &why))
+		return -1;
+	t32_block_opts_init(&o);
+	o.run.cpu = t32_default_cpu();
+	t32_measure_opts_init(&mo);
+	mo.precision = precision;
+	mo.budget = budget;
+	mo.max_runs = 50000000;
+	t32_spec_set_barrier(&s, "l", err, sizeof(err));
+	t32_spec_set_barrier(&base, "l", err, sizeof(err));
+	s.store = base.store = 'm';
+	for (size_t i = 0; init && i < init->ninit; i++) {
+		s.init[s.ninit++] = init->init[i];
+		base.init[base.ninit++] = init->init[i];
+	}
+	if (t32_spec_add_item(&s, reps, text) ||
+	    (base_reps && t32_spec_add_item(&base, base_reps, text)))
+		goto out;
+	/* assembled first when quiet: a form nasm refuses costs no message */
+	if (quiet && t32_assemble_body(&s, &code, &len, err, sizeof(err)))
+		goto out;
+	if (base_reps)
+		mo.base = &base;
+	mo.slope = 1;
+	rc = t32_measure(&s, &o, &mo, NULL, m);
+out:
+	free(code);
+	t32_spec_free(&s);
+	t32_spec_free(&base);
+	return rc;
+}
+
+/*
+ * The calibration against its own fastest runs: the two chains' minima differ by
+ * `cycles` core cycles to within a TSC step each way, which bounds the ratio
+ * whatever disturbed the bulk.  A ratio outside those bounds means the core clock
+ * changed or something slowed the chains in most runs: the cycles of this
+ * measurement cannot be trusted.  The slack is wide because a clock that wobbles
+ * turn by turn (1% here and there in a VM) puts its minima in its fastest turns,
+ * a few percent above the mean; what this catches is a calibration tens of
+ * percent off (seen in a VM: 1.09 cycles per tick on a core of 1.42).
+ */
+#define T32_CAL_MIN_SLACK 0.10
+static void calibration_check(struct t32_measurement *m, const struct t32_hist *cal,
+			      const struct t32_hist *calempty, double cycles)
+{
+	struct t32_summary a, b;
+	double diff, lo, hi;
+
+	if (t32_summarize_hist(cal, &a) || t32_summarize_hist(calempty, &b))
+		return;
+	diff = (double)a.min - (double)b.min;
+	if (!(diff > (double)m->q))
+		return;
+	lo = (1 - T32_CAL_MIN_SLACK) * cycles / (diff + (double)m->q);
+	hi = (1 + T32_CAL_MIN_SLACK) * cycles / (diff - (double)m->q);
+	if (m->ratio < lo || m->ratio > hi)
+		snprintf(m->untrusted, sizeof(m->untrusted),
+			 "the calibration read %.4f core cycles per tick, but its fastest runs say "
+			 "%.4f to %.4f: the core clock changed or something slowed the chains",
+			 m->ratio, lo / (1 - T32_CAL_MIN_SLACK), hi / (1 + T32_CAL_MIN_SLACK));
+}
+
+/* One placement's share of a measurement. */
+struct segment {
+	unsigned first, last;	/* its rounds [first, last) */
+	unsigned taint;		/* T32_TAINT_* the look at its end found */
+	int counts;		/* its readings count (clean, or nothing clean at all) */
+	struct t32_hist hist[T32_ROLES];	/* its readings per block */
+};
+
+/* The state of t32_measure_source: rounds and segments. */
+struct loop {
+	double *cost;		/* per round: the value, unit per instruction */
+	double *whole;		/* per round: (block - empty) / n, unit per instruction */
+	double *fixed;		/* per round: the fixed cost, unit */
+	double *ratio;		/* per round: cycles per tick (1 uncalibrated) */
+	unsigned n, cap;
+	struct segment *seg;	/* T32_MAX_SEGMENTS; seg[nseg - 1] is open */
+	unsigned nseg;
+};
+
+static int rounds_add(struct loop *l, double cost, double whole, double fixed, double ratio)
+{
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? l->cap * 2 : 64;
+		double **arrays[] = { &l->cost, &l->whole, &l->fixed, &l->ratio };
+
+		for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+			double *p = realloc(*arrays[i], cap * sizeof(double));
+
+			if (!p)
+				return -1;
+			*arrays[i] = p;
+		}
+		l->cap = cap;
+	}
+	l->cost[l->n] = cost;
+	l->whole[l->n] = whole;
+	l->fixed[l->n] = fixed;
+	l->ratio[l->n++] = ratio;
+	return 0;
+}
+
+static void loop_free(struct loop *l)
+{
+	for (unsigned s = 0; l->seg && s < l->nseg; s++)
+		for (int b = 0; b < T32_ROLES; b++)
+			t32_hist_free(&l->seg[s].hist[b]);
+	free(l->seg);
+	free(l->cost);
+	free(l->whole);
+	free(l->fixed);
+	free(l->ratio);
+}
+
+/* Segments whose readings count, the open one included when it has enough rounds. */
+static unsigned counting(const struct loop *l)
+{
+	unsigned k = 0;
+
+	for (unsigned s = 0; s < l->nseg; s++)
+		k += l->seg[s].counts && l->seg[s].last - l->seg[s].first >= T32_MIN_ROUNDS;
+	return k;
+}
+
+/*
+ * The 95% half-width of the mean of x over the rounds that count: the larger of
+ * the rounds' spread (batch means) and the spread of the segments' means.  The
+ * pooled value weighs a segment by its rounds, and later segments are longer, so
+ * the segments' spread counts with those weights: the variance of a weighted mean
+ * of k means whose spread is s is s^2 sum(w^2) / (sum w)^2, and Student's t takes
+ * k - 1 degrees of freedom (segments too short to say are left out).
+ */
+static double spread_hw(const struct loop *l, const double *x)
+{
+	double seg[T32_MAX_SEGMENTS], w[T32_MAX_SEGMENTS], mean, hw_rounds, hw_segs = 0, *kept;
+	unsigned nk = 0, ns = 0;
+
+	kept = calloc(l->n ? l->n : 1, sizeof(double));
+	if (!kept)
+		return INFINITY;
+	for (unsigned s = 0; s < l->nseg; s++) {
+		const struct segment *g = &l->seg[s];
+
+		if (!g->counts)
+			continue;
+		for (unsigned r = g->first; r < g->last; r++)
+			kept[nk++] = x[r];
+		if (g->last - g->first >= T32_MIN_ROUNDS) {
+			w[ns] = g->last - g->first;
+			seg[ns++] = mean_of(x, g->first, g->last);
+		}
+	}
+	batch_means(kept, nk, &mean, &hw_rounds);
+	free(kept);
+	if (ns >= 2) {
+		double sw = 0, sw2 = 0, ss = 0;
+
+		mean = mean_of(seg, 0, ns);
+		for (unsigned i = 0; i < ns; i++) {
+			sw += w[i];
+			sw2 += w[i] * w[i];
+			ss += (seg[i] - mean) * (seg[i] - mean);
+		}
+		hw_segs = t95(ns - 1) * sqrt(ss / (ns - 1) * sw2) / sw;
+	}
+	return fmax(hw_rounds, hw_segs);
+}
+
+/*
+ * Close the open segment: look at what ran beside it, and whether its readings
+ * count (a second look adds to the first).  ignore: other work on CPUs that may
+ * share the measuring CPU's core does not matter here (--ignore-busy); other work
+ * on the measuring CPU itself always does.
+ */
+static void segment_close(const struct t32_source *src, struct loop *l, int ignore)
+{
+	struct segment *g = &l->seg[l->nseg - 1];
+
+	g->taint |= src->look ? src->look(src->ctx) : 0;
+	if (ignore)
+		g->taint &= ~(unsigned)T32_TAINT_BUSY;
+	g->counts = !g->taint;
+}
+
+/* Open a segment at round `first`; 0, or -1 when there are too many. */
+static int segment_open(struct loop *l, unsigned first)
+{
+	if (l->nseg == T32_MAX_SEGMENTS)
+		return -1;
+	memset(&l->seg[l->nseg], 0, sizeof(l->seg[0]));
+	l->seg[l->nseg].first = l->seg[l->nseg].last = first;
+	l->nseg++;
+	return 0;
+}
+
+/* Which of a segment's values (segment_values). */
+enum { SV_COST, SV_WHOLE, SV_FIXED, SV_N };
+
+/*
+ * A segment's values from its own readings (v[SV_*]): the value, block minus
+ * empty, the fixed cost, in the unit.  0, or -1 when its readings cannot tell.
+ */
+static int segment_values(const struct segment *g, const struct t32_measurement *m,
+			  const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
+			  double tsc_hz, double v[SV_N])
+{
+	double est[T32_ROLES] = { 0 }, r = 1, conv;
+	uint64_t n = m->insns ? m->insns : 1;
+
+	for (size_t b = 0; b < nb; b++) {
+		struct t32_estimate e;
+
+		if (t32_estimate_hist(&g->hist[roles[b]], m->q, &e))
+			return -1;
+		est[roles[b]] = e.value;
+	}
+	if (mo->unit == T32_UNIT_CYCLES)
+		r = (double)(mo->cal_len - mo->cal_len / 2) /
+		    (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
+	conv = conversion(mo->unit, r, tsc_hz);
+	v[SV_WHOLE] = (est[T32_ROLE_BLOCK] - est[T32_ROLE_EMPTY]) / (double)n * conv;
+	v[SV_COST] = m->twin_insns ? (est[T32_ROLE_BLOCK] - est[T32_ROLE_TWIN]) /
+					     (double)(m->insns - m->twin_insns) * conv
+				   : v[SV_WHOLE];
+	v[SV_FIXED] = m->twin_insns ? (v[SV_WHOLE] - v[SV_COST]) * (double)n : 0;
+	for (int i = 0; i < SV_N; i++)
+		if (!isfinite(v[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * The values as the mean of the counting segments' own, each weighed by its
+ * rounds (as the interval weighs them), into v[SV_*]: pooling the readings of
+ * processes whose blocks were placed differently would mix their levels, and the
+ * bulk of that mixture is not the mean.  0, or -1 when no segment can tell.
+ */
+static int segments_mean(const struct loop *l, const struct t32_measurement *m,
+			 const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
+			 double tsc_hz, double v[SV_N])
+{
+	double sum[SV_N] = { 0 }, w = 0, one[SV_N];
+
+	for (unsigned s = 0; s < l->nseg; s++) {
+		const struct segment *g = &l->seg[s];
+		double k = g->last - g->first;
+
+		if (!g->counts || !k || segment_values(g, m, mo, roles, nb, tsc_hz, one))
+			continue;
+		for (int i = 0; i < SV_N; i++)
+			sum[i] += k * one[i];
+		w += k;
+	}
+	if (!w)
+		return -1;
+	for (int i = 0; i < SV_N; i++)
+		v[i] = sum[i] / w;
+	return 0;
+}
+
+/*
+ * Pooled estimates of the segments that count (all of them when none is clean,
+ * with their taint kept), the interval from the rounds' and segments' spread,
+ * drift, and whether the result can be trusted.
+ */
+static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz)
+{
+	struct t32_hist pool[T32_ROLES];
+	struct t32_estimate est[T32_ROLES];
+	struct t32_cost pc;
+	double conv, drift_se = INFINITY, drift, first, last;
+	uint64_t n = m->insns ? m->insns : 1;
+	int calibrated = mo->unit == T32_UNIT_CYCLES, clean = 0, rc = 0;
+	unsigned kept = 0, third;
+
+	memset(pool, 0, sizeof(pool));
+	memset(est, 0, sizeof(est));
+	for (unsigned s = 0; s < l->nseg; s++)
+		clean |= l->seg[s].counts;
+	for (unsigned s = 0; s < l->nseg; s++) {
+		struct segment *g = &l->seg[s];
+
+		if (!clean)
+			g->counts = 1;
+		if (!g->counts) {
+			m->set_aside++;
+			continue;
+		}
+		m->taint |= g->taint;
+		m->segments++;
+		kept += g->last - g->first;
+		for (size_t b = 0; b < nb; b++)
+			if (t32_hist_add_hist(&pool[roles[b]], &g->hist[roles[b]]))
+				rc = T32_EXIT_ERROR;
+	}
+	if (rc || !kept)
+		goto out;
+	for (size_t b = 0; b < nb; b++)
+		t32_estimate_hist(&pool[roles[b]], m->q, &est[roles[b]]);
+	m->block = est[T32_ROLE_BLOCK];
+	m->empty = est[T32_ROLE_EMPTY];
+	m->twin = est[T32_ROLE_TWIN];
+	t32_summarize_hist(&pool[T32_ROLE_BLOCK], &m->sblock);
+	t32_summarize_hist(&pool[T32_ROLE_EMPTY], &m->sempty);
+	m->flags = m->block.flags | m->empty.flags | (m->twin_insns ? m->twin.flags : 0);
+	if (m->taint & T32_TAINT_SHARED)
+		m->flags |= T32_EST_SHARED;
+	if (m->taint & T32_TAINT_BUSY)
+		m->flags |= T32_EST_BUSY;
+	if (calibrated) {
+		const double half = (double)(mo->cal_len - mo->cal_len / 2);
+
+		m->ratio = half / (est[T32_ROLE_CAL].value - est[T32_ROLE_CALBASE].value);
+		calibration_check(m, &pool[T32_ROLE_CAL], &pool[T32_ROLE_CALBASE], half);
+		m->ratio_hw = spread_hw(l, l->ratio);
+	}
+	conv = conversion(mo->unit, m->ratio, tsc_hz);
+
+	/* block minus empty, the fixed cost included; the pooled interval is a floor */
+	t32_estimate_diff(&m->block, &m->empty, n, &pc);
+	m->whole_value = pc.value * conv;
+	m->whole_halfwidth = fmax(spread_hw(l, l->whole), t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
+	m->value = m->whole_value;
+	m->halfwidth = m->whole_halfwidth;
+	m->estimand = T32_EST_WHOLE;
+	if (m->twin_insns) {
+		/* the marginal cost: what the instructions between twin and block add */
+		t32_estimate_diff(&m->block, &m->twin, m->insns - m->twin_insns, &pc);
+		m->estimand = T32_EST_SLOPE;
+		m->value = pc.value * conv;
+		m->halfwidth = fmax(spread_hw(l, l->cost), t32_halfwidth(pc.value, pc.lo, pc.hi) * conv);
+		m->fixed = m->whole_value * (double)n - m->value * (double)n;
+		m->fixed_halfwidth = spread_hw(l, l->fixed);
+	}
+	{
+		double v[SV_N];
+
+		if (segments_mean(l, m, mo, roles, nb, tsc_hz, v) == 0) {
+			m->value = v[SV_COST];
+			m->whole_value = v[SV_WHOLE];
+			m->fixed = v[SV_FIXED];
+		}
+	}
+	m->min_value = ((double)m->sblock.min - (double)m->sempty.min) / (double)n * conv;
+	m->block_value = m->block.value * conv;
+	m->empty_value = m->empty.value * conv;
+
+	/*
+	 * Drift: a change of the ratio beyond the limit that noise does not explain
+	 * (4 sigma).  Each round carries its own calibration, so moderate drift is
+	 * flagged; only drift too large for that to hold makes the result untrusted.
+	 */
+	third = kept / 3;
+	if (calibrated && third) {
+		double *r = malloc(kept * sizeof(double));
+		unsigned k = 0;
+
+		if (!r) {
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
+		for (unsigned s = 0; s < l->nseg; s++)
+			if (l->seg[s].counts)
+				for (unsigned i = l->seg[s].first; i < l->seg[s].last; i++)
+					r[k++] = l->ratio[i];
+		first = mean_of(r, 0, third);
+		last = mean_of(r, kept - third, kept);
+		drift_se = hypot(se_of(r, 0, third), se_of(r, kept - third, kept));
+		free(r);
+		m->ratio_first = first;
+		m->ratio_last = last;
+		drift = fabs(last - first);
+		if (drift > mo->drift_limit * m->ratio && drift > 4 * drift_se)
+			m->drifted = 1;
+		if (m->drifted && drift > 5 * mo->drift_limit * m->ratio)
+			snprintf(m->untrusted, sizeof(m->untrusted),
+				 "the core clock drifted %.2f%% during the run", 100 * drift / m->ratio);
+	}
+out:
+	for (int b = 0; b < T32_ROLES; b++)
+		t32_hist_free(&pool[b]);
+	return rc;
+}
+
+/*
+ * The half-width per instruction that stops a measurement: --precision or
+ * --block-precision over n, whichever is reached first (the looser); 0: none.
+ */
+static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
+{
+	double per = mo->precision > 0 ? mo->precision : 0;
+	double block = mo->block_precision > 0 ? mo->block_precision / (double)(insns ? insns : 1) : 0;
+
+	return fmax(per, block);
+}
+
+void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		       int interrupted)
+{
+	const char *u = t32_unit_names[mo->unit];
+	size_t len = sizeof(m->untrusted);
+
+	if (m->untrusted[0])
+		return;
+	if (m->tsc_ghz > 0 && m->block.value / (m->tsc_ghz * 1e9) > m->seconds + 1)
+		snprintf(m->untrusted, len,
+			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
+			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
+	else if (m->taint) {
+		char cpu[256] = "", beside[256] = "";
+
+		if (m->taint & T32_TAINT_SHARED)
+			snprintf(cpu, sizeof(cpu), "on the measuring CPU%s%s%s", m->who[0] ? " ('" : "",
+				 m->who, m->who[0] ? "')" : "");
+		if (m->taint & T32_TAINT_BUSY)
+			snprintf(beside, sizeof(beside), "%son a CPU that may share its core%s%s%s",
+				 cpu[0] ? " and " : "", m->who_beside[0] ? " ('" : "", m->who_beside,
+				 m->who_beside[0] ? "')" : "");
+		snprintf(m->untrusted, len,
+			 "other work ran %s%s in every measuring process (%u), so no readings could be "
+			 "set aside: measure on a quiet machine%s", cpu, beside, m->segments,
+			 m->taint & T32_TAINT_SHARED ? ""
+						     : ", or with --ignore-busy where the other CPUs "
+						       "share no core with it");
+	}
+	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
+		snprintf(m->untrusted, len,
+			 "too few of the block's readings in its bulk (%llu of %llu)",
+			 (unsigned long long)m->block.window, (unsigned long long)m->block.n);
+	else if (m->empty.flags & (T32_EST_FEW | T32_EST_FALLBACK))
+		snprintf(m->untrusted, len,
+			 "too few of the empty block's readings in its bulk (%llu of %llu)",
+			 (unsigned long long)m->empty.window, (unsigned long long)m->empty.n);
+	else if (m->twin_insns && m->twin.flags & (T32_EST_FEW | T32_EST_FALLBACK))
+		snprintf(m->untrusted, len,
+			 "too few of the twin block's readings in its bulk (%llu of %llu)",
+			 (unsigned long long)m->twin.window, (unsigned long long)m->twin.n);
+	else if (!isfinite(m->value) || !isfinite(m->halfwidth))
+		snprintf(m->untrusted, len, "the cost is not a finite number");
+	else if (mo->unit == T32_UNIT_CYCLES &&
+		 (!(m->ratio > T32_RATIO_MIN) || !(m->ratio < T32_RATIO_MAX)))
+		snprintf(m->untrusted, len,
+			 "the calibration read %.4g core cycles per tick, outside [%g, %g]",
+			 m->ratio, T32_RATIO_MIN, T32_RATIO_MAX);
+	else if (m->value + 2 * m->halfwidth < 0)
+		snprintf(m->untrusted, len, "a negative cost, %.4g +- %.2g %s per instruction",
+			 m->value, m->halfwidth, u);
+	else if ((mo->precision > 0 || mo->block_precision > 0) && !m->stopped_precise &&
+		 !interrupted)
+		snprintf(m->untrusted, len,
+			 "the interval never narrowed to +-%.3g %s (it is +-%.3g after %llu runs in "
+			 "%u measuring processes%s)",
+			 stop_target(mo, m->insns), u, m->halfwidth, (unsigned long long)m->runs,
+			 m->segments, m->set_aside ? ", others set aside: other work ran beside them" : "");
+}
+
+char *t32_measure_flags(const struct t32_measurement *m, char *buf, size_t len)
+{
+	t32_est_flags_str(m->flags, buf, len);
+	if (m->drifted && strcmp(buf, "-") == 0)
+		snprintf(buf, len, "drift");
+	else if (m->drifted)
+		strncat(buf, ",drift", len - strlen(buf) - 1);
+	return buf;
+}
+
+/* Seconds on the source's clock. */
+static double source_now(const struct t32_source *src)
+{
+	return src->now ? src->now(src->ctx) : t32_now();
+}
+
+/* Microseconds of blocks per turn before switching to the next block. */
+#define T32_TURN_SECONDS 5e-6
+
+/*
+ * The measuring loop.  Its length has a reason: the rounds, the hand-over to fresh
+ * processes and the three ways to stop (precision, runs, budget) share their
+ * state, and splitting them would pass that state around in pieces.
+ */
+int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n,
+		       const struct t32_measure_opts *mo, volatile int *stop,
+		       struct t32_measurement *m)
+{
+	struct loop l = { 0 };
+	enum t32_role roles[T32_ROLES];
+	uint64_t *raw = NULL, *one = NULL, per, reps, skip, seg_runs = 0;
+	double start, seg_t0 = 0;
+	size_t nb = 0;
+	const uint64_t half = mo->cal_len - mo->cal_len / 2;	/* cycles between the chains */
+	const uint64_t dn = twin_n ? n - twin_n : n;
+	FILE *rawf = NULL;
+	struct t32_out rawo;
+	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0;
+	const int wants_precise = mo->precision > 0 || mo->block_precision > 0;
+
+	memset(m, 0, sizeof(*m));
+	m->insns = n;
+	m->twin_insns = twin_n < n ? twin_n : 0;
+	m->tsc_ghz = src->tsc_hz / 1e9;
+	m->q = src->q;
+	roles[nb++] = T32_ROLE_BLOCK;
+	roles[nb++] = T32_ROLE_EMPTY;
+	if (m->twin_insns)
+		roles[nb++] = T32_ROLE_TWIN;
+	if (calibrated) {
+		roles[nb++] = T32_ROLE_CAL;
+		roles[nb++] = T32_ROLE_CALBASE;
+	}
+	raw = malloc(T32_RUNNER_CHUNK * sizeof(uint64_t));
+	one = malloc(T32_RUNNER_CHUNK / 2 * sizeof(uint64_t));
+	l.seg = calloc(T32_MAX_SEGMENTS, sizeof(*l.seg));
+	if (!raw || !one || !l.seg || segment_open(&l, 0)) {
+		rc = T32_EXIT_ERROR;
+		goto out;
+	}
+	if (mo->raw_path) {
+		/* written whole beside the target and renamed: a full disk leaves the old file */
+		if (t32_out_open(&rawo, mo->raw_path)) {
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
+		rawf = rawo.f;
+		fprintf(rawf, "round\tblock\tticks\n");
+	}
+
+	/*
+	 * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
+	 * (runs of all blocks in turn, so block and calibration see the same clock
+	 * microseconds apart), and a round of about 0.4 ms of the block.
+	 */
+	{
+		double t0 = 0;
+
+		/* the first pass is cold: time the second */
+		for (int pass = 0; pass < 2; pass++) {
+			t0 = source_now(src);
+			if ((rc = src->run(src->ctx, nb, roles, 16, 0, 1, raw)))
+				goto out;
+		}
+		double per_run = (source_now(src) - t0) / (16.0 * (double)nb);
+
+		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
+		per = per < 1 ? 1 : per > 64 ? 64 : per;
+		skip = per >= 4 ? 1 : 0;
+		reps = (uint64_t)(0.0004 / (per_run * (double)nb * (double)(per + skip)) + 1);
+		if (mo->batch)
+			reps = mo->batch / per + 1;
+		while (reps * per * nb > T32_RUNNER_CHUNK)
+			reps--;
+		if (mo->max_runs && per > mo->max_runs)
+			per = mo->max_runs;
+		if (mo->max_runs && reps * per > mo->max_runs)
+			reps = mo->max_runs / per;
+		/* a fixed count still spreads over processes, each of enough rounds */
+		if (mo->max_runs && reps > 1 &&
+		    reps * per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS > mo->max_runs)
+			reps = mo->max_runs / (per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS) + 1;
+	}
+
+	start = source_now(src);
+	for (;;) {
+		struct segment *g = &l.seg[l.nseg - 1];
+		double est[T32_ROLES] = { 0 }, r = 1, conv, c, w, f;
+
+		if ((rc = src->run(src->ctx, nb, roles, per, skip, reps, raw)))
+			goto out;
+		for (size_t b = 0; b < nb; b++) {
+			struct t32_estimate e;
+			uint64_t k = 0;
+
+			for (uint64_t j = 0; j < reps; j++)
+				for (uint64_t i = 0; i < per; i++)
+					one[k++] = raw[(j * nb + b) * per + i];
+			if (t32_hist_add(&g->hist[roles[b]], one, k)) {
+				rc = T32_EXIT_ERROR;
+				goto out;
+			}
+			t32_estimate(one, k, m->q, &e);
+			est[roles[b]] = e.value;
+			if (rawf)
+				for (uint64_t i = 0; i < k; i++)
+					fprintf(rawf, "%u\t%s\t%llu\n", m->rounds, t32_role_names[roles[b]],
+						(unsigned long long)one[i]);
+		}
+		if (calibrated)
+			r = (double)half / (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
+		conv = conversion(mo->unit, r, src->tsc_hz);
+		w = (est[T32_ROLE_BLOCK] - est[T32_ROLE_EMPTY]) / (double)n * conv;
+		c = m->twin_insns ? (est[T32_ROLE_BLOCK] - est[T32_ROLE_TWIN]) / (double)dn * conv : w;
+		f = m->twin_insns ? (w - c) * (double)n : 0;
+		if (rounds_add(&l, c, w, f, r)) {
+			rc = T32_EXIT_ERROR;
+			goto out;
+		}
+		g->last = l.n;
+		m->rounds++;
+		m->runs += reps * per;
+		seg_runs += reps * per;
+		m->seconds = source_now(src) - start;
+
+		if (stop && *stop)
+			break;
+		if (mo->max_runs && m->runs >= mo->max_runs)
+			break;
+		if (m->seconds >= mo->budget)
+			break;
+
+		/*
+		 * A segment is over: look beside it, stop if the interval is narrow
+		 * enough over enough clean placements, else place the blocks afresh.
+		 * The interval is judged at segment ends only: judged after every round
+		 * it would stop on the moment its spread happened to look small.
+		 */
+		if (!src->respawn) {
+			if (wants_precise && m->runs >= mo->min_runs && l.n >= T32_MIN_ROUNDS) {
+				g->counts = 1;
+				if (spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
+					m->stopped_precise = 1;
+					break;
+				}
+				g->counts = 0;
+			}
+		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
+			   (m->seconds - seg_t0 >= segment_seconds(counting(&l)) ||
+			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
+			segment_close(src, &l, mo->ignore_busy);
+			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
+			    counting(&l) >= T32_MIN_SEGMENTS &&
+			    spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
+				m->stopped_precise = 1;
+				break;
+			}
+			if (m->seconds + 2 * T32_FIRST_SEGMENT_SECONDS >= mo->budget ||
+			    segment_open(&l, l.n)) {
+				/* no time for another process: this one goes on to the end */
+				last_segment = 1;
+			} else {
+				seg_runs = 0;
+				if ((rc = src->respawn(src->ctx)))
+					goto out;
+				seg_t0 = m->seconds = source_now(src) - start;
+			}
+		}
+
+		/* end on max_runs exactly: COUNT means COUNT */
+		if (mo->max_runs && m->runs + reps * per > mo->max_runs) {
+			uint64_t left = mo->max_runs - m->runs;
+
+			if (left >= per)
+				reps = left / per;
+			else {
+				per = left;
+				reps = 1;
+			}
+		}
+	}
+	/* the last segment: judged like the others (an empty one is dropped) */
+	if (!m->stopped_precise) {
+		if (l.seg[l.nseg - 1].last > l.seg[l.nseg - 1].first)
+			segment_close(src, &l, mo->ignore_busy);
+		else
+			l.nseg--;
+	}
+	if (!src->respawn && m->stopped_precise)
+		l.seg[0].counts = 1;
+	if (m->rounds && (rc = finish(m, mo, roles, nb, &l, src->tsc_hz)) == 0) {
+		if (src->finish)
+			src->finish(src->ctx, m);
+		if (m->steal_share >= T32_STEAL_SHARE)
+			m->flags |= T32_EST_STEAL;
+		t32_measure_check(m, mo, stop && *stop);
+	}
+out:
+	if (rawf && rc)
+		t32_out_abort(&rawo);
+	else if (rawf && t32_out_commit(&rawo))
+		rc = T32_EXIT_ERROR;
+	loop_free(&l);
+	free(raw);
+	free(one);
+	return rc;
+}
