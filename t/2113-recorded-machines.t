@@ -5,7 +5,10 @@
 # for bit, and the estimator as it is now holds the published value as a 95%
 # interval should: in at least as many of each machine's quiet forms as a binomial
 # count at p = 0.95 reaches with probability 0.999 (an interval 25% too narrow
-# holds it in about 87%), with every trusted value within 0.02 cycles.
+# holds it in about 87%), with every trusted value within 0.02 cycles.  A machine
+# where that is known not to hold keeps the reason in its coverage-todo file: its
+# two coverage checks are then TAP TODO items (reported, not counted), and the
+# replay check still counts.
 . "$(dirname "$0")/lib-tap.sh"
 
 machines=$(ls -d "$T32_SRC"/t/data/recorded/*/ 2>/dev/null)
@@ -50,9 +53,12 @@ for m in $machines; do
 		      exit !(n > 0 && held >= b) }' "$TMP/got" >"$TMP/cov"
 	r=$?
 	cat "$TMP/cov"
-	ok $r "$name: the intervals hold the published latency as 95% intervals do"
+	# a machine where the estimator is known to fall short says so in coverage-todo
+	why=$(cat "$m/coverage-todo" 2>/dev/null)
+	check() { if [ -n "$why" ]; then todo "$1" "$2" "$why"; else ok "$1" "$2"; fi; }
+	check $r "$name: the intervals hold the published latency as 95% intervals do"
 	awk -F'\t' 'NF >= 11 && $11 == 0 && ($8 - $3 > 0.02 || $3 - $8 > 0.02) { print "#   off: " $0; bad++ }
 		END { exit bad > 0 }' "$TMP/got"
-	ok $? "$name: every trusted value lies within 0.02 cycles of it"
+	check $? "$name: every trusted value lies within 0.02 cycles of it"
 done
 done_testing

@@ -25,6 +25,17 @@ ok() {
 	fi
 }
 
+# todo STATUS NAME REASON: a check known to fail, with why (TAP's TODO: a failure
+# is reported and not counted; a pass is reported as unexpected by prove)
+todo() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_tap_n - $2 # TODO $3"
+	else
+		echo "not ok $_tap_n - $2 # TODO $3"
+	fi
+}
+
 # is EXPECTED SEEN NAME
 is() {
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "expected '$1', seen '$2'"; fi
