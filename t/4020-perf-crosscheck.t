@@ -54,7 +54,13 @@ t32_positions() {
 	awk -F'\t' '/^#/ || $1 == "position" {next} { n[$1 % 11] += $4; t += $4 } END { for (p = 0; p < 11; p++) printf "%d\t%d\n", p, n[p]; printf "total\t%d\n", t }' "$TMP/out" >"$TMP/t32.pos"
 }
 t32_positions
-is 0 "$rc" "t32 sample on the same block"
+# exit 7 is honest where the samples moved during the run (the machine's own
+# regimes, `# stability: unstable`); the comparison below is what judges them
+if [ "$rc" = 7 ] && grep -q '^# stability: unstable' "$TMP/out"; then
+	ok 0 "t32 sample on the same block (its samples moved during the run, and it says so: exit 7)"
+else
+	is 0 "$rc" "t32 sample on the same block"
+fi
 compare
 # Both once or twice more if they disagree: a busy neighbour on the core (another
 # process, another guest) smears the samples of whichever run it overlaps.

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib-tap.sh"
 plan 7
 
-printf 'add | add rax, 1\nimul | imul rax, rax | tp=imul {r}, {r}\nchase | mov rax, [rax]\npair | mov rbx, rax ; mov rax, rbx\n' >"$TMP/t.tbl"
+printf 'xor | xor rax, 1\nimul | imul rax, rax | tp=imul {r}, {r}\nchase | mov rax, [rax]\npair | mov rbx, rax ; mov rax, rbx\n' >"$TMP/t.tbl"
 run sweep --n 200 --mode latency --precision 0.05 --budget 2 -o "$TMP/s.tsv" "$TMP/t.tbl"
 swept "a latency sweep of four forms"
 if grep -q 'other work ran' "$TMP/s.tsv"; then
@@ -16,7 +16,9 @@ cp "$TMP/out" "$TMP/m.lat"
 # The measured value may stray from 3 by what a busy host does to the clock; the
 # rounded latency the model uses must still be 3.
 like "$TMP/m.lat" '^imul r64, r64 +\| - +\| [a-z0-9]*=3	# imul: [23]\.[0-9]' "imul measured at 3 cycles, in the model's form syntax"
-like "$TMP/m.lat" '^add r64, i +\| - +\| [a-z0-9]*=1	' "add r64, i at 1"
+# (xor, not add: a core may fold a chain of add rax, imm at rename, as Golden
+# Cove does, and then the sweep gives no latency for it)
+like "$TMP/m.lat" '^xor r64, i +\| - +\| [a-z0-9]*=1	' "xor r64, i at 1"
 grep -c 'chase\|pair' "$TMP/m.lat" >"$TMP/n"
 is 0 "$(cat "$TMP/n")" "memory forms and forms of several instructions are left out"
 run model --lat "$TMP/m.lat" 'imul rax, rax'
