@@ -64,13 +64,12 @@ long=$(printf 'mov {r}, 1; %.0s' $(seq 29))
 printf 'short | mov rax, 1 | tp=mov {r}, 1\nlong | mov rax, 1 | tp=%smov {r}, 1\n' "$long" >"$TMP/long.tbl"
 run sweep --n 2400 --mode throughput --k-list 12 --budget 0.3 --precision 0.02 -o "$TMP/long.tsv" "$TMP/long.tbl"
 swept "a template of 30 statements, 12 copies, is swept"
-# (a copy cut short reads cheaper; on a busy machine, where a row is not ok,
-# the long one may read dearer)
-awk -F'\t' '$1 == "row" {for (i = 1; i <= NF; i++) if ($i == "status") c = i}
-	$2 == "short" {s = $7; q = q $c} $2 == "long" {l = $7; q = q $c}
-	END {r = l / s; print r; exit !(s > 0 && r > 0.5 && (r < 2 || q != "okok"))}' \
+# (a copy cut short reads cheaper; the long one may read dearer, where its
+# copies no longer fit the core's decoded-instruction cache, as on Golden Cove)
+awk -F'\t' '$2 == "short" {s = $7} $2 == "long" {l = $7}
+	END {r = l / s; print r; exit !(s > 0 && r > 0.5)}' \
 	"$TMP/long.tsv" >"$TMP/ratio"
-ok $? "its cost per instruction is the short template's ($(cat "$TMP/ratio") times), every copy whole"
+ok $? "its cost per instruction is at least half the short template's ($(cat "$TMP/ratio") times): every copy whole"
 
 # rows that are not ok: every row written, exit 5, the closing line counts them by status
 printf 'add | add rax, 1 | tp=add {r}, 1\ncmp | cmp rax, rbx | tp=cmp {r}, rbx | chain=none\n' \

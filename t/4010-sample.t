@@ -13,7 +13,12 @@ if [ "$rc" -eq 3 ]; then
 fi
 plan 21
 
-is 0 "$rc" "load-nop10 sampled"
+# exit 7 is honest where the samples moved during the run (`# stability: unstable`)
+if [ "$rc" = 7 ] && grep -q '^# stability: unstable' "$TMP/out"; then
+	ok 0 "load-nop10 sampled (its samples moved during the run, and it says so: exit 7)"
+else
+	is 0 "$rc" "load-nop10 sampled"
+fi
 cp "$TMP/out" "$TMP/load"
 like "$TMP/load" '^# backend: (precise|perf|signal)$' "the backend is named"
 like "$TMP/load" '^# skid: ' "the skid convention is stated"
