@@ -10,13 +10,23 @@ like "$TMP/out" '^# calibration: [0-9.]+ \+- [0-9.]+ core cycles per tick' "prov
 like "$TMP/out" '^# tsc: [0-9.]+ GHz, step [0-9]+ ticks' "provenance carries the TSC frequency and step"
 # --base: four adds more than a chain of 100, so the pipeline's fill cancels;
 # each costs a cycle, within three of the tool's half-widths
-run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
-v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
-# (a result flagged untrustworthy, exit 7, need not hold it, but must say why)
-{ [ "$rc" = 0 ] || { [ "$rc" = 7 ] && grep -q "^t32: result not trustworthy" "$TMP/err"; }; } &&
-	[ "$(col n "$TMP/out")" = 104 ] && [ "$(col twin_n "$TMP/out")" = 100 ] &&
-	{ [ "$rc" = 7 ] || awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'; }
-ok $? "--base 100 with 104 adds: the four between them one cycle each ($v [$lo, $hi], exit $rc)"
+# (a result flagged untrustworthy, exit 7, need not hold it, but must say why).
+# Up to three measurements: on some machines a run's interval misses by more
+# than its width now and then (t/data/recorded/xeon-emr-kvm); a biased
+# estimator misses every time.
+base_ok() {
+	run time --format=tsv --base 100 --precision 0.05 --budget 5 l m auto 104 'add eax, 1'
+	v=$(col per_insn "$TMP/out") lo=$(col ci_lo "$TMP/out") hi=$(col ci_hi "$TMP/out")
+	{ [ "$rc" = 0 ] || { [ "$rc" = 7 ] && grep -q "^t32: result not trustworthy" "$TMP/err"; }; } &&
+		[ "$(col n "$TMP/out")" = 104 ] && [ "$(col twin_n "$TMP/out")" = 100 ] &&
+		{ [ "$rc" = 7 ] || awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v - 1 <= 3 * (v - lo) && 1 - v <= 3 * (hi - v)) }'; }
+}
+tries=0 held=1
+while [ "$tries" -lt 3 ]; do
+	tries=$((tries + 1))
+	if base_ok; then held=0; break; fi
+done
+ok $held "--base 100 with 104 adds: the four between them one cycle each ($v [$lo, $hi], exit $rc, $tries runs)"
 # per_insn against the blocks' estimates in ticks: (block - twin) over the
 # instructions between them, whole_per_insn (block - empty) / n, and the fixed
 # cost what whole has beyond per_insn over n instructions; the same over the
