@@ -139,7 +139,11 @@ run correlate --no-measure --format=tsv --samples 200 --seconds 1 --kmax 3 --ini
 	'mov rax, [rax + rdx]; nop; nop'
 { [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
 ok $? "--init and --no-measure: a chase through rax + rdx, rdx = 0 (exit $rc)"
-like "$TMP/out" '^# latencies: table \(--no-measure\)$' "--no-measure says the table was used"
+if [ "$rc" = 7 ] && ! grep -q '^# latencies:' "$TMP/out"; then
+	skip "--no-measure: the run stopped before it fitted ($(head -1 "$TMP/err"))"
+else
+	like "$TMP/out" '^# latencies: table \(--no-measure\)$' "--no-measure says the table was used"
+fi
 
 run correlate
 is 2 "$rc" "no block: usage, exit 2"
