@@ -365,6 +365,11 @@ int cmd_sample(int argc, char **argv)
 	else
 		print_table(&out.r.at, &out.r, &a, &s, loop_barrier, out.unit, &out.ck);
 	rc = t32_close_stdout();
+	/* a move since the last run is said whatever this run's own verdict */
+	if (!rc && !interrupted && out.ck.minutes >= 0 && out.ck.since.unstable)
+		t32_warn("the samples moved since the run of %.0f minutes ago (TVD %.3f, p = %.2g): "
+			 "this machine switches between ways interrupts land", out.ck.minutes,
+			 out.ck.since.tvd, out.ck.since.p);
 	if (!rc && interrupted) {
 		rc = T32_EXIT_INTERRUPTED;
 	} else if (!rc && t32_sampling_doubt(&out) == T32_SAMPLING_FEW) {
@@ -379,10 +384,6 @@ int cmd_sample(int argc, char **argv)
 			  (unsigned long long)out.r.samples, out.ck.within.parts, out.ck.within.p,
 			  out.ck.within.tvd);
 		rc = T32_EXIT_UNTRUSTED;
-	} else if (!rc && out.ck.minutes >= 0 && out.ck.since.unstable) {
-		t32_warn("the samples moved since the run of %.0f minutes ago (TVD %.3f, p = %.2g): "
-			 "this machine switches between ways interrupts land", out.ck.minutes,
-			 out.ck.since.tvd, out.ck.since.p);
 	}
 out:
 	t32_sampling_free(&out);
