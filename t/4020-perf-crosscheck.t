@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib-tap.sh"
 command -v perf >/dev/null 2>&1 || skip_all "the perf tool is not installed (linux-perf)"
 command -v nm >/dev/null 2>&1 || skip_all "nm is not installed (binutils)"
-plan 6
+plan 7
 
 run gen --elf --unroll 10 --iterations 60000000 -o "$TMP/blk" n m 'mov rax, [rax]' 10 nop
 is 0 "$rc" "gen --elf writes a program"
@@ -33,14 +33,20 @@ perf_positions() {
 		END { for (p = 0; p < 11; p++) printf "%d\t%d\n", p, n[p]; printf "total\t%d\n", t }' "$TMP/ips" >"$TMP/perf.pos"
 }
 
-# total variation distance between the two, and its allowance: 3 standard errors of
-# a TVD between two samples of these sizes over 11 cells, plus 0.05
-compare() {
-	paste "$TMP/perf.pos" "$TMP/t32.pos" | awk '$1 != "total" {a[$1] = $2; b[$1] = $4; ta += $2; tb += $4}
+# tvd A B: total variation distance between two position files, and the
+# statistical allowance for it: 1.5 standard errors of a TVD between two samples
+# of these sizes over 11 cells, plus 0.05 ("few 0" when either has < 100 samples)
+tvd() {
+	paste "$1" "$2" | awk '$1 != "total" {a[$1] = $2; b[$1] = $4; ta += $2; tb += $4}
 		END { if (ta < 100 || tb < 100) { print "few 0"; exit } ; for (p in a) d += (a[p]/ta - b[p]/tb) < 0 ? b[p]/tb - a[p]/ta : a[p]/ta - b[p]/tb;
-		      tvd = d / 2; allow = 0.05 + 1.5 * sqrt(11 / ta + 11 / tb) / 2; printf "%.4f %.4f\n", tvd, allow }' >"$TMP/tvd"
-	read tvd allow <"$TMP/tvd"
+		      printf "%.4f %.4f\n", d / 2, 0.05 + 1.5 * sqrt(11 / ta + 11 / tb) / 2 }'
 }
+# pool A B: the two position files added
+pool() {
+	paste "$1" "$2" | awk '{printf "%s\t%d\n", $1, $2 + $4}'
+}
+# mode FILE: the position with the most samples
+mode() { awk '$1 != "total" && $2 > m {m = $2; p = $1} END {print p}' "$1"; }
 
 if ! perf_positions; then
 	skip "perf record cannot sample here: $(head -1 "$TMP/perf.out")"
@@ -48,6 +54,7 @@ if ! perf_positions; then
 	skip "perf record cannot sample here"
 	done_testing
 fi
+cp "$TMP/perf.pos" "$TMP/perf.1"
 # t32's positions, folded the same way
 t32_positions() {
 	run sample --format=tsv --unroll 10 --samples 2000 --seconds 10 'mov rax, [rax]' 10 nop
@@ -61,21 +68,36 @@ if [ "$rc" = 7 ] && grep -q '^# stability: unstable' "$TMP/out"; then
 else
 	is 0 "$rc" "t32 sample on the same block"
 fi
-compare
-# Both once or twice more if they disagree: a busy neighbour on the core (another
-# process, another guest) smears the samples of whichever run it overlaps.
-for again in 1 2; do
-	if [ "$tvd" = few ] || awk -v t="$tvd" -v a="$allow" 'BEGIN { exit !(t <= a) }'; then
-		break
-	fi
-	diag "TVD $tvd (allowed $allow); measuring both once more"
-	perf_positions && t32_positions && compare
-done
-diag "position: perf samples / t32 samples"
-paste "$TMP/perf.pos" "$TMP/t32.pos" | awk '{printf "# %s: %s / %s\n", $1, $2, $4}'
-diag "total variation distance $tvd (allowed $allow)"
-test "$tvd" != few
-ok $? "both have at least 100 samples in the body"
-awk -v t="$tvd" -v a="$allow" 'BEGIN { exit !(t <= a) }'
-ok $? "perf and t32 sample agree within statistical error (TVD $tvd <= $allow)"
+cp "$TMP/t32.pos" "$TMP/t32.1"
+# Each tool once more, interleaved.  Where a block is placed and what shares the
+# core move a distribution between runs of the same tool (seen here: the 6th nop
+# took 3% of perf's samples in one run and 11% in the next); the two tools must
+# agree as well as each agrees with itself, beyond the statistical allowance.
+perf_positions || cp "$TMP/perf.1" "$TMP/perf.pos"
+cp "$TMP/perf.pos" "$TMP/perf.2"
+t32_positions
+cp "$TMP/t32.pos" "$TMP/t32.2"
+pool "$TMP/perf.1" "$TMP/perf.2" >"$TMP/perf.all"
+pool "$TMP/t32.1" "$TMP/t32.2" >"$TMP/t32.all"
+read tvd allow <<EOT
+$(tvd "$TMP/perf.all" "$TMP/t32.all")
+EOT
+read self_p _ <<EOT
+$(tvd "$TMP/perf.1" "$TMP/perf.2")
+EOT
+read self_t _ <<EOT
+$(tvd "$TMP/t32.1" "$TMP/t32.2")
+EOT
+diag "position: perf samples (two runs) / t32 samples (two runs)"
+paste "$TMP/perf.1" "$TMP/perf.2" "$TMP/t32.1" "$TMP/t32.2" | awk '{printf "# %s: %s + %s / %s + %s\n", $1, $2, $4, $6, $8}'
+test "$tvd" != few && test "$self_p" != few && test "$self_t" != few
+ok $? "both have at least 100 samples in the body in each run"
+self=$(awk -v a="$self_p" -v b="$self_t" 'BEGIN { print (a > b ? a : b) }')
+bound=$(awk -v a="$allow" -v s="$self" 'BEGIN { printf "%.4f", a + s }')
+diag "total variation distance perf-t32 $tvd; perf-perf $self_p, t32-t32 $self_t; allowed $allow + $self"
+awk -v t="$tvd" -v a="$bound" 'BEGIN { exit !(t <= a) }'
+ok $? "perf and t32 sample agree as well as each agrees with itself (TVD $tvd <= $bound)"
+pm=$(mode "$TMP/perf.all")
+tm=$(mode "$TMP/t32.all")
+is "$pm" "$tm" "both put most samples on the same position (perf $pm, t32 $tm)"
 done_testing
