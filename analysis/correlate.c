@@ -12,20 +12,14 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "analysis/correlate.h"
+#include "analysis/descend.h"
 #include "analysis/stats.h"
+
+_Static_assert(T32_CORR_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent holds every fitted parameter");
 
 #define CORR_MAX_PASSES 8	/* coordinate-descent passes over the parameters */
 #define CORR_WIDTH_MAX 16	/* retire widths scanned: 1..max(this, 2 x start) */
-#define CORR_TIE 1e-9		/* objectives closer than this (relative) are equal */
 #define CORR_CPI_PENALTY 1e6	/* added to the objective of an inadmissible model */
-/*
- * A parameter leaves the value it has (the micro-architecture's, to begin with)
- * only for one that lowers the objective by more than this: the 95% point of
- * chi-square on one degree of freedom.  A difference the data cannot tell from
- * noise does not move a documented value (a curve flat in the retire width, and
- * shares the model cannot shape, would otherwise pick a width by chance).
- */
-#define CORR_SIGNIF 3.84
 
 /* The defaults: half a percent of stray samples, half-cycle curve floor, offset and balancing on. */
 void t32_corr_opts_init(struct t32_corr_opts *o)
@@ -269,86 +263,25 @@ static double corr_eval_memo(struct corr_ctx *c, const unsigned long *v)
 	return f;
 }
 
-/* Is a better than b by more than the tie tolerance? */
-static int corr_better(double a, double b)
+static double corr_objective(void *c, const unsigned long *v)
 {
-	if (!isfinite(b))
-		return isfinite(a);
-	return a < b - CORR_TIE * (1 + fabs(b));
+	return corr_eval_memo(c, v);
 }
 
-/*
- * Integer coordinate descent over every parameter but skip (-1: none): each
- * parameter in turn scanned over its whole range, the best kept (ties keep the
- * current value), until a pass changes nothing.  Returns the objective at v.
- */
+/* t32_descend over the block's parameters (skip: -1, or one held). */
 static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 {
-	double best = corr_eval_memo(c, v);
+	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c };
 
-	for (int pass = 0; pass < CORR_MAX_PASSES; pass++) {
-		int moved = 0;
-
-		for (size_t j = 0; j < c->np; j++) {
-			unsigned long keep = v[j], bestv = v[j];
-			double fkeep = best, fbest = best;
-
-			if ((long)j == skip)
-				continue;
-			for (unsigned long x = c->p[j].lo; x <= c->p[j].hi; x++) {
-				double f;
-
-				if (x == keep)
-					continue;
-				v[j] = x;
-				f = corr_eval_memo(c, v);
-				if (corr_better(f, fbest)) {
-					fbest = f;
-					bestv = x;
-				}
-			}
-			if (!(fbest < fkeep - CORR_SIGNIF))
-				bestv = keep;
-			else
-				best = fbest;
-			v[j] = bestv;
-			moved |= bestv != keep;
-		}
-		if (!moved)
-			break;
-	}
-	return best;
+	return t32_descend(&d, v, skip);
 }
 
-/*
- * A retire group changes where every other parameter's best value lies (a pair
- * that retires together and a delay that lines the pairs up only help together),
- * so the descent is run again from each other group size, the group held; one
- * wins only where it is clearly better than best (the objective at best_v).
- * Returns the best objective, best_v its values.
- */
+/* t32_descend_group_starts over the block's parameters. */
 static double corr_group_starts(struct corr_ctx *c, unsigned long *best_v, double best)
 {
-	unsigned long t[T32_CORR_MAX_PARAMS];
+	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c };
 
-	for (size_t g = 0; g < c->np; g++) {
-		if (strcmp(c->p[g].key, "retire_group") != 0)
-			continue;
-		for (unsigned long x = c->p[g].lo; x <= c->p[g].hi; x++) {
-			double f;
-
-			if (x == best_v[g])
-				continue;
-			memcpy(t, best_v, c->np * sizeof(*t));
-			t[g] = x;
-			f = corr_descend(c, t, (long)g);
-			if (f < best - CORR_SIGNIF) {
-				best = f;
-				memcpy(best_v, t, c->np * sizeof(*t));
-			}
-		}
-	}
-	return best;
+	return t32_descend_group_starts(&d, best_v, best);
 }
 
 /*
@@ -381,8 +314,8 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 
 		t[wj] = x;
 		f = corr_eval_memo(c, t);
-		if (f < f0 - CORR_SIGNIF ||
-		    (x0 != c->p[wj].start && corr_better(f, f0))) {
+		if (f < f0 - T32_DESCEND_SIGNIF ||
+		    (x0 != c->p[wj].start && t32_descend_better(f, f0))) {
 			f0 = f;
 			x0 = x;
 		}
@@ -396,7 +329,7 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 			break;
 		f = corr_descend(c, t, -1);
 		/* the descent from the uarch's width wins unless clearly worse */
-		if (!isfinite(best) || (from ? f <= best + CORR_SIGNIF : corr_better(f, best))) {
+		if (!isfinite(best) || (from ? f <= best + T32_DESCEND_SIGNIF : t32_descend_better(f, best))) {
 			best = f;
 			memcpy(best_v, t, c->np * sizeof(*t));
 		}
@@ -475,7 +408,7 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 
 	/* a side where the objective does not rise leaves the value undetermined */
 	if (isfinite(fl) && isfinite(fr)) {
-		if (fl - f0 > CORR_TIE * (1 + fabs(f0)) && fr - f0 > CORR_TIE * (1 + fabs(f0))) {
+		if (fl - f0 > T32_DESCEND_TIE * (1 + fabs(f0)) && fr - f0 > T32_DESCEND_TIE * (1 + fabs(f0))) {
 			a = (fl + fr - 2 * f0) / 2;
 			g = (fr - fl) / 2;
 		}
@@ -488,7 +421,7 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 	p->sd = INFINITY;
 	p->determined = 0;
 	/* a rise within the tie margin on the one side there is is flat too */
-	if (a > CORR_TIE * (1 + fabs(f0))) {
+	if (a > T32_DESCEND_TIE * (1 + fabs(f0))) {
 		double shift = -g / (2 * a);
 
 		if (shift > 0.5)

@@ -13,10 +13,11 @@
 #include <gsl/gsl_cdf.h>
 
 #include "analysis/learn.h"
+#include "analysis/descend.h"
+
+_Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent holds every learned parameter");
 
 #define LEARN_MAX_PASSES 6	/* coordinate-descent passes */
-#define LEARN_SIGNIF 3.84	/* a value leaves its start only for a drop of this (chi-square, 1 df, 95%) */
-#define LEARN_TIE 1e-9		/* relative: objectives closer than this are equal */
 /*
  * The cycles per iteration a probe runs at count as one more measurement: the
  * model's relative error from the curve's slope, in sds of the slope's own
@@ -69,7 +70,6 @@ struct learn_ctx {
 	struct learn_memo *memo;
 	struct learn_part *parts;	/* npr parts of the last learn_parts */
 	unsigned char *touches;		/* npr x np: parameter j changes probe i's model */
-	int passes;			/* coordinate-descent passes at most */
 	double *min_dev, *min_chi2;	/* per probe: the least of each term any run gave */
 	size_t evals;
 };
@@ -251,82 +251,9 @@ static double learn_eval(struct learn_ctx *c, const unsigned long *v)
 	return f;
 }
 
-static int learn_better(double a, double b)
+static double learn_objective(void *c, const unsigned long *v)
 {
-	if (!isfinite(b))
-		return isfinite(a);
-	return a < b - LEARN_TIE * (1 + fabs(b));
-}
-
-/*
- * Coordinate descent over every parameter but skip (-1: none): each scanned
- * over its range, a new value kept only for a significant drop.  Returns the
- * objective at v.
- */
-static double learn_descend(struct learn_ctx *c, unsigned long *v, long skip)
-{
-	double best = learn_eval(c, v);
-
-	for (int pass = 0; pass < c->passes; pass++) {
-		int moved = 0;
-
-		for (size_t j = 0; j < c->np; j++) {
-			unsigned long keep = v[j], bestv = v[j];
-			double fbest = best;
-
-			if ((long)j == skip)
-				continue;
-			for (unsigned long x = c->p[j].lo; x <= c->p[j].hi; x++) {
-				double f;
-
-				if (x == keep)
-					continue;
-				v[j] = x;
-				f = learn_eval(c, v);
-				if (learn_better(f, fbest)) {
-					fbest = f;
-					bestv = x;
-				}
-			}
-			if (isfinite(best) && !(fbest < best - LEARN_SIGNIF))
-				bestv = keep;
-			else
-				best = fbest;
-			v[j] = bestv;
-			moved |= bestv != keep;
-		}
-		if (!moved)
-			break;
-	}
-	return best;
-}
-
-/*
- * The descent again from every other retire group (held there while the rest
- * descend): a group and the delays that line it up only help together.
- */
-static double learn_group_starts(struct learn_ctx *c, unsigned long *best_v, double best)
-{
-	unsigned long t[T32_LEARN_MAX_PARAMS];
-
-	for (size_t g = 0; g < c->np; g++) {
-		if (strcmp(c->p[g].key, "retire_group") != 0)
-			continue;
-		for (unsigned long x = c->p[g].lo; x <= c->p[g].hi; x++) {
-			double f;
-
-			if (x == best_v[g])
-				continue;
-			memcpy(t, best_v, c->np * sizeof(*t));
-			t[g] = x;
-			f = learn_descend(c, t, (long)g);
-			if (f < best - LEARN_SIGNIF) {
-				best = f;
-				memcpy(best_v, t, c->np * sizeof(*t));
-			}
-		}
-	}
-	return best;
+	return learn_eval(c, v);
 }
 
 /* Range and start of parameter j; -1 with err for an unknown key. */
@@ -373,7 +300,7 @@ static int learn_param_init(struct learn_ctx *c, size_t j, const char *key, char
 static void learn_interval(struct t32_corr_param *p, const double *f, double s)
 {
 	size_t m = p->hi - p->lo + 1, b = p->value - p->lo;
-	double f0 = f[b], tie = LEARN_TIE * (1 + fabs(f0));
+	double f0 = f[b], tie = T32_DESCEND_TIE * (1 + fabs(f0));
 	int left = b == 0 || f[b - 1] - f0 > tie, right = b + 1 >= m || f[b + 1] - f0 > tie;
 	int rises = (b > 0 && f[b - 1] - f0 > tie) || (b + 1 < m && f[b + 1] - f0 > tie);
 
@@ -526,11 +453,12 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 	 */
 	for (int round = 0; round < 2; round++) {
 		/* the first round only sets the weights: one pass will do */
-		c.passes = round ? LEARN_MAX_PASSES : 1;
+		struct t32_descent d = { c.p, c.np, round ? LEARN_MAX_PASSES : 1, learn_objective, &c };
+
 		memcpy(best_v, v, nk * sizeof(*v));
-		best = learn_descend(&c, best_v, -1);
+		best = t32_descend(&d, best_v, -1);
 		if (round)
-			best = learn_group_starts(&c, best_v, best);
+			best = t32_descend_group_starts(&d, best_v, best);
 		if (!isfinite(best)) {
 			snprintf(err, errlen, "the model cannot run the probes with any value tried '%s'",
 				 nk ? keys[0] : "(none)");

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "t32/util.h"
+
 #define FIELD(f) offsetof(struct t32_uarch, f)
 #define CLASS_KEYS(c, n)							\
 	{ "latency." n, FIELD(latency[c]), 0, 100000, 1,			\
@@ -69,19 +71,6 @@ static const struct t32_uarch_key keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 const struct t32_uarch_key *t32_uarch_keys = keys;
-
-/* Strip blanks at both ends, in place. */
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
 
 /* Parse an unsigned decimal in [lo, hi] with strtoul and an end pointer. */
 static int parse_unsigned(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
@@ -166,7 +155,7 @@ int t32_uarch_set(struct t32_uarch *u, const char *assignment, char *err, size_t
 	strcpy(buf, assignment);
 	eq = buf + (eq - assignment);
 	*eq = 0;
-	return set_text(u, trim(buf), trim(eq + 1), err, errlen);
+	return set_text(u, t32_trim(buf), t32_trim(eq + 1), err, errlen);
 }
 
 #define TEXT_MAX_LINES 1000000	/* lines in a .uarch or .lat file: an endless one stops here */
@@ -208,7 +197,7 @@ int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, s
 			return -1;
 		if ((hash = strchr(line, '#')))
 			*hash = 0;
-		p = trim(line);
+		p = t32_trim(line);
 		if (!*p)
 			continue;
 		eq = strchr(p, '=');
@@ -217,20 +206,20 @@ int t32_uarch_parse(struct t32_uarch *u, FILE *f, const char *path, char *err, s
 			return -1;
 		}
 		*eq = 0;
-		if (set_text(u, trim(p), trim(eq + 1), msg, sizeof(msg))) {
+		if (set_text(u, t32_trim(p), t32_trim(eq + 1), msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
 			return -1;
 		}
 		/* a key given twice: which of the two values was meant? */
-		if (strcmp(trim(p), "name") == 0 && name_line) {
+		if (strcmp(t32_trim(p), "name") == 0 && name_line) {
 			snprintf(err, errlen, "%s:%u: key given twice 'name' (first at line %u)", path,
 				 lineno, name_line);
 			return -1;
 		}
-		if (strcmp(trim(p), "name") == 0)
+		if (strcmp(t32_trim(p), "name") == 0)
 			name_line = lineno;
 		for (size_t i = 0; keys[i].key; i++)
-			if (strcmp(keys[i].key, trim(p)) == 0) {
+			if (strcmp(keys[i].key, t32_trim(p)) == 0) {
 				if (first[i]) {
 					snprintf(err, errlen, "%s:%u: key given twice '%s' (first at line %u)",
 						 path, lineno, keys[i].key, first[i]);
@@ -328,7 +317,7 @@ static int split_form(const char *form, char *mnem, size_t mlen, char ops[][16],
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", form);
-	p = trim(buf);
+	p = t32_trim(buf);
 	/* the operands start after the last word before the first ',' (or the end) */
 	{
 		char *comma = strchr(p, ','), *lastsp;
@@ -351,11 +340,11 @@ static int split_form(const char *form, char *mnem, size_t mlen, char ops[][16],
 			return 0;
 		}
 		*lastsp = 0;
-		snprintf(mnem, mlen, "%s", trim(p));
+		snprintf(mnem, mlen, "%s", t32_trim(p));
 		p = lastsp + 1;
 	}
 	for (tok = strtok_r(p, ",", &save); tok && n < maxops; tok = strtok_r(NULL, ",", &save))
-		snprintf(ops[n++], 16, "%s", trim(tok));
+		snprintf(ops[n++], 16, "%s", t32_trim(tok));
 	return n;
 }
 
@@ -542,7 +531,7 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 			goto fail;
 		if ((hash = strchr(line, '#')))
 			*hash = 0;
-		p = trim(line);
+		p = t32_trim(line);
 		if (!*p)
 			continue;
 		bar1 = strchr(p, '|');
@@ -571,13 +560,13 @@ int t32_lattab_load(struct t32_lattab *t, const char *path, char *err, size_t er
 		lines[t->n] = lineno;
 		e = &t->e[t->n];
 		memset(e, 0, sizeof(*e));
-		p = trim(p);
+		p = t32_trim(p);
 		if (!*p || normalise_form(p, e->form, sizeof(e->form))) {
 			snprintf(err, errlen, "%s:%u: bad form (1 to %zu characters once blanks are "
 				 "normalised) '%s'", path, lineno, sizeof(e->form) - 1, p);
 			goto fail;
 		}
-		cls = trim(bar1 + 1);
+		cls = t32_trim(bar1 + 1);
 		if (strcmp(cls, "-") == 0) {
 			e->cls = -1;
 		} else if ((e->cls = t32_class_parse(cls)) < 0) {

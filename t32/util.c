@@ -3,6 +3,7 @@
  */
 #include "t32/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +109,18 @@ int t32_usage(const char *line)
 {
 	fprintf(stderr, "usage: %s\n", line);
 	return T32_EXIT_USAGE;
+}
+
+char *t32_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
 }
 
 double t32_now(void)

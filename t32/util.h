@@ -52,6 +52,9 @@ int t32_usage(const char *line);
 
 double t32_now(void);	/* monotonic seconds */
 
+/* s with white space stripped at both ends, in place; returns the new start. */
+char *t32_trim(char *s);
+
 /* s on f with its control bytes escaped (\t, \n, \r, \xHH): safe to show on a terminal. */
 void t32_fputs_visible(const char *s, FILE *f);
 

@@ -241,11 +241,40 @@ const char *t32_nasm_path(void)
 	return path;
 }
 
+/*
+ * nasm on text, to a flat image in a new temporary fds[1] (the text in fds[0]):
+ * a misspelt mnemonic alone is no label; with zeroing_quiet, reserved space left
+ * to be filled later (a batch's resb) is not warned of.  seconds is nasm's time
+ * limit.  0 when nasm ran (res->status says how it ended), else -1 with f filled in.
+ */
+static int nasm_run(const char *text, int zeroing_quiet, double seconds, int fds[2],
+		    struct t32_child_output *res, struct t32_fault *f)
+{
+	char asmpath[32], binpath[32];
+	char *argv[9];
+	int a = 0;
+
+	memset(res, 0, sizeof(*res));
+	if ((fds[0] = temp_fd(text, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
+		return -1;
+	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
+	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
+	argv[a++] = (char *)t32_nasm_path();
+	argv[a++] = "-f";
+	argv[a++] = "bin";
+	argv[a++] = "-w+error=label-orphan";
+	if (zeroing_quiet)
+		argv[a++] = "-w-zeroing";
+	argv[a++] = "-o";
+	argv[a++] = binpath;
+	argv[a++] = asmpath;
+	argv[a] = NULL;
+	return run_tool(argv, fds, 2, res, seconds, T32_IMAGE_MAX, f);
+}
+
 int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 		 struct t32_fault *f)
 {
-	char asmpath[32], binpath[32];
-	char *argv[8];
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
 	double seconds = 0;
@@ -254,22 +283,10 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	memset(f, 0, sizeof(*f));
 	f->item = -1;
 	f->rip_off = -1;
-	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
-		goto out;
-	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
-	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
-	argv[0] = (char *)t32_nasm_path();
-	argv[1] = "-f";
-	argv[2] = "bin";
-	argv[3] = "-w+error=label-orphan";	/* a misspelt mnemonic alone is no label */
-	argv[4] = "-o";
-	argv[5] = binpath;
-	argv[6] = asmpath;
-	argv[7] = NULL;
 	/* a long body is given time in proportion: the limit for each T32_NASM_INSNS */
 	if (g)
 		seconds = t32_helper_limit() * (1 + (double)g->insns / T32_NASM_INSNS);
-	if (run_tool(argv, fds, 2, &res, seconds, T32_IMAGE_MAX, f)) {
+	if (nasm_run(src, 0, seconds, fds, &res, f)) {
 		if (f->kind == T32_FAIL_ASSEMBLE && g && g->nitems == 1)
 			f->item = 0;
 		t32_child_output_free(&res);
@@ -297,7 +314,8 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	t32_child_output_free(&res);
 	if (slurp_fd(fds[1], &out->image, &out->size) || parse_header(out)) {
 		f->kind = T32_FAIL_SYSTEM;
-		snprintf(f->msg, sizeof(f->msg), "nasm wrote an image t32 cannot load '%s'", binpath);
+		snprintf(f->msg, sizeof(f->msg), "nasm wrote an image t32 cannot load '/dev/fd/%d'",
+			 fds[1]);
 		t32_blob_free(out);
 		goto out;
 	}
@@ -338,11 +356,10 @@ static unsigned count_lines(const char *text)
 int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
 		       struct t32_blob *out, struct t32_fault *f, size_t *bad)
 {
-	char *text = NULL, asmpath[32], binpath[32];
+	char *text = NULL;
 	size_t len = 0, off = 0, i;
 	unsigned *base = calloc(n ? n : 1, sizeof(unsigned)), line = 0;
 	FILE *m = open_memstream(&text, &len);
-	char *argv[9];
 	struct t32_child_output res;
 	unsigned char *bin = NULL;
 	size_t binlen = 0;
@@ -402,21 +419,8 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 			insns += (double)gens[i]->insns;
 	}
 	fclose(m);
-	if ((fds[0] = temp_fd(text, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
-		goto out;
-	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
-	snprintf(binpath, sizeof(binpath), "/dev/fd/%d", fds[1]);
-	argv[0] = (char *)t32_nasm_path();
-	argv[1] = "-f";
-	argv[2] = "bin";
-	argv[3] = "-w+error=label-orphan";
-	argv[4] = "-w-zeroing";	/* a body's place (resb) is filled in later */
-	argv[5] = "-o";
-	argv[6] = binpath;
-	argv[7] = asmpath;
-	argv[8] = NULL;
-	if (run_tool(argv, fds, 2, &res, t32_helper_limit() * (1 + insns / T32_NASM_INSNS),
-		     T32_IMAGE_MAX, f)) {
+	/* a body's place (resb) is filled in later */
+	if (nasm_run(text, 1, t32_helper_limit() * (1 + insns / T32_NASM_INSNS), fds, &res, f)) {
 		t32_child_output_free(&res);
 		goto out;
 	}

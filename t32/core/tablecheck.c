@@ -65,18 +65,6 @@ static void norm_chain(const char *in, char *out, size_t len)
 	out[o] = 0;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 /*
  * Read reference table path: its forms (name | chain | lat=N  # figures) and its
  * `# source:` lines printed to out.  0, or an exit code after a message.
@@ -106,20 +94,20 @@ static int load_refs(const char *path, struct ref **refs, size_t *nrefs, FILE *o
 			else if (strncmp(line, "#   ", 4))
 				in_source = 0;
 			if (in_source)
-				fprintf(out, "#   %s\n", trim(line + 1));
+				fprintf(out, "#   %s\n", t32_trim(line + 1));
 			continue;
 		}
 		in_source = 0;
 		if (hash)
 			*hash = 0;
-		if (!*trim(line))
+		if (!*t32_trim(line))
 			continue;
 		while (nf < 8 && p) {
 			char *bar = strchr(p, '|');
 
 			if (bar)
 				*bar = 0;
-			fields[nf++] = trim(p);
+			fields[nf++] = t32_trim(p);
 			p = bar ? bar + 1 : NULL;
 		}
 		for (int i = 2; i < nf && !lat; i++)
@@ -149,7 +137,7 @@ static int load_refs(const char *path, struct ref **refs, size_t *nrefs, FILE *o
 			norm_chain(fields[1], norm, sizeof(norm));
 			r->name = strdup(fields[0]);
 			r->chain = strdup(norm);
-			r->note = strdup(hash ? trim(hash + 1) : "");
+			r->note = strdup(hash ? t32_trim(hash + 1) : "");
 			r->lat = strtod(lat + 4, NULL);
 			if (!r->name || !r->chain || !r->note) {
 				fclose(f);

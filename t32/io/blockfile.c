@@ -45,19 +45,6 @@ int t32_blockfile_find(const char *arg, const char *datadir, char *path, size_t 
 	return 1;
 }
 
-/* Strip leading and trailing blanks in place. */
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		*--e = 0;
-	return s;
-}
-
 /* One body line: `N TEXT` or `TEXT`, appended to s as an item.  0, or -1 with err. */
 static int body_line(struct t32_spec *s, char *l, char *err, size_t len)
 {
@@ -108,16 +95,16 @@ int t32_blockfile_load(const char *path, struct t32_spec *s, struct t32_blockfil
 			snprintf(what, sizeof(what), "line longer than %zu bytes", sizeof(line) - 2);
 		} else if (lineno > BLOCKFILE_MAX_LINES) {
 			snprintf(what, sizeof(what), "more than %d lines", BLOCKFILE_MAX_LINES);
-		} else if (!*(l = trim(line)) || *l == '#') {
+		} else if (!*(l = t32_trim(line)) || *l == '#') {
 			continue;
 		} else if (!strncmp(l, "init ", 5)) {
-			t32_spec_parse_init(s, trim(l + 5), what, sizeof(what));
+			t32_spec_parse_init(s, t32_trim(l + 5), what, sizeof(what));
 		} else if (!strncmp(l, "barrier ", 8)) {
-			if (!t32_spec_set_barrier(s, trim(l + 8), what, sizeof(what)))
+			if (!t32_spec_set_barrier(s, t32_trim(l + 8), what, sizeof(what)))
 				bf->has_barrier = 1;
 		} else if (!strncmp(l, "unroll ", 7)) {
-			if (t32_parse_u64(trim(l + 7), 1, 1000, &v))
-				snprintf(what, sizeof(what), "bad unroll '%s' (1 to 1000)", trim(l + 7));
+			if (t32_parse_u64(t32_trim(l + 7), 1, 1000, &v))
+				snprintf(what, sizeof(what), "bad unroll '%s' (1 to 1000)", t32_trim(l + 7));
 			else
 				bf->unroll = v;
 		} else {

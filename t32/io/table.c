@@ -214,19 +214,6 @@ int t32_form_tp_expand(const struct t32_form *f, unsigned long k, char *buf, siz
 	return 0;
 }
 
-/* Trim white space at both ends of s in place; returns the new start. */
-static char *trim(char *s)
-{
-	char *end;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		*--end = 0;
-	return s;
-}
-
 /* Parse a cycle count for lat= or rtp=: a finite number in [0, MAX_CYCLES]. */
 static int parse_cycles(const char *text, double *out)
 {
@@ -429,7 +416,7 @@ static int parse_extras(struct t32_form *f, char *field, unsigned *seen, char *w
 		*seen |= 1u << i;
 		value = eq + 1;
 		if (k->rest) {
-			value = trim(value);
+			value = t32_trim(value);
 			p = value + strlen(value);
 		} else {
 			p = value;
@@ -481,7 +468,7 @@ static int parse_form(char *line, struct t32_form *f, char *why, size_t len)
 		}
 		if (bar)
 			*bar = 0;
-		fields[nf++] = trim(p);
+		fields[nf++] = t32_trim(p);
 		if (!bar)
 			break;
 		p = bar + 1;
@@ -592,7 +579,7 @@ static int header_line(struct t32_table *t, const char *comment, int *last, size
 				return -1;
 			/* past HEADER_LINES, further header lines are left out, as above */
 			if (*counts[l] < HEADER_LINES)
-				rc = list_add(lists[l], counts[l], trim(text));
+				rc = list_add(lists[l], counts[l], t32_trim(text));
 			else
 				l = 2;
 			free(text);
@@ -606,7 +593,7 @@ static int header_line(struct t32_table *t, const char *comment, int *last, size
 		text = strdup(body);
 		if (!text)
 			return -1;
-		rc = list_extend(*lists[*last], *counts[*last], trim(text), len);
+		rc = list_extend(*lists[*last], *counts[*last], t32_trim(text), len);
 		free(text);
 		return rc;
 	}
@@ -697,7 +684,7 @@ int t32_table_parse(const char *text, const char *path, struct t32_table *t, cha
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
-		body = trim(line);
+		body = t32_trim(line);
 		if (!*body && hash) {
 			if (header_line(t, hash + 1, &last_header, &header_len))
 				goto nomem;

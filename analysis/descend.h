@@ -1,0 +1,51 @@
+/*
+ * descend.h - integer coordinate descent, shared by the per-block fit
+ * (correlate.c) and the per-machine fit (learn.c).  The retirement model is a
+ * function of integers with plateaus, so each parameter is scanned over its
+ * whole range in turn; a value leaves its start only for a significant drop.
+ */
+#ifndef T32_DESCEND_H
+#define T32_DESCEND_H
+
+#include <stddef.h>
+
+#include "analysis/correlate.h"
+
+/*
+ * A parameter leaves the value it has (the micro-architecture's, to begin with)
+ * only for one that lowers the objective by more than this: the 95% point of
+ * chi-square on one degree of freedom.  A difference the data cannot tell from
+ * noise does not move a documented value.
+ */
+#define T32_DESCEND_SIGNIF 3.84
+#define T32_DESCEND_TIE 1e-9	/* relative: objectives closer than this are equal */
+#define T32_DESCEND_MAX_PARAMS 16	/* parameters at most */
+
+/* The objective at v, INFINITY where the model cannot run at v. */
+typedef double (*t32_objective_fn)(void *ctx, const unsigned long *v);
+
+struct t32_descent {
+	const struct t32_corr_param *p;	/* np parameters: their ranges lo..hi and keys */
+	size_t np;			/* at most T32_DESCEND_MAX_PARAMS */
+	int passes;			/* passes over the parameters at most */
+	t32_objective_fn f;
+	void *ctx;
+};
+
+/* Is a better than b by more than the tie tolerance (a finite a beats an infinite b)? */
+int t32_descend_better(double a, double b);
+/*
+ * Descent over every parameter but skip (-1: none) from v: each scanned over its
+ * range, the best kept only for a significant drop, until a pass changes nothing.
+ * Returns the objective at v, v the values reached.
+ */
+double t32_descend(const struct t32_descent *d, unsigned long *v, long skip);
+/*
+ * The descent again from every other retire group (held there while the rest
+ * descend): a group and the delays that line it up only help together.  One
+ * wins only where it is clearly better than best (the objective at best_v).
+ * Returns the best objective, best_v its values.
+ */
+double t32_descend_group_starts(const struct t32_descent *d, unsigned long *best_v, double best);
+
+#endif
