@@ -58,7 +58,7 @@ awk -F'\t' '{printf "%s%s", sep, $4; sep = " "} END {print ""}' "$TMP/rows" >"$T
 diag "load-nop10 counts: $(cat "$TMP/counts")"
 
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B/indep-mov.blk"
-is 0 "$rc" "indep-mov sampled"
+sampled "indep-mov sampled"
 cp "$TMP/out" "$TMP/mov"
 awk -F'\t' '!/^#/ && $1 != "position"' "$TMP/mov" >"$TMP/rows"
 is 8 "$(wc -l <"$TMP/rows" | tr -d ' ')" "eight positions"
@@ -87,7 +87,7 @@ like "$TMP/err" "^t32: too few samples in the body" "and says why"
 
 # the JSON form carries the same: one object, the folded unit of eight adds
 run sample --format=json --fold --samples 100 --seconds 2 "$B/indep-add.blk"
-is 0 "$rc" "indep-add sampled, json"
+sampled "indep-add sampled, json"
 like "$TMP/out" '^\{"provenance": \{"tool": "t32", [^}]*\}, "block": "10 .*"unit_insns": 8, .*"insns": \[\{"position": 0, .*\], "stability": .*\}$' "one JSON object, its provenance first, 8 positions"
 
 # the precise backend either works or is unavailable (exit 3) with its reason
@@ -102,8 +102,7 @@ fi
 T32_DATADIR="$T32_SRC/data"
 export T32_DATADIR
 run sample --unroll 2 --fold --samples 50 --seconds 2 load-nop10
-# (a busy machine may move the samples during the run: flag unstable, exit 7)
-{ [ "$rc" = 0 ] || { [ "$rc" = 7 ] && grep -q 'the samples moved during the run' "$TMP/err"; }; }
-ok $? "block found by name, unrolled twice (exit $rc)"
+# (a busy machine may move the samples during the run, or starve it: exit 7)
+sampled "block found by name, unrolled twice"
 like "$TMP/out" '^folded +20 copies of a unit of 11 instructions$' "twenty copies folded"
 done_testing

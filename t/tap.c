@@ -49,10 +49,20 @@ static int vreport(int cond, const char *fmt, va_list ap)
 	run++;
 	if (!cond)
 		failed++;
+	va_list again;
+
+	va_copy(again, ap);
 	printf("%sok %d - ", cond ? "" : "not ", run);
 	vprintf(fmt, ap);
 	printf("\n");
 	fflush(stdout);
+	if (!cond) {
+		/* on stderr too: a log of prove without -v (CI's) shows which failed */
+		fprintf(stderr, "#   Failed test %d - ", run);
+		vfprintf(stderr, fmt, again);
+		fprintf(stderr, "\n");
+	}
+	va_end(again);
 	return cond;
 }
 
@@ -123,6 +133,14 @@ void diag(const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+	if (failed) {
+		/* once a test failed, on stderr too (see vreport) */
+		fprintf(stderr, "# ");
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "\n");
+	}
 }
 
 int done_testing(void)
