@@ -118,20 +118,23 @@ static double se_of(const double *x, unsigned from, unsigned to)
  * clock that may have moved.  Results move from placement to placement by more
  * than the rounds within one can show, so a result stopped on its precision
  * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
- * The first segments are short; later ones grow, so a long measurement does not
- * spend its time placing blocks.
+ * Segments are of one length: the pooled value weighs a segment by its rounds,
+ * and a mean over segments of growing weight would stop narrowing (with lengths
+ * doubling, sum(w^2) / (sum w)^2 tends to 1/3: three segments' worth, however
+ * many ran).  They are as short as T32_SEGMENT_MIN_SECONDS allows, longer where
+ * the budget would hold more than T32_SEGMENTS_PLANNED of them.
  */
 #define T32_MIN_SEGMENTS 6
-#define T32_FIRST_SEGMENT_SECONDS 0.005
-#define T32_SEGMENT_SECONDS 0.25
+#define T32_SEGMENT_MIN_SECONDS 0.002
+#define T32_SEGMENTS_PLANNED 200
 #define T32_MAX_SEGMENTS 256
+/* Rounds (one estimate each) a segment holds at least: a round lasts 0.4 ms at most. */
+#define T32_ROUNDS_PER_SEGMENT 12
 
-/* How long segment k (counting those whose readings count) runs, seconds. */
-static double segment_seconds(unsigned k)
+/* How long each segment runs under a budget of `budget` seconds. */
+static double segment_seconds(double budget)
 {
-	if (k < T32_MIN_SEGMENTS)
-		return T32_FIRST_SEGMENT_SECONDS;
-	return fmin(T32_SEGMENT_SECONDS, T32_FIRST_SEGMENT_SECONDS * ldexp(1, (int)(k - T32_MIN_SEGMENTS + 1)));
+	return fmax(T32_SEGMENT_MIN_SECONDS, budget / T32_SEGMENTS_PLANNED);
 }
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -923,7 +926,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	/*
 	 * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
 	 * (runs of all blocks in turn, so block and calibration see the same clock
-	 * microseconds apart), and a round of about 0.4 ms of the block.
+	 * microseconds apart), and a round of about 0.4 ms of the block, shorter where
+	 * a segment would not hold T32_ROUNDS_PER_SEGMENT of them.
 	 */
 	{
 		double t0 = 0;
@@ -939,7 +943,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
 		per = per < 1 ? 1 : per > 64 ? 64 : per;
 		skip = per >= 4 ? 1 : 0;
-		reps = (uint64_t)(0.0004 / (per_run * (double)nb * (double)(per + skip)) + 1);
+		reps = (uint64_t)(fmin(0.0004, segment_seconds(mo->budget) / T32_ROUNDS_PER_SEGMENT) /
+				  (per_run * (double)nb * (double)(per + skip)) + 1);
 		if (mo->batch)
 			reps = mo->batch / per + 1;
 		while (reps * per * nb > T32_RUNNER_CHUNK)
@@ -1018,7 +1023,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 				g->counts = 0;
 			}
 		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
-			   (m->seconds - seg_t0 >= segment_seconds(counting(&l)) ||
+			   (m->seconds - seg_t0 >= segment_seconds(mo->budget) ||
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
@@ -1027,7 +1032,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 				m->stopped_precise = 1;
 				break;
 			}
-			if (m->seconds + 2 * T32_FIRST_SEGMENT_SECONDS >= mo->budget ||
+			if (m->seconds + 2 * segment_seconds(mo->budget) >= mo->budget ||
 			    segment_open(&l, l.n)) {
 				/* no time for another process: this one goes on to the end */
 				last_segment = 1;
