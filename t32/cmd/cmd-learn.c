@@ -476,6 +476,134 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 	}
 }
 
+/*
+ * The folder of probes into dir: --from's, or one measured now into -o DIR or
+ * the cache (key names this CPU's).  -1 to go on, or an exit code (with
+ * --measure-only, the one of having measured).
+ */
+static int learn_probes_dir(const struct learn_args *a, const char *key, char *dir,
+			    size_t dirlen)
+{
+	char probes[PATH_MAX], cache[PATH_MAX];
+	long got;
+
+	if (a->from) {
+		snprintf(dir, dirlen, "%s", a->from);
+		return -1;
+	}
+	snprintf(probes, sizeof(probes), "%.4000s", a->probes ? a->probes :
+		 (snprintf(dir, dirlen, "%.4000s/probes", t32_datadir()), dir));
+	if (a->outdir) {
+		snprintf(dir, dirlen, "%s", a->outdir);
+	} else {
+		t32_latcache_dir(a->cache, cache, sizeof(cache));
+		if (!cache[0]) {
+			t32_error("no cache folder to keep the probes in (-o DIR) '%s'", "$HOME");
+			return T32_EXIT_USAGE;
+		}
+		if (mkdir(cache, 0777) && errno != EEXIST) {
+			t32_error("cannot create the cache folder (%s) '%s'", strerror(errno),
+				  cache);
+			return T32_EXIT_ERROR;
+		}
+		snprintf(dir, dirlen, "%.3000s/probes-%s", cache, key);
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		t32_error("cannot create the probes folder (%s) '%s'", strerror(errno), dir);
+		return T32_EXIT_ERROR;
+	}
+	got = learn_measure(a, probes, dir);
+	if (got == -3)
+		return T32_EXIT_UNAVAILABLE;
+	if (got < 0)
+		return T32_EXIT_ERROR;
+	if (a->measure_only) {
+		printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
+		return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
+	}
+	return -1;
+}
+
+/*
+ * The model to start from into u and choice (asked, the recording's in dir,
+ * or this CPU's), with --set's values, and the shipped latency table into tab.
+ * 0, or an exit code said.
+ */
+static int learn_start(const struct learn_args *a, const char *dir, struct t32_uarch *u,
+		       struct t32_uarch_choice *choice, struct t32_lattab *tab)
+{
+	char err[1024], core[32];
+
+	core[0] = 0;
+	if (!a->uarch && a->from)
+		learn_recorded_core(dir, core, sizeof(core));
+	if (core[0]) {
+		snprintf(choice->data, sizeof(choice->data), "%s", core);
+	} else {
+		t32_block_uarch(a->uarch, choice);
+	}
+	if (t32_uarch_load(u, choice->data, t32_datadir(), err, sizeof(err)) ||
+	    learn_shipped(tab, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t k = 0; k < a->nsets; k++)
+		if (t32_uarch_set(u, a->sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	return 0;
+}
+
+/*
+ * The learned model kept: in --store FILE, or this CPU's cache file when the
+ * probes are this CPU's (here names it).  0, or -1.
+ */
+static int learn_keep(const struct learn_args *a, const struct learn_set *s,
+		      const struct t32_learn_result *r, const char *here, const char *uarch,
+		      const char *dir)
+{
+	char store[PATH_MAX], cpu[256];
+	const char *names[LEARN_MAX_PROBES];
+
+	snprintf(cpu, sizeof(cpu), "%s", s->rec[0].cpu[0] ? s->rec[0].cpu : here);
+	store[0] = 0;
+	if (a->store) {
+		snprintf(store, sizeof(store), "%s", a->store);
+	} else if (!a->no_store) {
+		char mine[256], theirs[256], line[300];
+
+		snprintf(line, sizeof(line), "# cpu: %s", s->rec[0].cpu);
+		t32_provenance_cpu_line(mine, sizeof(mine));
+		if (!a->from || (t32_cpu_line_identity(line, theirs, sizeof(theirs)) == 0 &&
+				 t32_cpu_line_identity(mine, line, sizeof(line)) == 0 &&
+				 strcmp(theirs, line) == 0))
+		{
+			char cache[PATH_MAX];
+
+			t32_latcache_dir(a->cache, cache, sizeof(cache));
+			if (cache[0] && mkdir(cache, 0777) && errno != EEXIST)
+				t32_warn("cannot create the cache folder (%s) '%s'",
+					 strerror(errno), cache);
+			t32_learned_path(a->cache, store, sizeof(store));
+		}
+		else if (a->format != T32_FMT_TSV)
+			printf("\nnot stored: the probes were recorded on another CPU "
+			       "(--store FILE keeps it)\n");
+	}
+	if (store[0]) {
+		size_t np = s->n < LEARN_MAX_PROBES ? s->n : LEARN_MAX_PROBES;
+
+		for (size_t i = 0; i < np; i++)
+			names[i] = s->pr[i].name;
+		if (t32_learned_write(store, r, cpu, uarch, dir, names, np))
+			return -1;
+		if (a->format != T32_FMT_TSV)
+			printf("\nstored     %s\n", store);
+	}
+	return 0;
+}
+
 /* `t32 learn` (see the top of this file). */
 int cmd_learn(int argc, char **argv)
 {
@@ -485,72 +613,22 @@ int cmd_learn(int argc, char **argv)
 	struct t32_learn_result r;
 	struct t32_uarch u;
 	struct t32_uarch_choice choice;
-	char err[1024], dir[PATH_MAX], probes[PATH_MAX], store[PATH_MAX], core[32], key[128];
-	char cpu[256], here[256];
-	const char *names[LEARN_MAX_PROBES];
+	char err[1024], dir[PATH_MAX], key[128];
+	char here[256];
 	double t0 = t32_now(), t1;
 	int rc = learn_parse(argc, argv, &a);
 
 	if (rc >= 0)
 		return rc;
-	rc = T32_EXIT_ERROR;
 	t32_latcache_cpu(key, sizeof(key), here, sizeof(here));
-	if (a.from) {
-		snprintf(dir, sizeof(dir), "%s", a.from);
-	} else {
-		char cache[PATH_MAX];
-		long got;
-
-		snprintf(probes, sizeof(probes), "%.4000s", a.probes ? a.probes :
-			 (snprintf(dir, sizeof(dir), "%.4000s/probes", t32_datadir()), dir));
-		if (a.outdir) {
-			snprintf(dir, sizeof(dir), "%s", a.outdir);
-		} else {
-			t32_latcache_dir(a.cache, cache, sizeof(cache));
-			if (!cache[0]) {
-				t32_error("no cache folder to keep the probes in (-o DIR) '%s'", "$HOME");
-				return T32_EXIT_USAGE;
-			}
-			if (mkdir(cache, 0777) && errno != EEXIST) {
-				t32_error("cannot create the cache folder (%s) '%s'", strerror(errno), cache);
-				return T32_EXIT_ERROR;
-			}
-			snprintf(dir, sizeof(dir), "%.3000s/probes-%s", cache, key);
-		}
-		if (mkdir(dir, 0777) && errno != EEXIST) {
-			t32_error("cannot create the probes folder (%s) '%s'", strerror(errno), dir);
-			return T32_EXIT_ERROR;
-		}
-		got = learn_measure(&a, probes, dir);
-		if (got == -3)
-			return T32_EXIT_UNAVAILABLE;
-		if (got < 0)
-			return T32_EXIT_ERROR;
-		if (a.measure_only) {
-			printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
-			return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
-		}
-	}
+	rc = learn_probes_dir(&a, key, dir, sizeof(dir));
+	if (rc >= 0)
+		return rc;
 	/* the data to start from: asked, the recording's, or this CPU's */
-	core[0] = 0;
-	if (!a.uarch && a.from)
-		learn_recorded_core(dir, core, sizeof(core));
-	if (core[0]) {
-		snprintf(choice.data, sizeof(choice.data), "%s", core);
-	} else {
-		t32_block_uarch(a.uarch, &choice);
-	}
-	if (t32_uarch_load(&u, choice.data, t32_datadir(), err, sizeof(err)) ||
-	    learn_shipped(&tab, err, sizeof(err))) {
-		t32_error("%s", err);
+	rc = learn_start(&a, dir, &u, &choice, &tab);
+	if (rc)
 		goto out;
-	}
-	for (size_t k = 0; k < a.nsets; k++)
-		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
+	rc = T32_EXIT_ERROR;
 	if (learn_read(dir, &tab, &u, a.allow_unstable, 0, &s)) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		goto out;
@@ -570,40 +648,8 @@ int cmd_learn(int argc, char **argv)
 	}
 	learn_print(stdout, &a, &r, &s, dir, t32_now() - t1);
 	/* where it is kept: asked, or this CPU's cache file when the probes are this CPU's */
-	snprintf(cpu, sizeof(cpu), "%s", s.rec[0].cpu[0] ? s.rec[0].cpu : here);
-	store[0] = 0;
-	if (a.store) {
-		snprintf(store, sizeof(store), "%s", a.store);
-	} else if (!a.no_store) {
-		char mine[256], theirs[256], line[300];
-
-		snprintf(line, sizeof(line), "# cpu: %s", s.rec[0].cpu);
-		t32_provenance_cpu_line(mine, sizeof(mine));
-		if (!a.from || (t32_cpu_line_identity(line, theirs, sizeof(theirs)) == 0 &&
-				t32_cpu_line_identity(mine, line, sizeof(line)) == 0 &&
-				strcmp(theirs, line) == 0))
-		{
-			char cache[PATH_MAX];
-
-			t32_latcache_dir(a.cache, cache, sizeof(cache));
-			if (cache[0] && mkdir(cache, 0777) && errno != EEXIST)
-				t32_warn("cannot create the cache folder (%s) '%s'", strerror(errno), cache);
-			t32_learned_path(a.cache, store, sizeof(store));
-		}
-		else if (a.format != T32_FMT_TSV)
-			printf("\nnot stored: the probes were recorded on another CPU (--store FILE "
-			       "keeps it)\n");
-	}
-	if (store[0]) {
-		size_t np = s.n < LEARN_MAX_PROBES ? s.n : LEARN_MAX_PROBES;
-
-		for (size_t i = 0; i < np; i++)
-			names[i] = s.pr[i].name;
-		if (t32_learned_write(store, &r, cpu, choice.data, dir, names, np))
-			goto out;
-		if (a.format != T32_FMT_TSV)
-			printf("\nstored     %s\n", store);
-	}
+	if (learn_keep(&a, &s, &r, here, choice.data, dir))
+		goto out;
 	if (a.format != T32_FMT_TSV)
 		printf("took       %.1f s\n", t32_now() - t0);
 	rc = t32_close_stdout() ? T32_EXIT_ERROR : 0;
