@@ -439,6 +439,209 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 		p->ci_hi++;
 }
 
+/* Least-squares slope of the curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
+static double corr_curve_slope(const struct t32_corr_data *d)
+{
+	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
+
+	if (!d->curve || d->kmax < 2)
+		return NAN;
+	for (size_t k = 1; k <= d->kmax; k++) {
+		sk += (double)k;
+		sy += d->curve[k];
+		skk += (double)k * (double)k;
+		sky += (double)k * d->curve[k];
+	}
+	return (m * sky - sk * sy) / (m * skk - sk * sk);
+}
+
+/* The scratch space of the context and the arrays of the result, for n instructions. */
+static int corr_alloc(struct corr_ctx *c, struct t32_corr_result *r, char *err, size_t errlen)
+{
+	const struct t32_corr_data *d = c->d;
+	size_t n = c->n;
+
+	c->block = calloc(n, sizeof(*c->block));
+	c->share = calloc(n, sizeof(double));
+	c->memo = calloc(CORR_MEMO_SLOTS, sizeof(*c->memo));	/* none: every run made anew */
+	c->loop = d->loop ? calloc(d->loop_n, sizeof(*c->loop)) : NULL;
+	c->curve = calloc(d->kmax + 1, sizeof(double));
+	r->latency = calloc(n, sizeof(double));
+	r->pred_share = calloc(n, sizeof(double));
+	r->meas_share = calloc(n, sizeof(double));
+	r->pred_curve = calloc(d->kmax + 1, sizeof(double));
+	if (!c->block || !c->share || (d->loop && !c->loop) || !c->curve || !r->latency ||
+	    !r->pred_share || !r->meas_share || !r->pred_curve) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each parameter named once, its range set and its start put in v[]; *wj is
+ * the index of retire_width, or -1.
+ */
+static int corr_params_init(struct corr_ctx *c, struct t32_corr_result *r,
+			    const char *const *params, size_t np, unsigned long *v, long *wj,
+			    char *err, size_t errlen)
+{
+	r->np = np;
+	for (size_t j = 0; j < np; j++) {
+		for (size_t i = 0; i < j; i++)
+			if (strcmp(params[i], params[j]) == 0) {
+				snprintf(err, errlen, "parameter named twice '%s'", params[j]);
+				return -1;
+			}
+		if (corr_param_init(c, j, params[j], err, errlen))
+			return -1;
+		v[j] = r->p[j].start;
+		if (strcmp(params[j], "retire_width") == 0)
+			*wj = (long)j;
+	}
+	return 0;
+}
+
+/*
+ * The search from v[], its best values into best_v[] and its objective into
+ * *best; searched once more with the two data sets balanced when asked for.
+ */
+static int corr_search_balanced(struct corr_ctx *c, long wj, unsigned long *v,
+				unsigned long *best_v, double *best, struct t32_corr_result *r,
+				const char *const *params, size_t cells, char *err, size_t errlen)
+{
+	const struct t32_corr_data *d = c->d;
+	const struct t32_corr_opts *o = c->o;
+	size_t np = c->np;
+
+	c->w_share = c->w_curve = 1;
+	for (int round = 0; round < 2; round++) {
+		*best = corr_search(c, wj, v, best_v, r->width_objective);
+		if (!isfinite(*best)) {
+			snprintf(err, errlen, "the model cannot run with any value tried '%s'",
+				 np ? params[0] : "(none)");
+			return -1;
+		}
+		if (!o->balance || c->total == 0 || !d->curve || round == 1)
+			break;
+		/*
+		 * Balance the two data sets: each term divided by its own misfit per
+		 * degree of freedom (at least 1), so a model that cannot shape the
+		 * shares exactly does not let thousands of samples drown the curve.
+		 */
+		corr_eval(c, best_v);
+		{
+			double ds = cells > 1 ? (double)(cells - 1) : 1;
+			double dc = (double)d->kmax + (o->fit_offset ? 0 : 1);
+			double ss = c->deviance / ds, sc = c->chi2 / dc;
+
+			c->w_share = ss > 1 ? 1 / ss : 1;
+			c->w_curve = sc > 1 ? 1 / sc : 1;
+		}
+		if (c->w_share == 1 && c->w_curve == 1)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The scale of the misfit and each parameter's interval from its profile of
+ * the objective around the best values.
+ */
+static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj,
+			  const unsigned long *best_v, double best, size_t cells,
+			  char *err, size_t errlen)
+{
+	const struct t32_corr_data *d = c->d;
+	const struct t32_corr_opts *o = c->o;
+	size_t np = c->np, dof;
+	double *prof = NULL, misfit;
+	int rc = -1;
+
+	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
+	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
+	dof = dof > np ? dof - np : 1;
+	/* the misfit of the data, without what an inadmissible best model pays */
+	if (np)	/* with nothing fitted the one run made is the best's */
+		corr_eval(c, best_v);
+	misfit = (best - c->penalty) / (double)dof;
+	r->scale = sqrt(misfit > 1 ? misfit : 1);
+	r->admissible = c->penalty == 0;
+	for (size_t j = 0; j < np; j++) {
+		struct t32_corr_param *p = &r->p[j];
+		size_t m = p->hi - p->lo + 1;
+
+		free(prof);
+		prof = malloc(m * sizeof(double));
+		if (!prof) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		if ((long)j == wj) {
+			memcpy(prof, r->width_objective, m * sizeof(double));
+		} else {
+			unsigned long t[T32_CORR_MAX_PARAMS];
+
+			memcpy(t, best_v, sizeof(t));
+			for (unsigned long x = p->lo; x <= p->hi; x++) {
+				t[j] = x;
+				prof[x - p->lo] = corr_eval_memo(c, t);
+			}
+		}
+		corr_uncertainty(p, prof, r->scale);
+	}
+	rc = 0;
+out:
+	free(prof);
+	return rc;
+}
+
+/* The model at the best values: its predictions and figures, and how they meet the data. */
+static int corr_results(struct corr_ctx *c, struct t32_corr_result *r,
+			const unsigned long *best_v, double best, char *err, size_t errlen)
+{
+	const struct t32_corr_data *d = c->d;
+	const struct t32_corr_opts *o = c->o;
+	size_t n = c->n;
+
+	r->objective = c->np ? corr_eval(c, best_v) : best;
+	r->u = c->u;
+	r->n = n;
+	r->deviance = c->deviance;
+	r->curve_chi2 = c->chi2;
+	r->offset = c->offset;
+	r->cycles_per_iter = c->res.cycles_per_iter;
+	r->samples = c->total;
+	for (size_t i = 0; i < n; i++) {
+		r->latency[i] = t32_model_latency(&c->block[i]);
+		r->pred_share[i] = c->share[i];
+		r->meas_share[i] = c->total ? (double)d->counts[i] / (double)c->total : 0;
+	}
+	if (c->total) {
+		/* tested against the likelihood the fit used: shares plus the stray background */
+		double *mix = calloc(n, sizeof(double));
+
+		if (!mix) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			mix[i] = (1 - o->share_mix) * r->pred_share[i] + o->share_mix / (double)n;
+		/* integers picked from a few values take no degree of freedom as a continuous fit would */
+		t32_gof_test(d->counts, mix, n, 0, &r->gof);
+		r->gof.tvd = t32_tvd(r->meas_share, r->pred_share, n);
+		free(mix);
+	}
+	if (d->curve) {
+		for (size_t k = 0; k <= d->kmax; k++)
+			r->pred_curve[k] = c->curve[k] + (k ? c->offset : 0);
+		t32_curve_compare(d->curve, d->curve_hw, r->pred_curve, d->kmax + 1,
+				  o->curve_sigma_min, &r->cmp);
+	}
+	r->evals = c->evals;
+	return 0;
+}
+
 int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 		 const struct t32_insn *insns, size_t n, const struct t32_corr_data *d,
 		 const char *const *params, size_t np, const struct t32_corr_opts *o,
@@ -447,9 +650,9 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	struct t32_corr_opts defaults;
 	struct corr_ctx c;
 	unsigned long v[T32_CORR_MAX_PARAMS] = { 0 }, best_v[T32_CORR_MAX_PARAMS] = { 0 };
-	double best = INFINITY, *prof = NULL;
+	double best = INFINITY;
 	long wj = -1;
-	size_t cells = 0, dof;
+	size_t cells = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -464,19 +667,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.u0 = u;
 	c.tab = tab;
-	c.slope = NAN;
-	if (d->curve && d->kmax >= 2) {
-		/* least-squares slope of the curve over k = 1..kmax (k = 0 has no fill) */
-		double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
-
-		for (size_t k = 1; k <= d->kmax; k++) {
-			sk += (double)k;
-			sy += d->curve[k];
-			skk += (double)k * (double)k;
-			sky += (double)k * d->curve[k];
-		}
-		c.slope = (m * sky - sk * sy) / (m * skk - sk * sk);
-	}
+	c.slope = corr_curve_slope(d);
 	c.insns = insns;
 	c.n = n;
 	c.d = d;
@@ -496,143 +687,28 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 			 d->loop_n, d->loop_copies, n);
 		return -1;
 	}
-	c.block = calloc(n, sizeof(*c.block));
-	c.share = calloc(n, sizeof(double));
-	c.memo = calloc(CORR_MEMO_SLOTS, sizeof(*c.memo));	/* none: every run made anew */
-	c.loop = d->loop ? calloc(d->loop_n, sizeof(*c.loop)) : NULL;
-	c.curve = calloc(d->kmax + 1, sizeof(double));
-	r->latency = calloc(n, sizeof(double));
-	r->pred_share = calloc(n, sizeof(double));
-	r->meas_share = calloc(n, sizeof(double));
-	r->pred_curve = calloc(d->kmax + 1, sizeof(double));
-	if (!c.block || !c.share || (d->loop && !c.loop) || !c.curve || !r->latency || !r->pred_share || !r->meas_share ||
-	    !r->pred_curve) {
-		snprintf(err, errlen, "out of memory");
+	if (corr_alloc(&c, r, err, errlen))
 		goto out;
-	}
 	t32_model_prepare(u, tab, insns, n, c.block);
-	r->np = np;
-	for (size_t j = 0; j < np; j++) {
-		for (size_t i = 0; i < j; i++)
-			if (strcmp(params[i], params[j]) == 0) {
-				snprintf(err, errlen, "parameter named twice '%s'", params[j]);
-				goto out;
-			}
-		if (corr_param_init(&c, j, params[j], err, errlen))
-			goto out;
-		v[j] = r->p[j].start;
-		if (strcmp(params[j], "retire_width") == 0)
-			wj = (long)j;
-	}
+	if (corr_params_init(&c, r, params, np, v, &wj, err, errlen))
+		goto out;
 
 	r->width_objective = wj >= 0 ? calloc(r->p[wj].hi - r->p[wj].lo + 1, sizeof(double)) : NULL;
 	if (wj >= 0 && !r->width_objective) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	c.w_share = c.w_curve = 1;
-	for (int round = 0; round < 2; round++) {
-		best = corr_search(&c, wj, v, best_v, r->width_objective);
-		if (!isfinite(best)) {
-			snprintf(err, errlen, "the model cannot run with any value tried '%s'",
-				 np ? params[0] : "(none)");
-			goto out;
-		}
-		if (!o->balance || c.total == 0 || !d->curve || round == 1)
-			break;
-		/*
-		 * Balance the two data sets: each term divided by its own misfit per
-		 * degree of freedom (at least 1), so a model that cannot shape the
-		 * shares exactly does not let thousands of samples drown the curve.
-		 */
-		corr_eval(&c, best_v);
-		{
-			double ds = cells > 1 ? (double)(cells - 1) : 1;
-			double dc = (double)d->kmax + (o->fit_offset ? 0 : 1);
-			double ss = c.deviance / ds, sc = c.chi2 / dc;
-
-			c.w_share = ss > 1 ? 1 / ss : 1;
-			c.w_curve = sc > 1 ? 1 / sc : 1;
-		}
-		if (c.w_share == 1 && c.w_curve == 1)
-			break;
-	}
+	if (corr_search_balanced(&c, wj, v, best_v, &best, r, params, cells, err, errlen))
+		goto out;
 	r->share_weight = c.w_share;
 	r->curve_weight = c.w_curve;
 	for (size_t j = 0; j < np; j++)
 		r->p[j].value = best_v[j];
-
-	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
-	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
-	dof = dof > np ? dof - np : 1;
-	/* the misfit of the data, without what an inadmissible best model pays */
-	if (np)	/* with nothing fitted the one run made is the best's */
-		corr_eval(&c, best_v);
-	r->scale = sqrt((best - c.penalty) / (double)dof > 1 ? (best - c.penalty) / (double)dof : 1);
-	r->admissible = c.penalty == 0;
-	for (size_t j = 0; j < np; j++) {
-		struct t32_corr_param *p = &r->p[j];
-		size_t m = p->hi - p->lo + 1;
-
-		free(prof);
-		prof = malloc(m * sizeof(double));
-		if (!prof) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		if ((long)j == wj) {
-			memcpy(prof, r->width_objective, m * sizeof(double));
-		} else {
-			unsigned long t[T32_CORR_MAX_PARAMS];
-
-			memcpy(t, best_v, sizeof(t));
-			for (unsigned long x = p->lo; x <= p->hi; x++) {
-				t[j] = x;
-				prof[x - p->lo] = corr_eval_memo(&c, t);
-			}
-		}
-		corr_uncertainty(p, prof, r->scale);
-	}
-
-	/* the model at the best values: predictions and figures */
-	r->objective = np ? corr_eval(&c, best_v) : best;
-	r->u = c.u;
-	r->n = n;
-	r->deviance = c.deviance;
-	r->curve_chi2 = c.chi2;
-	r->offset = c.offset;
-	r->cycles_per_iter = c.res.cycles_per_iter;
-	r->samples = c.total;
-	for (size_t i = 0; i < n; i++) {
-		r->latency[i] = t32_model_latency(&c.block[i]);
-		r->pred_share[i] = c.share[i];
-		r->meas_share[i] = c.total ? (double)d->counts[i] / (double)c.total : 0;
-	}
-	if (c.total) {
-		/* tested against the likelihood the fit used: shares plus the stray background */
-		double *mix = malloc(n * sizeof(double));
-
-		if (!mix) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			mix[i] = (1 - o->share_mix) * r->pred_share[i] + o->share_mix / (double)n;
-		/* integers picked from a few values take no degree of freedom as a continuous fit would */
-		t32_gof_test(d->counts, mix, n, 0, &r->gof);
-		r->gof.tvd = t32_tvd(r->meas_share, r->pred_share, n);
-		free(mix);
-	}
-	if (d->curve) {
-		for (size_t k = 0; k <= d->kmax; k++)
-			r->pred_curve[k] = c.curve[k] + (k ? c.offset : 0);
-		t32_curve_compare(d->curve, d->curve_hw, r->pred_curve, d->kmax + 1,
-				  o->curve_sigma_min, &r->cmp);
-	}
-	r->evals = c.evals;
+	if (corr_intervals(&c, r, wj, best_v, best, cells, err, errlen) ||
+	    corr_results(&c, r, best_v, best, err, errlen))
+		goto out;
 	rc = 0;
 out:
-	free(prof);
 	free(c.memo);
 	free(c.block);
 	free(c.share);

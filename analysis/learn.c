@@ -370,14 +370,172 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	return m;
 }
 
+/* The context's per-probe arrays, its memo and its probe-by-parameter table. */
+static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
+{
+	size_t npr = c->npr, nk = c->np;
+
+	c->w_share = calloc(npr, sizeof(double));
+	c->w_curve = calloc(npr, sizeof(double));
+	c->slope = calloc(npr, sizeof(double));
+	c->slope_sd = calloc(npr, sizeof(double));
+	c->min_dev = calloc(npr, sizeof(double));
+	c->min_chi2 = calloc(npr, sizeof(double));
+	c->cells = calloc(npr, sizeof(size_t));
+	c->memo = calloc(LEARN_MEMO_SLOTS, sizeof(*c->memo));
+	c->parts = calloc(npr, sizeof(*c->parts));
+	c->touches = calloc(npr * (nk ? nk : 1), 1);
+	if (!c->w_share || !c->w_curve || !c->slope || !c->slope_sd || !c->min_dev ||
+	    !c->min_chi2 || !c->cells || !c->memo || !c->parts || !c->touches) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each probe's starting weights, curve slope and cells with samples; returns
+ * the degrees of freedom of the probes not held out.
+ */
+static size_t learn_probes_init(struct learn_ctx *c)
+{
+	const struct t32_learn_probe *pr = c->pr;
+	size_t dof = 0;
+
+	for (size_t i = 0; i < c->npr; i++) {
+		c->w_share[i] = c->w_curve[i] = 1;
+		c->min_dev[i] = c->min_chi2[i] = INFINITY;
+		c->slope[i] = learn_slope(&pr[i].d, &c->slope_sd[i]);
+		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
+			c->cells[i] += pr[i].d.counts[k] > 0;
+		if (!pr[i].held)
+			dof += (c->cells[i] > 1 ? c->cells[i] - 1 : 0) +
+			       (pr[i].d.curve ? pr[i].d.kmax : 0);
+	}
+	return dof;
+}
+
+/* Each parameter named once, its range set and its start put in v[]. */
+static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
+			     const char *const *keys, size_t nk, unsigned long *v,
+			     char *err, size_t errlen)
+{
+	r->np = nk;
+	for (size_t j = 0; j < nk; j++) {
+		for (size_t i = 0; i < j; i++)
+			if (strcmp(keys[i], keys[j]) == 0) {
+				snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
+				return -1;
+			}
+		if (learn_param_init(c, j, keys[j], err, errlen))
+			return -1;
+		v[j] = r->p[j].start;
+	}
+	return 0;
+}
+
+/*
+ * The descent from v[] in two rounds, its best values into best_v[] and its
+ * objective into *best.
+ */
+static int learn_search(struct learn_ctx *c, const unsigned long *v, unsigned long *best_v,
+			double *best, const char *const *keys, char *err, size_t errlen)
+{
+	const struct t32_learn_probe *pr = c->pr;
+	size_t npr = c->npr, nk = c->np;
+
+	/*
+	 * Two rounds: the first (one pass over every parameter's range) with every
+	 * term as it is, the second with each probe's two terms divided by the least
+	 * misfit per degree of freedom any value of the first gave that probe: the
+	 * scatter the probe keeps whatever the model (a sampling regime, a clock
+	 * that moved), so a probe no model shapes exactly does not drown the others,
+	 * and a probe the starting values fit badly but some value fits well keeps
+	 * its say.
+	 */
+	for (int round = 0; round < 2; round++) {
+		/* the first round only sets the weights: one pass will do */
+		struct t32_descent d = { c->p, c->np, round ? LEARN_MAX_PASSES : 1,
+					  learn_objective, c };
+
+		memcpy(best_v, v, nk * sizeof(*v));
+		*best = t32_descend(&d, best_v, -1);
+		if (round)
+			*best = t32_descend_group_starts(&d, best_v, *best);
+		if (!isfinite(*best)) {
+			snprintf(err, errlen, "the model cannot run the probes with any value tried '%s'",
+				 nk ? keys[0] : "(none)");
+			return -1;
+		}
+		if (round == 1)
+			break;
+		for (size_t i = 0; i < npr; i++) {
+			double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
+			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
+
+			if (pr[i].held)
+				continue;
+			c->w_share[i] = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
+			c->w_curve[i] = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The scale of the misfit over dof degrees of freedom and each parameter's
+ * interval from its profile of the objective around the best values.
+ */
+static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
+			   const unsigned long *best_v, double best, size_t dof,
+			   char *err, size_t errlen)
+{
+	const struct t32_learn_probe *pr = c->pr;
+	const struct learn_part *part;
+	size_t npr = c->npr, nk = c->np;
+	double *prof = NULL;
+	int rc = -1;
+
+	dof = dof > nk ? dof - nk : 1;
+	{
+		double pen = 0, misfit;
+
+		part = learn_parts(c, best_v);
+		for (size_t i = 0; part && i < npr; i++)
+			if (!pr[i].held)
+				pen += part[i].penalty;
+		misfit = (best - pen) / (double)dof;
+		r->scale = sqrt(misfit > 1 ? misfit : 1);
+	}
+	for (size_t j = 0; j < nk; j++) {
+		struct t32_corr_param *p = &r->p[j];
+		unsigned long t[T32_LEARN_MAX_PARAMS];
+
+		free(prof);
+		if (!(prof = malloc((p->hi - p->lo + 1) * sizeof(double)))) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		memcpy(t, best_v, sizeof(t));
+		for (unsigned long x = p->lo; x <= p->hi; x++) {
+			t[j] = x;
+			prof[x - p->lo] = learn_eval(c, t);
+		}
+		learn_interval(p, prof, r->scale);
+	}
+	rc = 0;
+out:
+	free(prof);
+	return rc;
+}
+
 int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, size_t npr,
 		  const char *const *keys, size_t nk, const struct t32_corr_opts *o,
 		  struct t32_learn_result *r, char *err, size_t errlen)
 {
 	struct learn_ctx c;
 	unsigned long v[T32_LEARN_MAX_PARAMS] = { 0 }, best_v[T32_LEARN_MAX_PARAMS] = { 0 };
-	const struct learn_part *part;
-	double best = INFINITY, *prof = NULL;
+	double best = INFINITY;
 	size_t dof = 0;
 	int rc = -1;
 
@@ -403,107 +561,21 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 	c.npr = npr;
 	c.np = nk;
 	c.p = r->p;
-	c.w_share = calloc(npr, sizeof(double));
-	c.w_curve = calloc(npr, sizeof(double));
-	c.slope = calloc(npr, sizeof(double));
-	c.slope_sd = calloc(npr, sizeof(double));
-	c.min_dev = calloc(npr, sizeof(double));
-	c.min_chi2 = calloc(npr, sizeof(double));
-	c.cells = calloc(npr, sizeof(size_t));
-	c.memo = calloc(LEARN_MEMO_SLOTS, sizeof(*c.memo));
-	c.parts = calloc(npr, sizeof(*c.parts));
-	c.touches = calloc(npr * (nk ? nk : 1), 1);
-	if (!c.w_share || !c.w_curve || !c.slope || !c.slope_sd || !c.min_dev || !c.min_chi2 || !c.cells || !c.memo || !c.parts || !c.touches) {
-		snprintf(err, errlen, "out of memory");
+	if (learn_alloc(&c, err, errlen))
 		goto out;
-	}
-	for (size_t i = 0; i < npr; i++) {
-		c.w_share[i] = c.w_curve[i] = 1;
-		c.min_dev[i] = c.min_chi2[i] = INFINITY;
-		c.slope[i] = learn_slope(&pr[i].d, &c.slope_sd[i]);
-		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
-			c.cells[i] += pr[i].d.counts[k] > 0;
-		if (!pr[i].held)
-			dof += (c.cells[i] > 1 ? c.cells[i] - 1 : 0) +
-			       (pr[i].d.curve ? pr[i].d.kmax : 0);
-	}
-	r->np = nk;
-	for (size_t j = 0; j < nk; j++) {
-		for (size_t i = 0; i < j; i++)
-			if (strcmp(keys[i], keys[j]) == 0) {
-				snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
-				goto out;
-			}
-		if (learn_param_init(&c, j, keys[j], err, errlen))
-			goto out;
-		v[j] = r->p[j].start;
-	}
+	dof = learn_probes_init(&c);
+	if (learn_params_init(&c, r, keys, nk, v, err, errlen))
+		goto out;
 	if (learn_touches(&c)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	/*
-	 * Two rounds: the first (one pass over every parameter's range) with every
-	 * term as it is, the second with each probe's two terms divided by the least
-	 * misfit per degree of freedom any value of the first gave that probe: the
-	 * scatter the probe keeps whatever the model (a sampling regime, a clock
-	 * that moved), so a probe no model shapes exactly does not drown the others,
-	 * and a probe the starting values fit badly but some value fits well keeps
-	 * its say.
-	 */
-	for (int round = 0; round < 2; round++) {
-		/* the first round only sets the weights: one pass will do */
-		struct t32_descent d = { c.p, c.np, round ? LEARN_MAX_PASSES : 1, learn_objective, &c };
-
-		memcpy(best_v, v, nk * sizeof(*v));
-		best = t32_descend(&d, best_v, -1);
-		if (round)
-			best = t32_descend_group_starts(&d, best_v, best);
-		if (!isfinite(best)) {
-			snprintf(err, errlen, "the model cannot run the probes with any value tried '%s'",
-				 nk ? keys[0] : "(none)");
-			goto out;
-		}
-		if (round == 1)
-			break;
-		for (size_t i = 0; i < npr; i++) {
-			double ds = c.cells[i] > 1 ? (double)(c.cells[i] - 1) : 1;
-			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
-
-			if (pr[i].held)
-				continue;
-			c.w_share[i] = c.min_dev[i] / ds > 1 ? ds / c.min_dev[i] : 1;
-			c.w_curve[i] = c.min_chi2[i] / dc > 1 ? dc / c.min_chi2[i] : 1;
-		}
-	}
+	if (learn_search(&c, v, best_v, &best, keys, err, errlen))
+		goto out;
 	for (size_t j = 0; j < nk; j++)
 		r->p[j].value = best_v[j];
-	dof = dof > nk ? dof - nk : 1;
-	{
-		double pen = 0;
-
-		part = learn_parts(&c, best_v);
-		for (size_t i = 0; part && i < npr; i++)
-			if (!pr[i].held)
-				pen += part[i].penalty;
-		r->scale = sqrt((best - pen) / (double)dof > 1 ? (best - pen) / (double)dof : 1);
-	}
-	for (size_t j = 0; j < nk; j++) {
-		struct t32_corr_param *p = &r->p[j];
-		unsigned long t[T32_LEARN_MAX_PARAMS];
-
-		free(prof);
-		if (!(prof = malloc((p->hi - p->lo + 1) * sizeof(double)))) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		memcpy(t, best_v, sizeof(t));
-		for (unsigned long x = p->lo; x <= p->hi; x++) {
-			t[j] = x;
-			prof[x - p->lo] = learn_eval(&c, t);
-		}
-		learn_interval(p, prof, r->scale);
-	}
+	if (learn_intervals(&c, r, best_v, best, dof, err, errlen))
+		goto out;
 	r->objective = best;
 	if (learn_uarch(&c, best_v, &r->u)) {
 		snprintf(err, errlen, "the learned values do not fit the micro-architecture '%s'",
@@ -513,7 +585,6 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 	r->evals = c.evals;
 	rc = 0;
 out:
-	free(prof);
 	free(c.memo);
 	free(c.parts);
 	free(c.touches);

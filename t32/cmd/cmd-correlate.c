@@ -1436,12 +1436,105 @@ static int corr_output(const struct corr_args *a, const struct corr_run *run, in
 	return rc;
 }
 
+/* Each file --from DIR names is there to read; 0, or -1 said. */
+static int corr_check_from(const struct corr_args *a)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; a->from && i < 2; i++) {
+		snprintf(path, sizeof(path), "%.4000s/%s", a->from, i ? "sample.tsv" : "sweep.tsv");
+		if (access(path, R_OK)) {
+			t32_error("cannot read '%s' (%s; --from takes a folder an earlier -o wrote)",
+				  path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
- * `t32 correlate`: sample, sweep, fit and report one block (see the top of this
- * file).  Longer than the rest: the parameters to fit (named, or chosen from the
- * model's open ones) are read here, beside the fit that takes them and the
- * sources that name what it moved, so the three share the model's state.
+ * The parameters to fit into params[] and *np: those named by --fit, each
+ * checked against the model, or the model's open ones (named in keys[]).
+ * 0, or an exit code.
  */
+static int corr_params(const struct corr_args *a, const struct corr_run *run,
+		       const struct t32_uarch *u, const struct t32_lattab *tab,
+		       const char **params, char (*keys)[48], size_t *np)
+{
+	if (a->nfit) {
+		*np = a->nfit;
+		for (size_t j = 0; j < *np; j++) {
+			unsigned long val;
+			char *end;
+
+			params[j] = a->fit[j];
+			/* a bad name is a usage error before anything is measured */
+			if (strncmp(params[j], "latency@", 8) == 0 ?
+			    (strtoull(params[j] + 8, &end, 10) >= run->n || end == params[j] + 8 || *end) :
+			    t32_uarch_get(u, params[j], &val) != 0) {
+				t32_error("unknown parameter (a uarch key or latency@I, I < %zu) '%s'",
+					  run->n, params[j]);
+				return T32_EXIT_USAGE;
+			}
+		}
+	} else {
+		struct t32_model_insn *b = calloc(run->n, sizeof(*b));
+
+		if (!b) {
+			t32_error("out of memory");
+			return T32_EXIT_ERROR;
+		}
+		t32_model_prepare(u, tab, run->insns, run->n, b);
+		*np = t32_corr_default_params(b, run->n, !a->unit_loop, a->sets, a->nsets, keys,
+					      T32_CORR_MAX_PARAMS);
+		free(b);
+		for (size_t j = 0; j < *np; j++)
+			params[j] = keys[j];
+	}
+	return 0;
+}
+
+/*
+ * The fit of the measurements in run (after the diagnostic fit when a learned
+ * model predicts), its cycles' error and the sources of the values it moved.
+ * 0, or an exit code.
+ */
+static int corr_fit(const struct corr_args *a, struct corr_run *run, const struct t32_uarch *u,
+		    const struct t32_lattab *tab, const char *const *params, size_t np)
+{
+	struct t32_corr_data d;
+	struct t32_corr_opts co;
+	char err[1024];
+
+	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a->kmax, run->skid,
+				    run->loop, run->loop_n, run->loop_copies };
+	t32_corr_opts_init(&co);
+	if (a->fit_none)
+		np = 0;
+	if (run->predicted && a->fit_asked && np &&
+	    corr_diagnose(run, u, tab, &d, &co, params, np, err, sizeof(err))) {
+		t32_error("%s", err);
+		return strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
+		       strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
+	}
+	if (run->predicted)
+		np = 0;	/* the learned model predicts: nothing fitted to this block */
+	if (t32_corr_fit(u, tab, run->insns, run->n, &d, params, np, &co, &run->fit, err,
+			 sizeof(err))) {
+		t32_error("%s", err);
+		return strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
+		       strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
+	}
+	run->cpi_error = run->slope.b > 0 ? (run->fit.cycles_per_iter - run->slope.b) / run->slope.b
+		: NAN;
+	if (corr_sources(u, tab, run, params, np)) {
+		t32_error("out of memory");
+		return T32_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* `t32 correlate`: sample, sweep, fit and report one block (see the top of this file). */
 int cmd_correlate(int argc, char **argv)
 {
 	struct corr_args a = { .uarch = NULL, .cpu = -1, .kmax = 16, .samples = 2000, .seconds = 3,
@@ -1449,9 +1542,7 @@ int cmd_correlate(int argc, char **argv)
 	struct corr_run *run = calloc(1, sizeof(*run));
 	struct t32_uarch u;
 	struct t32_lattab tab = { NULL, 0 };
-	struct t32_corr_data d;
-	struct t32_corr_opts co;
-	char err[1024], path[PATH_MAX], keys[T32_CORR_MAX_PARAMS][48];
+	char keys[T32_CORR_MAX_PARAMS][48];
 	const char *params[T32_CORR_MAX_PARAMS];
 	double t0 = t32_now();
 	size_t np;
@@ -1469,86 +1560,26 @@ int cmd_correlate(int argc, char **argv)
 		goto out_early;
 	rc = T32_EXIT_ERROR;
 	/* --from DIR's files before anything is measured: a mistyped DIR costs nothing */
-	for (int i = 0; a.from && i < 2; i++) {
-		snprintf(path, sizeof(path), "%.4000s/%s", a.from, i ? "sample.tsv" : "sweep.tsv");
-		if (access(path, R_OK)) {
-			t32_error("cannot read '%s' (%s; --from takes a folder an earlier -o wrote)",
-				  path, strerror(errno));
-			goto out_early;
-		}
-	}
+	if (corr_check_from(&a))
+		goto out_early;
 
 	/* the model's side: uarch, latency table, the unit decoded, latencies measured */
 	rc = corr_model_side(&a, run, &u, &tab);
 	if (rc)
 		goto out;
-	rc = T32_EXIT_ERROR;
-	if (a.nfit) {
-		np = a.nfit;
-		for (size_t j = 0; j < np; j++) {
-			unsigned long val;
-			char *end;
-
-			params[j] = a.fit[j];
-			/* a bad name is a usage error before anything is measured */
-			if (strncmp(params[j], "latency@", 8) == 0 ?
-			    (strtoull(params[j] + 8, &end, 10) >= run->n || end == params[j] + 8 || *end) :
-			    t32_uarch_get(&u, params[j], &val) != 0) {
-				t32_error("unknown parameter (a uarch key or latency@I, I < %zu) '%s'",
-					  run->n, params[j]);
-				rc = T32_EXIT_USAGE;
-				goto out;
-			}
-		}
-	} else {
-		struct t32_model_insn *b = calloc(run->n, sizeof(*b));
-
-		if (!b) {
-			t32_error("out of memory");
-			goto out;
-		}
-		t32_model_prepare(&u, &tab, run->insns, run->n, b);
-		np = t32_corr_default_params(b, run->n, !a.unit_loop, a.sets, a.nsets, keys,
-					     T32_CORR_MAX_PARAMS);
-		free(b);
-		for (size_t j = 0; j < np; j++)
-			params[j] = keys[j];
-	}
+	rc = corr_params(&a, run, &u, &tab, params, keys, &np);
+	if (rc)
+		goto out;
 
 	/* the measurements, in files of -o DIR or temporary ones */
 	rc = corr_measure(&a, run);
 	if (rc)
 		goto out;
-	rc = T32_EXIT_ERROR;
 
 	/* the fit */
-	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a.kmax, run->skid,
-				    run->loop, run->loop_n, run->loop_copies };
-	t32_corr_opts_init(&co);
-	if (a.fit_none)
-		np = 0;
-	if (run->predicted && a.fit_asked && np &&
-	    corr_diagnose(run, &u, &tab, &d, &co, params, np, err, sizeof(err))) {
-		t32_error("%s", err);
-		rc = strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
-		     strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
+	rc = corr_fit(&a, run, &u, &tab, params, np);
+	if (rc)
 		goto out;
-	}
-	if (run->predicted)
-		np = 0;	/* the learned model predicts: nothing fitted to this block */
-	if (t32_corr_fit(&u, &tab, run->insns, run->n, &d, params, np, &co, &run->fit, err,
-			 sizeof(err))) {
-		t32_error("%s", err);
-		rc = strstr(err, "unknown parameter") || strstr(err, "no such instruction") ||
-		     strstr(err, "named twice") ? T32_EXIT_USAGE : T32_EXIT_ERROR;
-		goto out;
-	}
-	run->cpi_error = run->slope.b > 0 ? (run->fit.cycles_per_iter - run->slope.b) / run->slope.b
-		: NAN;
-	if (corr_sources(&u, &tab, run, params, np)) {
-		t32_error("out of memory");
-		goto out;
-	}
 	run->seconds = t32_now() - t0;
 
 	rc = corr_output(&a, run, argc, argv);

@@ -476,6 +476,134 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 	}
 }
 
+/*
+ * The folder of probes into dir: --from's, or one measured now into -o DIR or
+ * the cache (key names this CPU's).  -1 to go on, or an exit code (with
+ * --measure-only, the one of having measured).
+ */
+static int learn_probes_dir(const struct learn_args *a, const char *key, char *dir,
+			    size_t dirlen)
+{
+	char probes[PATH_MAX], cache[PATH_MAX];
+	long got;
+
+	if (a->from) {
+		snprintf(dir, dirlen, "%s", a->from);
+		return -1;
+	}
+	snprintf(probes, sizeof(probes), "%.4000s", a->probes ? a->probes :
+		 (snprintf(dir, dirlen, "%.4000s/probes", t32_datadir()), dir));
+	if (a->outdir) {
+		snprintf(dir, dirlen, "%s", a->outdir);
+	} else {
+		t32_latcache_dir(a->cache, cache, sizeof(cache));
+		if (!cache[0]) {
+			t32_error("no cache folder to keep the probes in (-o DIR) '%s'", "$HOME");
+			return T32_EXIT_USAGE;
+		}
+		if (mkdir(cache, 0777) && errno != EEXIST) {
+			t32_error("cannot create the cache folder (%s) '%s'", strerror(errno),
+				  cache);
+			return T32_EXIT_ERROR;
+		}
+		snprintf(dir, dirlen, "%.3000s/probes-%s", cache, key);
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		t32_error("cannot create the probes folder (%s) '%s'", strerror(errno), dir);
+		return T32_EXIT_ERROR;
+	}
+	got = learn_measure(a, probes, dir);
+	if (got == -3)
+		return T32_EXIT_UNAVAILABLE;
+	if (got < 0)
+		return T32_EXIT_ERROR;
+	if (a->measure_only) {
+		printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
+		return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
+	}
+	return -1;
+}
+
+/*
+ * The model to start from into u and choice (asked, the recording's in dir,
+ * or this CPU's), with --set's values, and the shipped latency table into tab.
+ * 0, or an exit code said.
+ */
+static int learn_start(const struct learn_args *a, const char *dir, struct t32_uarch *u,
+		       struct t32_uarch_choice *choice, struct t32_lattab *tab)
+{
+	char err[1024], core[32];
+
+	core[0] = 0;
+	if (!a->uarch && a->from)
+		learn_recorded_core(dir, core, sizeof(core));
+	if (core[0]) {
+		snprintf(choice->data, sizeof(choice->data), "%s", core);
+	} else {
+		t32_block_uarch(a->uarch, choice);
+	}
+	if (t32_uarch_load(u, choice->data, t32_datadir(), err, sizeof(err)) ||
+	    learn_shipped(tab, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t k = 0; k < a->nsets; k++)
+		if (t32_uarch_set(u, a->sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	return 0;
+}
+
+/*
+ * The learned model kept: in --store FILE, or this CPU's cache file when the
+ * probes are this CPU's (here names it).  0, or -1.
+ */
+static int learn_keep(const struct learn_args *a, const struct learn_set *s,
+		      const struct t32_learn_result *r, const char *here, const char *uarch,
+		      const char *dir)
+{
+	char store[PATH_MAX], cpu[256];
+	const char *names[LEARN_MAX_PROBES];
+
+	snprintf(cpu, sizeof(cpu), "%s", s->rec[0].cpu[0] ? s->rec[0].cpu : here);
+	store[0] = 0;
+	if (a->store) {
+		snprintf(store, sizeof(store), "%s", a->store);
+	} else if (!a->no_store) {
+		char mine[256], theirs[256], line[300];
+
+		snprintf(line, sizeof(line), "# cpu: %s", s->rec[0].cpu);
+		t32_provenance_cpu_line(mine, sizeof(mine));
+		if (!a->from || (t32_cpu_line_identity(line, theirs, sizeof(theirs)) == 0 &&
+				 t32_cpu_line_identity(mine, line, sizeof(line)) == 0 &&
+				 strcmp(theirs, line) == 0))
+		{
+			char cache[PATH_MAX];
+
+			t32_latcache_dir(a->cache, cache, sizeof(cache));
+			if (cache[0] && mkdir(cache, 0777) && errno != EEXIST)
+				t32_warn("cannot create the cache folder (%s) '%s'",
+					 strerror(errno), cache);
+			t32_learned_path(a->cache, store, sizeof(store));
+		}
+		else if (a->format != T32_FMT_TSV)
+			printf("\nnot stored: the probes were recorded on another CPU "
+			       "(--store FILE keeps it)\n");
+	}
+	if (store[0]) {
+		size_t np = s->n < LEARN_MAX_PROBES ? s->n : LEARN_MAX_PROBES;
+
+		for (size_t i = 0; i < np; i++)
+			names[i] = s->pr[i].name;
+		if (t32_learned_write(store, r, cpu, uarch, dir, names, np))
+			return -1;
+		if (a->format != T32_FMT_TSV)
+			printf("\nstored     %s\n", store);
+	}
+	return 0;
+}
+
 /* `t32 learn` (see the top of this file). */
 int cmd_learn(int argc, char **argv)
 {
@@ -485,72 +613,22 @@ int cmd_learn(int argc, char **argv)
 	struct t32_learn_result r;
 	struct t32_uarch u;
 	struct t32_uarch_choice choice;
-	char err[1024], dir[PATH_MAX], probes[PATH_MAX], store[PATH_MAX], core[32], key[128];
-	char cpu[256], here[256];
-	const char *names[LEARN_MAX_PROBES];
+	char err[1024], dir[PATH_MAX], key[128];
+	char here[256];
 	double t0 = t32_now(), t1;
 	int rc = learn_parse(argc, argv, &a);
 
 	if (rc >= 0)
 		return rc;
-	rc = T32_EXIT_ERROR;
 	t32_latcache_cpu(key, sizeof(key), here, sizeof(here));
-	if (a.from) {
-		snprintf(dir, sizeof(dir), "%s", a.from);
-	} else {
-		char cache[PATH_MAX];
-		long got;
-
-		snprintf(probes, sizeof(probes), "%.4000s", a.probes ? a.probes :
-			 (snprintf(dir, sizeof(dir), "%.4000s/probes", t32_datadir()), dir));
-		if (a.outdir) {
-			snprintf(dir, sizeof(dir), "%s", a.outdir);
-		} else {
-			t32_latcache_dir(a.cache, cache, sizeof(cache));
-			if (!cache[0]) {
-				t32_error("no cache folder to keep the probes in (-o DIR) '%s'", "$HOME");
-				return T32_EXIT_USAGE;
-			}
-			if (mkdir(cache, 0777) && errno != EEXIST) {
-				t32_error("cannot create the cache folder (%s) '%s'", strerror(errno), cache);
-				return T32_EXIT_ERROR;
-			}
-			snprintf(dir, sizeof(dir), "%.3000s/probes-%s", cache, key);
-		}
-		if (mkdir(dir, 0777) && errno != EEXIST) {
-			t32_error("cannot create the probes folder (%s) '%s'", strerror(errno), dir);
-			return T32_EXIT_ERROR;
-		}
-		got = learn_measure(&a, probes, dir);
-		if (got == -3)
-			return T32_EXIT_UNAVAILABLE;
-		if (got < 0)
-			return T32_EXIT_ERROR;
-		if (a.measure_only) {
-			printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
-			return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
-		}
-	}
+	rc = learn_probes_dir(&a, key, dir, sizeof(dir));
+	if (rc >= 0)
+		return rc;
 	/* the data to start from: asked, the recording's, or this CPU's */
-	core[0] = 0;
-	if (!a.uarch && a.from)
-		learn_recorded_core(dir, core, sizeof(core));
-	if (core[0]) {
-		snprintf(choice.data, sizeof(choice.data), "%s", core);
-	} else {
-		t32_block_uarch(a.uarch, &choice);
-	}
-	if (t32_uarch_load(&u, choice.data, t32_datadir(), err, sizeof(err)) ||
-	    learn_shipped(&tab, err, sizeof(err))) {
-		t32_error("%s", err);
+	rc = learn_start(&a, dir, &u, &choice, &tab);
+	if (rc)
 		goto out;
-	}
-	for (size_t k = 0; k < a.nsets; k++)
-		if (t32_uarch_set(&u, a.sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			rc = T32_EXIT_USAGE;
-			goto out;
-		}
+	rc = T32_EXIT_ERROR;
 	if (learn_read(dir, &tab, &u, a.allow_unstable, 0, &s)) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		goto out;
@@ -570,40 +648,8 @@ int cmd_learn(int argc, char **argv)
 	}
 	learn_print(stdout, &a, &r, &s, dir, t32_now() - t1);
 	/* where it is kept: asked, or this CPU's cache file when the probes are this CPU's */
-	snprintf(cpu, sizeof(cpu), "%s", s.rec[0].cpu[0] ? s.rec[0].cpu : here);
-	store[0] = 0;
-	if (a.store) {
-		snprintf(store, sizeof(store), "%s", a.store);
-	} else if (!a.no_store) {
-		char mine[256], theirs[256], line[300];
-
-		snprintf(line, sizeof(line), "# cpu: %s", s.rec[0].cpu);
-		t32_provenance_cpu_line(mine, sizeof(mine));
-		if (!a.from || (t32_cpu_line_identity(line, theirs, sizeof(theirs)) == 0 &&
-				t32_cpu_line_identity(mine, line, sizeof(line)) == 0 &&
-				strcmp(theirs, line) == 0))
-		{
-			char cache[PATH_MAX];
-
-			t32_latcache_dir(a.cache, cache, sizeof(cache));
-			if (cache[0] && mkdir(cache, 0777) && errno != EEXIST)
-				t32_warn("cannot create the cache folder (%s) '%s'", strerror(errno), cache);
-			t32_learned_path(a.cache, store, sizeof(store));
-		}
-		else if (a.format != T32_FMT_TSV)
-			printf("\nnot stored: the probes were recorded on another CPU (--store FILE "
-			       "keeps it)\n");
-	}
-	if (store[0]) {
-		size_t np = s.n < LEARN_MAX_PROBES ? s.n : LEARN_MAX_PROBES;
-
-		for (size_t i = 0; i < np; i++)
-			names[i] = s.pr[i].name;
-		if (t32_learned_write(store, &r, cpu, choice.data, dir, names, np))
-			goto out;
-		if (a.format != T32_FMT_TSV)
-			printf("\nstored     %s\n", store);
-	}
+	if (learn_keep(&a, &s, &r, here, choice.data, dir))
+		goto out;
 	if (a.format != T32_FMT_TSV)
 		printf("took       %.1f s\n", t32_now() - t0);
 	rc = t32_close_stdout() ? T32_EXIT_ERROR : 0;
@@ -648,6 +694,126 @@ static const struct {
 };
 
 /*
+ * Each group's blocks of machine name predicted by the model learned (r), or
+ * without probes by the one learned from the others, and how many of each
+ * group are within both targets, as bench figures.
+ */
+static void learn_bench_groups(void (*report)(const char *, const char *, const char *, int),
+			       const char *name, const struct t32_uarch *u, struct learn_set *all,
+			       const size_t *first, int ng, int have_probes,
+			       const struct t32_learn_result *r)
+{
+	char err[1024], what[512], fig[200];
+
+	for (int g = 0; g < ng; g++) {
+		size_t within = 0, count = first[g + 1] - first[g];
+
+		for (size_t i = first[g]; i < first[g + 1]; i++) {
+			const struct t32_uarch *pu = &r->u;
+			struct t32_learn_result lo;
+			const char *how = "";
+			int lo_ok = 0;
+
+			/* without probes, a block not held is predicted by the others alone */
+			if (!have_probes && !all->pr[i].held) {
+				all->pr[i].held = 1;
+				lo_ok = learn_fit(u, all, &lo, err, sizeof(err)) == 0;
+				all->pr[i].held = 0;
+				if (!lo_ok)
+					continue;
+				pu = &lo.u;
+				how = ", learned without it";
+			}
+			within += (size_t)learn_bench_block(report, name, learn_groups[g].dir, pu,
+							    &all->pr[i], how);
+		}
+		if (!count)
+			continue;
+		snprintf(what, sizeof(what), "learn %s: %s blocks within both", name,
+			 learn_groups[g].dir);
+		snprintf(fig, sizeof(fig), "%zu of %zu", within, count);
+		report(what, fig, learn_groups[g].target,
+		       learn_groups[g].share == 0 ||
+		       (double)within >= learn_groups[g].share * (double)count - 1e-9);
+	}
+}
+
+/*
+ * One recorded machine (root/name) as bench figures: its blocks read group by
+ * group, the model learned from its probes or its blocks, and each block predicted.
+ */
+static void learn_bench_machine(void (*report)(const char *, const char *, const char *, int),
+				const char *root, const char *name, const struct t32_lattab *tab)
+{
+	char path[PATH_MAX], probes[PATH_MAX], core[32], what[512], fig[200], err[1024];
+	struct learn_set all = { 0 }, pset = { 0 };
+	size_t first[8], nheld = 0, nfit = 0;
+	struct t32_uarch u;
+	struct t32_learn_result r;
+	int have_probes, ng = 0;
+	double t0, took;
+
+	snprintf(path, sizeof(path), "%.3000s/%.200s/study", root, name);
+	if (name[0] == '.' || access(path, R_OK))
+		return;
+	learn_recorded_core(path, core, sizeof(core));
+	if (t32_uarch_load(&u, core[0] ? core : T32_UARCH_GENERIC, t32_datadir(), err,
+			   sizeof(err))) {
+		snprintf(what, sizeof(what), "learn %s", name);
+		report(what, err, "(figure only)", 0);
+		return;
+	}
+	/* every block, group by group; held ones marked */
+	for (int g = 0; learn_groups[g].dir; g++) {
+		snprintf(path, sizeof(path), "%.3000s/%.200s/%s", root, name, learn_groups[g].dir);
+		first[g] = all.n;
+		ng = g + 1;
+		if (learn_read(path, tab, &u, 0, 1, &all) == 0 && learn_groups[g].held)
+			learn_hold_from(&all, first[g]);
+	}
+	first[ng] = all.n;
+	for (size_t i = 0; i < all.n; i++) {
+		nheld += all.pr[i].held;
+		nfit += !all.pr[i].held;
+	}
+	snprintf(probes, sizeof(probes), "%.3000s/%.200s/probes", root, name);
+	have_probes = access(probes, R_OK) == 0 &&
+		      learn_read(probes, tab, &u, 0, 1, &pset) == 0 && pset.n > 0;
+	if (all.unstable + all.unreadable + pset.unstable + pset.unreadable) {
+		snprintf(what, sizeof(what), "learn %s: left out", name);
+		snprintf(fig, sizeof(fig), "%zu blocks whose samples did not stay put, %zu "
+			 "unreadable", all.unstable + pset.unstable,
+			 all.unreadable + pset.unreadable);
+		report(what, fig, "(figure only)", 1);
+	}
+	t0 = t32_now();
+	if (have_probes ? learn_fit(&u, &pset, &r, err, sizeof(err)) :
+			  learn_fit(&u, &all, &r, err, sizeof(err))) {
+		snprintf(what, sizeof(what), "learn %s", name);
+		report(what, err, "<= 60 s", 0);
+		goto next;
+	}
+	took = t32_now() - t0;
+	snprintf(what, sizeof(what), "learn %s: time to learn", name);
+	snprintf(fig, sizeof(fig), "%.1f s from %zu %s, %zu model runs", took, r.probes,
+		 have_probes ? "probes" : "blocks", r.evals);
+	report(what, fig, "<= 60 s", took <= 60);
+	for (size_t j = 0; j < r.np; j++) {
+		char text[256];
+
+		t32_learned_param_text(&r.p[j], text, sizeof(text));
+		snprintf(what, sizeof(what), "learn %s: parameter", name);
+		report(what, text, "(figure only)", 1);
+	}
+	learn_bench_groups(report, name, &u, &all, first, ng, have_probes, &r);
+	(void)nheld;
+	(void)nfit;
+next:
+	learn_set_free(&all);
+	learn_set_free(&pset);
+}
+
+/*
  * make bench: every machine recorded in t/data/recorded (a folder with study/
  * and, where they were recorded, probes/): learned from its probes and each
  * block predicted.  A machine without probes is learned from its blocks, each
@@ -678,106 +844,7 @@ void t32_bench_learn(void (*report)(const char *what, const char *figure, const 
 		return;
 	}
 	for (int m = 0; m < nm; m++) {
-		const char *name = mach[m]->d_name;
-		char path[PATH_MAX], probes[PATH_MAX], core[32], what[512], fig[200];
-		struct learn_set all = { 0 }, pset = { 0 };
-		size_t first[8], nheld = 0, nfit = 0;
-		struct t32_uarch u;
-		struct t32_learn_result r;
-		int have_probes, ng = 0;
-		double t0, took;
-
-		snprintf(path, sizeof(path), "%.3000s/%.200s/study", root, name);
-		if (name[0] == '.' || access(path, R_OK)) {
-			free(mach[m]);
-			continue;
-		}
-		learn_recorded_core(path, core, sizeof(core));
-		if (t32_uarch_load(&u, core[0] ? core : T32_UARCH_GENERIC, t32_datadir(), err,
-				   sizeof(err))) {
-			snprintf(what, sizeof(what), "learn %s", name);
-			report(what, err, "(figure only)", 0);
-			free(mach[m]);
-			continue;
-		}
-		/* every block, group by group; held ones marked */
-		for (int g = 0; learn_groups[g].dir; g++) {
-			snprintf(path, sizeof(path), "%.3000s/%.200s/%s", root, name, learn_groups[g].dir);
-			first[g] = all.n;
-			ng = g + 1;
-			if (learn_read(path, &tab, &u, 0, 1, &all) == 0 && learn_groups[g].held)
-				learn_hold_from(&all, first[g]);
-		}
-		first[ng] = all.n;
-		for (size_t i = 0; i < all.n; i++) {
-			nheld += all.pr[i].held;
-			nfit += !all.pr[i].held;
-		}
-		snprintf(probes, sizeof(probes), "%.3000s/%.200s/probes", root, name);
-		have_probes = access(probes, R_OK) == 0 &&
-			      learn_read(probes, &tab, &u, 0, 1, &pset) == 0 && pset.n > 0;
-		if (all.unstable + all.unreadable + pset.unstable + pset.unreadable) {
-			snprintf(what, sizeof(what), "learn %s: left out", name);
-			snprintf(fig, sizeof(fig), "%zu blocks whose samples did not stay put, %zu "
-				 "unreadable", all.unstable + pset.unstable,
-				 all.unreadable + pset.unreadable);
-			report(what, fig, "(figure only)", 1);
-		}
-		t0 = t32_now();
-		if (have_probes ? learn_fit(&u, &pset, &r, err, sizeof(err)) :
-				  learn_fit(&u, &all, &r, err, sizeof(err))) {
-			snprintf(what, sizeof(what), "learn %s", name);
-			report(what, err, "<= 60 s", 0);
-			goto next;
-		}
-		took = t32_now() - t0;
-		snprintf(what, sizeof(what), "learn %s: time to learn", name);
-		snprintf(fig, sizeof(fig), "%.1f s from %zu %s, %zu model runs", took, r.probes,
-			 have_probes ? "probes" : "blocks", r.evals);
-		report(what, fig, "<= 60 s", took <= 60);
-		for (size_t j = 0; j < r.np; j++) {
-			char text[256];
-
-			t32_learned_param_text(&r.p[j], text, sizeof(text));
-			snprintf(what, sizeof(what), "learn %s: parameter", name);
-			report(what, text, "(figure only)", 1);
-		}
-		for (int g = 0; g < ng; g++) {
-			size_t within = 0, count = first[g + 1] - first[g];
-
-			for (size_t i = first[g]; i < first[g + 1]; i++) {
-				const struct t32_uarch *pu = &r.u;
-				struct t32_learn_result lo;
-				const char *how = "";
-				int lo_ok = 0;
-
-				/* without probes, a block not held is predicted by the others alone */
-				if (!have_probes && !all.pr[i].held) {
-					all.pr[i].held = 1;
-					lo_ok = learn_fit(&u, &all, &lo, err, sizeof(err)) == 0;
-					all.pr[i].held = 0;
-					if (!lo_ok)
-						continue;
-					pu = &lo.u;
-					how = ", learned without it";
-				}
-				within += (size_t)learn_bench_block(report, name, learn_groups[g].dir, pu,
-								    &all.pr[i], how);
-			}
-			if (!count)
-				continue;
-			snprintf(what, sizeof(what), "learn %s: %s blocks within both", name,
-				 learn_groups[g].dir);
-			snprintf(fig, sizeof(fig), "%zu of %zu", within, count);
-			report(what, fig, learn_groups[g].target,
-			       learn_groups[g].share == 0 ||
-			       (double)within >= learn_groups[g].share * (double)count - 1e-9);
-		}
-		(void)nheld;
-		(void)nfit;
-next:
-		learn_set_free(&all);
-		learn_set_free(&pset);
+		learn_bench_machine(report, root, mach[m]->d_name, &tab);
 		free(mach[m]);
 	}
 	free(mach);

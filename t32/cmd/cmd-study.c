@@ -1047,25 +1047,15 @@ static int run_steps(struct study *st)
 }
 
 /*
- * What a step curve shows, from its files: the line's slope, and the jumps
- * found in the minimum-based curve as they are, each with its absolute height,
- * rises and falls apart, and the spikes (runs of up to five points above the
- * points on either side by more than half a TSC step) named.  It is called a
- * staircase only when every jump rises by about one TSC step (within a
- * quarter) at regular distances; otherwise it is "not a staircase", with why.
- * It runs past a hundred lines because the spikes, rises, falls and distances it
- * counts all go into one paragraph, each reason beside the others.
+ * The spikes of a minimum-based curve (x[], mn[], n points; sc cycles a TSC
+ * step) written into spikes as "n = " values: runs of up to five points above
+ * the points on either side by more than the threshold.  Returns how many.
  */
-static void steps_shows(const struct study *st, FILE *h, const char *insn, const char *base,
-			const double *x, const double *mn, size_t n, const double *sx,
-			const double *sh, size_t ns, double b, double se, double worst, double worst_n)
+static size_t steps_spikes(const struct study *st, const double *x, const double *mn, size_t n,
+			   double sc, char *spikes, size_t size)
 {
-	double sc = st->ratio > 0 ? (double)st->env.q * st->ratio : 0, lo = INFINITY, hi = 0;
-	double gap_lo = INFINITY, gap_hi = 0, gap_sum = 0, last_rise = NAN, spike_t;
-	size_t rises = 0, falls = 0, gaps = 0, nspikes = 0;
-	char jumps[2048] = "", fallat[512] = "", spikes[1024] = "", tail[512] = "", why[1024] = "";
-	char slope[512] = "";
-	int stair;
+	size_t nspikes = 0;
+	double spike_t;
 
 	/*
 	 * The threshold of a spike: half a TSC step, and at least five typical
@@ -1090,15 +1080,59 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 				above &= mn[k] > floor + spike_t;
 			if (!above || fabs(after - before) > spike_t)
 				continue;
-			snprintf(spikes + strlen(spikes), sizeof(spikes) - strlen(spikes), "%s%.0f",
+			snprintf(spikes + strlen(spikes), size - strlen(spikes), "%s%.0f",
 				 nspikes ? ", " : "", x[i]);
 			if (len > 1)
-				snprintf(spikes + strlen(spikes), sizeof(spikes) - strlen(spikes),
+				snprintf(spikes + strlen(spikes), size - strlen(spikes),
 					 "&ndash;%.0f", x[i + len - 1]);
 			nspikes++;
 			i += len - 1;
 			break;
 		}
+	return nspikes;
+}
+
+/* The sentence on a slope b (sd se) whose interval leaves out one cycle, into slope, or nothing. */
+static void steps_slope_note(double b, double se, char *slope, size_t size)
+{
+	/*
+	 * a chain of one-cycle instructions costs one cycle a copy: an interval
+	 * without 1 says so
+	 */
+	if (isfinite(b) && isfinite(se) && b + 1.96 * se < 1)
+		snprintf(slope, size, " <b>Its interval lies below one cycle, which a chain of "
+			 "dependent one-cycle instructions cannot run</b>: the conversion of "
+			 "ticks to cycles (one ratio, measured as the study began) is at least "
+			 "%.1f%% off for these blocks, not the chain.",
+			 100 * (1 - (b + 1.96 * se)));
+	else if (isfinite(b) && isfinite(se) && b - 1.96 * se > 1)
+		snprintf(slope, size, " Its interval lies above the one cycle a dependent "
+			 "one-cycle instruction takes, by at least %.1f%%: the core ran slower "
+			 "than the ratio measured as the study began, or something else held the "
+			 "chain.", 100 * ((b - 1.96 * se) - 1));
+}
+
+/*
+ * What a step curve shows, from its files: the line's slope, and the jumps
+ * found in the minimum-based curve as they are, each with its absolute height,
+ * rises and falls apart, and the spikes (runs of up to five points above the
+ * points on either side by more than half a TSC step) named.  It is called a
+ * staircase only when every jump rises by about one TSC step (within a
+ * quarter) at regular distances; otherwise it is "not a staircase", with why.
+ */
+static void steps_shows(const struct study *st, FILE *h, const char *insn, const char *base,
+			const double *x, const double *mn, size_t n, const double *sx,
+			const double *sh, size_t ns, double b, double se, double worst,
+			double worst_n)
+{
+	double sc = st->ratio > 0 ? (double)st->env.q * st->ratio : 0, lo = INFINITY, hi = 0;
+	double gap_lo = INFINITY, gap_hi = 0, gap_sum = 0, last_rise = NAN;
+	size_t rises = 0, falls = 0, gaps = 0, nspikes = 0;
+	char jumps[2048] = "", fallat[512] = "", spikes[1024] = "", tail[512] = "", why[1024] = "";
+	char slope[512] = "";
+	int stair;
+
+	nspikes = steps_spikes(st, x, mn, n, sc, spikes, sizeof(spikes));
 	for (size_t k = 0; k < ns; k++) {
 		snprintf(jumps + strlen(jumps), sizeof(jumps) - strlen(jumps), "%s%.0f (%s%.1f)",
 			 k ? ", " : "", sx[k], sh[k] < 0 ? "&minus;" : "+", fabs(sh[k]));
@@ -1119,17 +1153,7 @@ static void steps_shows(const struct study *st, FILE *h, const char *insn, const
 		}
 		last_rise = sx[k];
 	}
-	/* a chain of one-cycle instructions costs one cycle a copy: an interval without 1 says so */
-	if (isfinite(b) && isfinite(se) && b + 1.96 * se < 1)
-		snprintf(slope, sizeof(slope), " <b>Its interval lies below one cycle, which a chain of "
-			 "dependent one-cycle instructions cannot run</b>: the conversion of ticks to "
-			 "cycles (one ratio, measured as the study began) is at least %.1f%% off for "
-			 "these blocks, not the chain.", 100 * (1 - (b + 1.96 * se)));
-	else if (isfinite(b) && isfinite(se) && b - 1.96 * se > 1)
-		snprintf(slope, sizeof(slope), " Its interval lies above the one cycle a dependent "
-			 "one-cycle instruction takes, by at least %.1f%%: the core ran slower than the "
-			 "ratio measured as the study began, or something else held the chain.",
-			 100 * ((b - 1.96 * se) - 1));
+	steps_slope_note(b, se, slope, sizeof(slope));
 	if (worst > 3)
 		snprintf(tail, sizeof(tail), " The estimate's largest departure from the line, %.1f "
 			 "cycles at n = %.0f, is one block a neighbour disturbed (see its interval and "

@@ -353,31 +353,22 @@ static unsigned count_lines(const char *text)
 	return n;
 }
 
-int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
-		       struct t32_blob *out, struct t32_fault *f, size_t *bad)
+/*
+ * The one source of a batch: each block in a section of its own, base[i] the
+ * line before block i's, and into *insns the instructions of them all.  NULL
+ * when it cannot be built.
+ */
+static char *batch_source(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+			  unsigned *base, double *insns)
 {
 	char *text = NULL;
-	size_t len = 0, off = 0, i;
-	unsigned *base = calloc(n ? n : 1, sizeof(unsigned)), line = 0;
+	size_t len = 0, i;
+	unsigned line = 0;
 	FILE *m = open_memstream(&text, &len);
-	struct t32_child_output res;
-	unsigned char *bin = NULL;
-	size_t binlen = 0;
-	double insns = 0;
-	int fds[2] = { -1, -1 }, rc = -1;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
-	*bad = n;
-	memset(out, 0, n * sizeof(*out));
-	if (!m || !base) {
-		if (m)
-			fclose(m);
+	if (!m) {
 		free(text);
-		free(base);
-		fail_system(f, "cannot batch the blocks");
-		return -1;
+		return NULL;
 	}
 	/*
 	 * Each block in a section of its own placed at 0 (vstart), its labels named
@@ -396,9 +387,7 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 			free(head);
 			fclose(m);
 			free(text);
-			free(base);
-			fail_system(f, "cannot batch the blocks");
-			return -1;
+			return NULL;
 		}
 		batch_labels(h, srcs[i], i);
 		fclose(h);
@@ -416,35 +405,37 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 			line++;
 		}
 		if (gens && gens[i])
-			insns += (double)gens[i]->insns;
+			*insns += (double)gens[i]->insns;
 	}
 	fclose(m);
-	/* a body's place (resb) is filled in later */
-	if (nasm_run(text, 1, t32_helper_limit() * (1 + insns / T32_NASM_INSNS), fds, &res, f)) {
-		t32_child_output_free(&res);
-		goto out;
-	}
-	if (res.status != 0) {
-		unsigned at;
-		char msg[300];
+	return text;
+}
 
-		first_nasm_error(res.text ? res.text : "", &at, msg, sizeof(msg));
-		f->kind = T32_FAIL_ASSEMBLE;
-		snprintf(f->msg, sizeof(f->msg), "nasm: %s", msg);
-		for (i = n; i-- > 0;)
-			if (at > base[i]) {
-				*bad = i;
-				f->item = item_of_line(gens ? gens[i] : NULL, at - base[i]);
-				break;
-			}
-		t32_child_output_free(&res);
-		goto out;
-	}
-	t32_child_output_free(&res);
-	if (slurp_fd(fds[1], &bin, &binlen)) {
-		fail_system(f, "cannot read nasm's output");
-		goto out;
-	}
+/* nasm's first error in a batch as the fault, and into *bad the block whose lines hold it. */
+static void batch_nasm_error(const struct t32_child_output *res, const unsigned *base, size_t n,
+			     const struct t32_gen *const *gens, struct t32_fault *f, size_t *bad)
+{
+	unsigned at;
+	char msg[300];
+	size_t i;
+
+	first_nasm_error(res->text ? res->text : "", &at, msg, sizeof(msg));
+	f->kind = T32_FAIL_ASSEMBLE;
+	snprintf(f->msg, sizeof(f->msg), "nasm: %s", msg);
+	for (i = n; i-- > 0;)
+		if (at > base[i]) {
+			*bad = i;
+			f->item = item_of_line(gens ? gens[i] : NULL, at - base[i]);
+			break;
+		}
+}
+
+/* nasm's output of a batch cut into the n blocks' images; 0, or -1 with none kept. */
+static int batch_split(const unsigned char *bin, size_t binlen, struct t32_blob *out, size_t n,
+		       struct t32_fault *f)
+{
+	size_t off = 0, i;
+
 	/* the blocks one after the other: each header says how long its image is */
 	for (i = 0; i < n; i++) {
 		struct t32_blob_header h;
@@ -465,8 +456,49 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 			t32_blob_free(&out[k]);
 		f->kind = T32_FAIL_SYSTEM;
 		snprintf(f->msg, sizeof(f->msg), "nasm wrote a batch of images t32 cannot load");
+		return -1;
+	}
+	return 0;
+}
+
+int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gens, size_t n,
+		       struct t32_blob *out, struct t32_fault *f, size_t *bad)
+{
+	char *text = NULL;
+	unsigned *base = calloc(n ? n : 1, sizeof(unsigned));
+	struct t32_child_output res;
+	unsigned char *bin = NULL;
+	size_t binlen = 0;
+	double insns = 0;
+	int fds[2] = { -1, -1 }, rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+	*bad = n;
+	memset(out, 0, n * sizeof(*out));
+	if (!base || !(text = batch_source(srcs, gens, n, base, &insns))) {
+		free(base);
+		fail_system(f, "cannot batch the blocks");
+		return -1;
+	}
+	/* a body's place (resb) is filled in later */
+	if (nasm_run(text, 1, t32_helper_limit() * (1 + insns / T32_NASM_INSNS), fds, &res, f)) {
+		t32_child_output_free(&res);
 		goto out;
 	}
+	if (res.status != 0) {
+		batch_nasm_error(&res, base, n, gens, f, bad);
+		t32_child_output_free(&res);
+		goto out;
+	}
+	t32_child_output_free(&res);
+	if (slurp_fd(fds[1], &bin, &binlen)) {
+		fail_system(f, "cannot read nasm's output");
+		goto out;
+	}
+	if (batch_split(bin, binlen, out, n, f))
+		goto out;
 	rc = 0;
 out:
 	for (int k = 0; k < 2; k++)
