@@ -234,12 +234,16 @@ int main(void)
 	 * ones longer), over enough of them.  The interval still holds the truth in
 	 * 95% of runs: at least the count a binomial at p = 0.95 reaches with
 	 * probability 0.99 (the seeds are fixed, so the figure is the same every
-	 * run; weighing the processes alike read 141 of 160 here), and no run that
-	 * trusts its result is off by more than twice its interval.
+	 * run; weighing the processes alike read 141 of 160 here).  Runs that trust
+	 * their result and are off by more than twice their interval are few: an
+	 * honest interval from six processes (Student's t, 5 degrees of freedom) is
+	 * off by that much with probability p2, so at most the count a binomial at p2
+	 * reaches with probability 0.99.
 	 */
 	{
 		enum { RUNS = 160 };
-		unsigned covered = 0, least = 0, trusted = 0, wrong = 0;
+		unsigned covered = 0, least = 0, trusted = 0, wrong = 0, most = 0;
+		const double p2 = 2 * gsl_cdf_tdist_Q(2 * gsl_cdf_tdist_Qinv(0.025, 5), 5);
 
 		for (unsigned i = 0; i < RUNS; i++) {
 			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
@@ -250,14 +254,20 @@ int main(void)
 				bail("cannot measure a simulated chain");
 			covered += fabs(m.value - 1) <= m.halfwidth;
 			trusted += !m.untrusted[0];
-			wrong += !m.untrusted[0] && fabs(m.value - 1) > 2 * m.halfwidth;
+			if (!m.untrusted[0] && fabs(m.value - 1) > 2 * m.halfwidth) {
+				wrong++;
+				diag("seed %u: %.4f +- %.4f, %u processes, %llu runs", 77000 + i, m.value,
+				     m.halfwidth, m.segments, (unsigned long long)m.runs);
+			}
 		}
 		while (least < RUNS && gsl_cdf_binomial_P(least, 0.95, RUNS) <= 1e-2)
 			least++;
-		ok(covered >= least && wrong == 0,
+		while (most < RUNS && gsl_cdf_binomial_P(most, p2, RUNS) < 0.99)
+			most++;
+		ok(covered >= least && wrong <= most,
 		   "placement of 3 cycles: the interval holds the truth in %u of %u runs (at least "
-		   "%u), %u trusted, %u of them off by more than twice their interval", covered, RUNS, least, trusted,
-		   wrong);
+		   "%u), %u trusted, %u of them off by more than twice their interval (at most %u)",
+		   covered, RUNS, least, trusted, wrong, most);
 	}
 
 	/*

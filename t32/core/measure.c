@@ -118,23 +118,56 @@ static double se_of(const double *x, unsigned from, unsigned to)
  * clock that may have moved.  Results move from placement to placement by more
  * than the rounds within one can show, so a result stopped on its precision
  * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
- * Segments are of one length: the pooled value weighs a segment by its rounds,
- * and a mean over segments of growing weight would stop narrowing (with lengths
- * doubling, sum(w^2) / (sum w)^2 tends to 1/3: three segments' worth, however
- * many ran).  They are as short as T32_SEGMENT_MIN_SECONDS allows, longer where
- * the budget would hold more than T32_SEGMENTS_PLANNED of them.
+ * The pooled value weighs a segment by its rounds, and a mean over segments of
+ * growing weight stops narrowing (with each twice the last, sum(w^2) / (sum w)^2
+ * tends to 1/3: three segments' worth, however many ran).  So segments come in
+ * tiers of T32_SEGMENT_TIER of one length, each tier twice as long as the last:
+ * the mean is then worth 64 to 192 segments, and a long measurement does not
+ * spend its time placing blocks.
  */
 #define T32_MIN_SEGMENTS 6
-#define T32_SEGMENT_MIN_SECONDS 0.002
-#define T32_SEGMENTS_PLANNED 200
-#define T32_MAX_SEGMENTS 256
-/* Rounds (one estimate each) a segment holds at least: a round lasts 0.4 ms at most. */
+#define T32_SEGMENT_FIRST_SECONDS 0.0025
+#define T32_SEGMENT_MAX_SECONDS 0.25
+#define T32_SEGMENT_TIER 64
+#define T32_MAX_SEGMENTS 512
+/* A round (one estimate) lasts 0.4 ms at most, and a first segment holds this many. */
 #define T32_ROUNDS_PER_SEGMENT 12
 
-/* How long each segment runs under a budget of `budget` seconds. */
-static double segment_seconds(double budget)
+/*
+ * How long segment k (counting those whose readings count) runs: by tiers, or
+ * for the replay of a recording made before them, doubling from 5 ms after the
+ * first T32_MIN_SEGMENTS.
+ */
+static double segment_seconds(enum t32_placements p, unsigned k)
 {
-	return fmax(T32_SEGMENT_MIN_SECONDS, budget / T32_SEGMENTS_PLANNED);
+	if (p == T32_PLACEMENTS_DOUBLING)
+		return k < T32_MIN_SEGMENTS ? 0.005
+					    : fmin(0.25, 0.005 * ldexp(1, (int)(k - T32_MIN_SEGMENTS + 1)));
+	return fmin(T32_SEGMENT_MAX_SECONDS,
+		    T32_SEGMENT_FIRST_SECONDS * ldexp(1, (int)(k / T32_SEGMENT_TIER)));
+}
+
+/*
+ * Time left in the budget below which no new placement starts (the open one
+ * runs on to the end): two segments, or 10 ms for a recording made before tiers.
+ */
+static double segment_room(enum t32_placements p, unsigned k)
+{
+	return p == T32_PLACEMENTS_DOUBLING ? 0.010 : 2 * segment_seconds(p, k);
+}
+
+/* Placements at most: 256 for a recording made before tiers. */
+static unsigned segment_cap(enum t32_placements p)
+{
+	return p == T32_PLACEMENTS_DOUBLING ? 256 : T32_MAX_SEGMENTS;
+}
+
+/* How long a round runs. */
+static double round_seconds(enum t32_placements p)
+{
+	if (p == T32_PLACEMENTS_DOUBLING)
+		return 0.0004;
+	return fmin(0.0004, T32_SEGMENT_FIRST_SECONDS / T32_ROUNDS_PER_SEGMENT);
 }
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -357,7 +390,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
-						   t32_machine_tsc_step(NULL) };
+						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -926,8 +959,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	/*
 	 * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
 	 * (runs of all blocks in turn, so block and calibration see the same clock
-	 * microseconds apart), and a round of about 0.4 ms of the block, shorter where
-	 * a segment would not hold T32_ROUNDS_PER_SEGMENT of them.
+	 * microseconds apart), and a round of round_seconds() of the block.
 	 */
 	{
 		double t0 = 0;
@@ -943,7 +975,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
 		per = per < 1 ? 1 : per > 64 ? 64 : per;
 		skip = per >= 4 ? 1 : 0;
-		reps = (uint64_t)(fmin(0.0004, segment_seconds(mo->budget) / T32_ROUNDS_PER_SEGMENT) /
+		reps = (uint64_t)(round_seconds(src->placements) /
 				  (per_run * (double)nb * (double)(per + skip)) + 1);
 		if (mo->batch)
 			reps = mo->batch / per + 1;
@@ -1023,7 +1055,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 				g->counts = 0;
 			}
 		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
-			   (m->seconds - seg_t0 >= segment_seconds(mo->budget) ||
+			   (m->seconds - seg_t0 >=
+			    segment_seconds(src->placements, counting(&l)) ||
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
@@ -1032,8 +1065,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 				m->stopped_precise = 1;
 				break;
 			}
-			if (m->seconds + 2 * segment_seconds(mo->budget) >= mo->budget ||
-			    segment_open(&l, l.n)) {
+			if (m->seconds + segment_room(src->placements, counting(&l)) >= mo->budget ||
+			    l.nseg == segment_cap(src->placements) || segment_open(&l, l.n)) {
 				/* no time for another process: this one goes on to the end */
 				last_segment = 1;
 			} else {

@@ -150,6 +150,13 @@ extern const char *const t32_role_names[];	/* "block", "empty", "twin", "calibra
  * timed on now(), so a simulation keeps its own time.  run and respawn return an
  * exit code, the message printed.
  */
+/*
+ * How the measuring loop times its placements (segments): in tiers of one length
+ * (what t32 does), or doubling from 5 ms after the first six, as recordings made before
+ * kept them (a replay must ask for what the recording holds).
+ */
+enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING };
+
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
 		   uint64_t reps, uint64_t *out);
@@ -160,6 +167,7 @@ struct t32_source {
 	void *ctx;
 	double tsc_hz;		/* the TSC's rate */
 	uint64_t q;		/* ticks: the TSC's step (t32_machine_tsc_step) */
+	enum t32_placements placements;	/* how segments are timed: a replay follows its recording's */
 };
 
 /*

@@ -96,6 +96,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	t32_provenance(f, argc, argv);
 	fprintf(f, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
 		(unsigned long long)t32_machine_tsc_step(NULL));
+	/* a recording without this line kept the doubling placements */
+	fputs("# placements: tiers\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -440,7 +442,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 
 		r->real = *real;
 		*out = (struct t32_source){ rec_run, real->respawn ? rec_respawn : NULL, rec_now,
-					    rec_look, rec_finish, r, real->tsc_hz, real->q };
+					    rec_look, rec_finish, r, real->tsc_hz, real->q,
+					    real->placements };
 		fprintf(f, "measure\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t", n, twin_n,
 			t32_unit_names[mo->unit], real->q);
 		put_exact(f, real->tsc_hz);
@@ -464,7 +467,9 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 		return T32_EXIT_ERROR;
 	}
 	*out = (struct t32_source){ rep_run, rep_respawn, rep_now, rep_look, rep_finish, r,
-				    strtod(fl[5], NULL), q ? q : 1 };
+				    strtod(fl[5], NULL), q ? q : 1,
+				    strcmp(t32_rec_provenance(r, "placements"), "tiers") == 0
+					    ? T32_PLACEMENTS_TIERS : T32_PLACEMENTS_DOUBLING };
 	return 0;
 }
 
