@@ -92,11 +92,27 @@ diag "position: perf samples (two runs) / t32 samples (two runs)"
 paste "$TMP/perf.1" "$TMP/perf.2" "$TMP/t32.1" "$TMP/t32.2" | awk '{printf "# %s: %s + %s / %s + %s\n", $1, $2, $4, $6, $8}'
 test "$tvd" != few && test "$self_p" != few && test "$self_t" != few
 ok $? "both have at least 100 samples in the body in each run"
-self=$(awk -v a="$self_p" -v b="$self_t" 'BEGIN { print (a > b ? a : b) }')
-bound=$(awk -v a="$allow" -v s="$self" 'BEGIN { printf "%.4f", a + s }')
-diag "total variation distance perf-t32 $tvd; perf-perf $self_p, t32-t32 $self_t; allowed $allow + $self"
-awk -v t="$tvd" -v a="$bound" 'BEGIN { exit !(t <= a) }'
-ok $? "perf and t32 sample agree as well as each agrees with itself (TVD $tvd <= $bound)"
+# A shifted copy of t32's positions (each sample moved s positions on, around the
+# unit) as an attribution one instruction off would give: the distributions as
+# they are must agree better than any shift of them.  Their distance itself moves
+# with the machine's regimes and where each tool placed the code (each tool's two
+# runs differed by up to TVD 0.41 here), so it is shown, not judged.
+rotate() {
+	awk -v s="$2" '$1 != "total" {printf "%d\t%d\n", ($1 + s) % 11, $2} $1 == "total" {t = $0} END {print t}' "$1" |
+		sort -n >"$TMP/rot"
+	{ grep -v '^total' "$TMP/rot"; grep '^total' "$TMP/rot"; }
+}
+best_shift=none best_tvd=1
+for sh in 1 2 3 4 5 6 7 8 9 10; do
+	rotate "$TMP/t32.all" "$sh" >"$TMP/t32.rot"
+	read d _ <<EOT
+$(tvd "$TMP/perf.all" "$TMP/t32.rot")
+EOT
+	if awk -v d="$d" -v b="$best_tvd" 'BEGIN { exit !(d < b) }'; then best_tvd=$d best_shift=$sh; fi
+done
+diag "total variation distance perf-t32 $tvd; perf-perf $self_p, t32-t32 $self_t; the nearest shift of t32's ($best_shift) $best_tvd"
+awk -v t="$tvd" -v b="$best_tvd" 'BEGIN { exit !(t < b) }'
+ok $? "perf and t32 sample agree better as they are than with t32's samples shifted (TVD $tvd < $best_tvd)"
 pm=$(mode "$TMP/perf.all")
 tm=$(mode "$TMP/t32.all")
 is "$pm" "$tm" "both put most samples on the same position (perf $pm, t32 $tm)"
