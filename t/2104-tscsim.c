@@ -236,7 +236,7 @@ int main(void)
 	 * probability 0.99 (the seeds are fixed, so the figure is the same every
 	 * run; weighing the processes alike read 141 of 160 here).  Runs that trust
 	 * their result and are off by more than twice their interval are few: an
-	 * honest interval from six processes (Student's t, 5 degrees of freedom) is
+	 * honest interval from six processes or more (Student's t, 5 degrees of freedom) is
 	 * off by that much with probability p2, so at most the count a binomial at p2
 	 * reaches with probability 0.99.
 	 */

@@ -126,6 +126,13 @@ static double se_of(const double *x, unsigned from, unsigned to)
  * spend its time placing blocks.
  */
 #define T32_MIN_SEGMENTS 6
+/*
+ * Placements a result stopped on its precision needs when they come in tiers:
+ * twelve of 2.5 ms take as long as six of 5 ms did, and their spread, on 11
+ * degrees of freedom, is less often small by chance (a stop on a lucky spread
+ * is an interval too narrow).
+ */
+#define T32_MIN_TIER_SEGMENTS 12
 #define T32_SEGMENT_FIRST_SECONDS 0.0025
 #define T32_SEGMENT_MAX_SECONDS 0.25
 #define T32_SEGMENT_TIER 64
@@ -160,6 +167,12 @@ static double segment_room(enum t32_placements p, unsigned k)
 static unsigned segment_cap(enum t32_placements p)
 {
 	return p == T32_PLACEMENTS_DOUBLING ? 256 : T32_MAX_SEGMENTS;
+}
+
+/* Placements before a result may stop on its precision. */
+static unsigned min_segments(enum t32_placements p)
+{
+	return p == T32_PLACEMENTS_DOUBLING ? T32_MIN_SEGMENTS : T32_MIN_TIER_SEGMENTS;
 }
 
 /* How long a round runs. */
@@ -1060,7 +1073,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
-			    counting(&l) >= T32_MIN_SEGMENTS &&
+			    counting(&l) >= min_segments(src->placements) &&
 			    spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
