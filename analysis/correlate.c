@@ -439,8 +439,7 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 		p->ci_hi++;
 }
 
-/* Least-squares slope of the curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
-static double corr_curve_slope(const struct t32_corr_data *d)
+double t32_corr_curve_slope(const struct t32_corr_data *d)
 {
 	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
 
@@ -667,7 +666,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.u0 = u;
 	c.tab = tab;
-	c.slope = corr_curve_slope(d);
+	c.slope = t32_corr_curve_slope(d);
 	c.insns = insns;
 	c.n = n;
 	c.d = d;

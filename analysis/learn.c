@@ -81,19 +81,14 @@ struct learn_ctx {
  */
 static double learn_slope(const struct t32_corr_data *d, double *rsd)
 {
-	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax, b, sxx, var = 0;
+	double m = (double)d->kmax, b = t32_corr_curve_slope(d), sk, sxx, var = 0;
 
 	*rsd = LEARN_CPI_SD;
-	if (!d->curve || d->kmax < 2)
+	if (isnan(b))
 		return NAN;
-	for (size_t k = 1; k <= d->kmax; k++) {
-		sk += (double)k;
-		sy += d->curve[k];
-		skk += (double)k * (double)k;
-		sky += (double)k * d->curve[k];
-	}
-	b = (m * sky - sk * sy) / (m * skk - sk * sk);
-	sxx = skk - sk * sk / m;
+	/* sums of k and k^2 over 1..m */
+	sk = m * (m + 1) / 2;
+	sxx = m * (m + 1) * (2 * m + 1) / 6 - sk * sk / m;
 	for (size_t k = 1; d->curve_hw && k <= d->kmax; k++) {
 		double w = ((double)k - sk / m) / sxx, sd = d->curve_hw[k] / 1.96;
 
