@@ -86,16 +86,15 @@ int main(void)
 	/* on a machine busy beside every measuring process, no clean process is left to stop on */
 	if (add.taint && add.untrusted[0])
 		skip("other work ran beside every measuring process");
-	else if (!add.stopped_precise && (add.set_aside || add.steal_share >= 0.01))
+	else if (!add.stopped_precise && (add.set_aside || add.steal_share >= 0.01)) {
 		/* a CPU shared now and then: the interval may not narrow, and says so */
-	{
 		diag("%u processes set aside, %.1f%% stolen: %s", add.set_aside,
 		     100 * add.steal_share, add.untrusted);
 		skip("other work or the hypervisor took the CPU now and then");
-	}
-	else
+	} else {
 		ok(add.stopped_precise && add.halfwidth <= 0.02,
 		   "the engine stopped because the interval reached the target");
+	}
 
 	if (measure("imul rax, rax", 1000, 0.05, 5, &imul))
 		bail("cannot measure an imul chain");
