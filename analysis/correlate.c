@@ -439,6 +439,16 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 		p->ci_hi++;
 }
 
+int t32_corr_key_again(const char *const *keys, size_t j, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < j; i++)
+		if (strcmp(keys[i], keys[j]) == 0) {
+			snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
+			return -1;
+		}
+	return 0;
+}
+
 double t32_corr_curve_slope(const struct t32_corr_data *d)
 {
 	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
@@ -487,12 +497,8 @@ static int corr_params_init(struct corr_ctx *c, struct t32_corr_result *r,
 {
 	r->np = np;
 	for (size_t j = 0; j < np; j++) {
-		for (size_t i = 0; i < j; i++)
-			if (strcmp(params[i], params[j]) == 0) {
-				snprintf(err, errlen, "parameter named twice '%s'", params[j]);
-				return -1;
-			}
-		if (corr_param_init(c, j, params[j], err, errlen))
+		if (t32_corr_key_again(params, j, err, errlen) ||
+		    corr_param_init(c, j, params[j], err, errlen))
 			return -1;
 		v[j] = r->p[j].start;
 		if (strcmp(params[j], "retire_width") == 0)

@@ -187,6 +187,8 @@ struct t32_insitu {
 int t32_insitu_latency(uint64_t k_test, uint64_t k_ref, double ref_cycles, int nested, double z,
 		       struct t32_insitu *r);
 
+/* -1 with err when keys[j] is one of keys[0..j), else 0. */
+int t32_corr_key_again(const char *const *keys, size_t j, char *err, size_t errlen);
 /* Least-squares slope of d's curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
 

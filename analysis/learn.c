@@ -417,12 +417,8 @@ static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
 {
 	r->np = nk;
 	for (size_t j = 0; j < nk; j++) {
-		for (size_t i = 0; i < j; i++)
-			if (strcmp(keys[i], keys[j]) == 0) {
-				snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
-				return -1;
-			}
-		if (learn_param_init(c, j, keys[j], err, errlen))
+		if (t32_corr_key_again(keys, j, err, errlen) ||
+		    learn_param_init(c, j, keys[j], err, errlen))
 			return -1;
 		v[j] = r->p[j].start;
 	}

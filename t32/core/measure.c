@@ -117,70 +117,61 @@ static double se_of(const double *x, unsigned from, unsigned to)
  * placed afresh (src->respawn): new addresses for code and arena, and a core
  * clock that may have moved.  Results move from placement to placement by more
  * than the rounds within one can show, so a result stopped on its precision
- * needs T32_MIN_SEGMENTS of them, and its interval comes from their spread too.
+ * needs several of them, and its interval comes from their spread too.
  * The pooled value weighs a segment by its rounds, and a mean over segments of
  * growing weight stops narrowing (with each twice the last, sum(w^2) / (sum w)^2
  * tends to 1/3: three segments' worth, however many ran).  So segments come in
- * tiers of T32_SEGMENT_TIER of one length, each tier twice as long as the last:
+ * tiers of one length, each tier twice as long as the last (struct schedule):
  * the mean is then worth 64 to 192 segments, and a long measurement does not
  * spend its time placing blocks.
  */
 #define T32_MIN_SEGMENTS 6
-/*
- * Placements a result stopped on its precision needs when they come in tiers:
- * twelve of 2.5 ms take as long as six of 5 ms did, and their spread, on 11
- * degrees of freedom, is less often small by chance (a stop on a lucky spread
- * is an interval too narrow).
- */
-#define T32_MIN_TIER_SEGMENTS 12
-#define T32_SEGMENT_FIRST_SECONDS 0.0025
-#define T32_SEGMENT_MAX_SECONDS 0.25
-#define T32_SEGMENT_TIER 64
 #define T32_MAX_SEGMENTS 512
-/* A round (one estimate) lasts 0.4 ms at most, and a first segment holds this many. */
-#define T32_ROUNDS_PER_SEGMENT 12
 
 /*
- * How long segment k (counting those whose readings count) runs: by tiers, or
- * for the replay of a recording made before them, doubling from 5 ms after the
- * first T32_MIN_SEGMENTS.
+ * How a schedule of placements runs.  Segment k (counting those whose readings
+ * count) lasts first x 2^(max(0, k - flat) / per_tier) seconds, max at most.
  */
+struct schedule {
+	double first, max;	/* seconds: the first segment's length, and the cap */
+	unsigned flat;		/* segments of the first length before any doubling */
+	unsigned per_tier;	/* segments of one length after those */
+	unsigned min_segments;	/* before a result may stop on its precision */
+	unsigned cap;		/* placements at most */
+	double round;		/* seconds: how long a round (one estimate) runs */
+	int room_first;		/* no new placement within two first segments of the budget's
+				   end (else within two of the current length) */
+};
+
+static const struct schedule schedules[] = {
+	/*
+	 * Tiers of 64 of one length, from 2.5 ms: the mean is worth 64 to 192 of
+	 * them.  Twelve of 2.5 ms to stop take as long as six of 5 ms did, and their
+	 * spread, on 11 degrees of freedom, is less often small by chance (a stop on
+	 * a lucky spread is an interval too narrow).  A first segment holds twelve
+	 * rounds.
+	 */
+	[T32_PLACEMENTS_TIERS] = { 0.0025, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.0025 / 12, 0 },
+	/* as recordings made before tiers kept them: five of 5 ms, then each twice the last */
+	[T32_PLACEMENTS_DOUBLING] = { 0.005, 0.25, 5, 1, T32_MIN_SEGMENTS, 256, 0.0004, 1 },
+};
+
+/* How long segment k runs. */
 static double segment_seconds(enum t32_placements p, unsigned k)
 {
-	if (p == T32_PLACEMENTS_DOUBLING)
-		return k < T32_MIN_SEGMENTS ? 0.005
-					    : fmin(0.25, 0.005 * ldexp(1, (int)(k - T32_MIN_SEGMENTS + 1)));
-	return fmin(T32_SEGMENT_MAX_SECONDS,
-		    T32_SEGMENT_FIRST_SECONDS * ldexp(1, (int)(k / T32_SEGMENT_TIER)));
+	const struct schedule *r = &schedules[p];
+	unsigned past = k > r->flat ? k - r->flat : 0;
+
+	return fmin(r->max, r->first * ldexp(1, (int)(past / r->per_tier)));
 }
 
 /*
  * Time left in the budget below which no new placement starts (the open one
- * runs on to the end): two segments, or 10 ms for a recording made before tiers.
+ * runs on to the end).
  */
 static double segment_room(enum t32_placements p, unsigned k)
 {
-	return p == T32_PLACEMENTS_DOUBLING ? 0.010 : 2 * segment_seconds(p, k);
-}
-
-/* Placements at most: 256 for a recording made before tiers. */
-static unsigned segment_cap(enum t32_placements p)
-{
-	return p == T32_PLACEMENTS_DOUBLING ? 256 : T32_MAX_SEGMENTS;
-}
-
-/* Placements before a result may stop on its precision. */
-static unsigned min_segments(enum t32_placements p)
-{
-	return p == T32_PLACEMENTS_DOUBLING ? T32_MIN_SEGMENTS : T32_MIN_TIER_SEGMENTS;
-}
-
-/* How long a round runs. */
-static double round_seconds(enum t32_placements p)
-{
-	if (p == T32_PLACEMENTS_DOUBLING)
-		return 0.0004;
-	return fmin(0.0004, T32_SEGMENT_FIRST_SECONDS / T32_ROUNDS_PER_SEGMENT);
+	return 2 * (schedules[p].room_first ? schedules[p].first : segment_seconds(p, k));
 }
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -972,7 +963,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	/*
 	 * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
 	 * (runs of all blocks in turn, so block and calibration see the same clock
-	 * microseconds apart), and a round of round_seconds() of the block.
+	 * microseconds apart), and a round of the schedule's length of the block.
 	 */
 	{
 		double t0 = 0;
@@ -988,7 +979,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
 		per = per < 1 ? 1 : per > 64 ? 64 : per;
 		skip = per >= 4 ? 1 : 0;
-		reps = (uint64_t)(round_seconds(src->placements) /
+		reps = (uint64_t)(schedules[src->placements].round /
 				  (per_run * (double)nb * (double)(per + skip)) + 1);
 		if (mo->batch)
 			reps = mo->batch / per + 1;
@@ -1073,13 +1064,13 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
-			    counting(&l) >= min_segments(src->placements) &&
+			    counting(&l) >= schedules[src->placements].min_segments &&
 			    spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
 			}
 			if (m->seconds + segment_room(src->placements, counting(&l)) >= mo->budget ||
-			    l.nseg == segment_cap(src->placements) || segment_open(&l, l.n)) {
+			    l.nseg == schedules[src->placements].cap || segment_open(&l, l.n)) {
 				/* no time for another process: this one goes on to the end */
 				last_segment = 1;
 			} else {
