@@ -89,7 +89,13 @@ fi
 
 # wake: a raw file
 run wake --method spin --count 60 -o "$TMP/wake.tsv"
-if [ "$rc" = 0 ] || [ "$rc" = 7 ]; then
+kept=$(awk -F'\t' '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == "kept") k = i; h = 1; next} $k == 1 {n++} END {print n + 0}' "$TMP/wake.tsv" 2>/dev/null)
+if { [ "$rc" = 0 ] || [ "$rc" = 7 ]; } && [ "${kept:-0}" -lt 2 ]; then
+	# a busy machine: every event but one at most flagged (other interrupts):
+	# too few to draw a distribution
+	ok 0 "t32 wake -o writes its events (exit $rc, $kept kept)"
+	for i in 1 2 3 4 5; do skip "too few events kept to draw ($kept): $(grep -m1 'left out' "$TMP/err")"; done
+elif [ "$rc" = 0 ] || [ "$rc" = 7 ]; then
 	ok 0 "t32 wake -o writes its events (exit $rc)"
 	figure wake-hist "$TMP/wake.tsv" "$TMP/wake-hist.svg" "test machine"
 	figure wake-cdf "$TMP/wake.tsv" "$TMP/wake-cdf.svg" "test machine"
