@@ -108,12 +108,16 @@ busy() {
 }
 
 # measured NAME: the last run measured and trusted its result (exit 0); where other
-# work ran beside every measuring process (exit 7 saying so, on a busy machine),
-# a skip with that reason instead, since no value can be judged then
+# work ran beside every measuring process, or the core clock drifted beyond what
+# the rounds' calibration follows (exit 7 saying so, on a busy host), a skip with
+# that reason instead, since no value can be judged then
 measured() {
 	if busy; then
 		skip "$1: other work ran beside the measurement"
+	elif [ "$rc" = 7 ] && grep -q 'the core clock drifted' "$TMP/err"; then
+		skip "$1: $(grep -m1 'the core clock drifted' "$TMP/err")"
 	else
 		is 0 "$rc" "$1"
+		[ "$rc" = 0 ] || sed 's/^/#   /' "$TMP/err" | head -3 >&2
 	fi
 }
