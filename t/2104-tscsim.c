@@ -48,7 +48,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(25);
+	plan(26);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -201,6 +201,31 @@ int main(void)
 		ok(!drifted[0] && trusted[0], "drift 0.5%%: not flagged");
 		ok(drifted[1] && trusted[1], "drift 3%%: flagged, still trusted");
 		ok(drifted[2] && !trusted[2], "drift 12%%: not trusted");
+	}
+
+	/*
+	 * The same drift with other work beside every process: the work is the
+	 * likely cause, so the reason names it first and the drift after it.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 9,
+					      .drift = 0.12, .drift_runs = 1e6, .taint_p = 1 };
+		struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4, 0 };
+		struct t32_sim *s = t32_sim_new(&mc, &b);
+		struct t32_measure_opts mo;
+		struct t32_source src;
+
+		if (!s)
+			bail("out of memory");
+		t32_sim_source(s, &src);
+		t32_measure_opts_init(&mo);
+		mo.max_runs = 200000;
+		if (t32_measure_source(&src, 100, 0, &mo, NULL, &m))
+			bail("cannot measure a drifting clock beside other work");
+		t32_sim_free(s);
+		diag("drift 12%% beside other work: %s", m.untrusted);
+		ok(strncmp(m.untrusted, "other work ran", 14) == 0 && strstr(m.untrusted, "drifted"),
+		   "drift beside other work: the work named first, the drift after");
 	}
 
 	/*
