@@ -4,10 +4,12 @@
  * counted, and the exit code says whether any target was missed (7).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -755,6 +757,7 @@ static int held_back(const char *name)
 /* What one pass over the forms gave, per half. */
 struct coverage {
 	unsigned forms, held, near_or_flagged, flagged;
+	unsigned trusted_held;	/* held by a result not flagged */
 	double err[512];	/* signed relative errors, for the median */
 	unsigned nerr;
 	double seconds;
@@ -779,6 +782,10 @@ static void coverage_report(const char *pass, const char *half, struct coverage 
 	snprintf(fig, sizeof(fig), "%u of %u or flagged (%u flagged)", h->near_or_flagged, h->forms,
 		 h->flagged);
 	report(what, fig, "all", h->forms && h->near_or_flagged == h->forms);
+	/* how much of the coverage the trusted results give alone */
+	snprintf(what, sizeof(what), "coverage %s, %s: trusted holds", pass, half);
+	snprintf(fig, sizeof(fig), "%u of %u trusted", h->trusted_held, h->forms - h->flagged);
+	report(what, fig, "(figure only)", 1);
 	snprintf(what, sizeof(what), "coverage %s, %s: median error", pass, half);
 	snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
 	report(what, fig, "(figure only)", 1);
@@ -810,6 +817,12 @@ static void bench_coverage(void)
 		report("coverage: published latencies", "no reference table for this core",
 		       "(figure only)", 1);
 		printf("#   %s\n", c.how != T32_UARCH_DETECTED ? "the core is not known here" : err);
+		return;
+	}
+	if (record_dir && mkdir(record_dir, 0777) && errno != EEXIST) {
+		report("coverage: recordings", "cannot create the folder", "-", 0);
+		printf("#   %s: %s\n", record_dir, strerror(errno));
+		t32_table_free(&tab);
 		return;
 	}
 	if (record_dir) {
@@ -853,6 +866,7 @@ static void bench_coverage(void)
 			near = fabs(t.value - f->lat) <= 0.02;
 			h->forms++;
 			h->held += held;
+			h->trusted_held += held && !t.flagged;
 			h->flagged += t.flagged;
 			h->near_or_flagged += near || t.flagged;
 			if (!t.flagged && h->nerr < 512)

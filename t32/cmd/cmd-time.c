@@ -143,6 +143,23 @@ static void print_json(const struct t32_measurement *m, const char *desc, const 
 		       json_num(&j, "cycles_per_tick_halfwidth", one, m->ratio_hw, b[11], 32));
 	else
 		printf("\"cycles_per_tick\": null, \"cycles_per_tick_halfwidth\": null");
+	/* the sensors: their whole cycles and clock over the adds' (null where none ran) */
+	printf(", \"sensors\": ");
+	if (m->sense_lat[0] || m->sense_lat[1]) {
+		static const char *const name[T32_SENSORS] = { "imul", "vector" };
+
+		printf("{");
+		for (int i = 0; i < T32_SENSORS; i++) {
+			printf("%s\"%s\": ", i ? ", " : "", name[i]);
+			if (m->sense_lat[i])
+				printf("{\"cycles\": %u, \"clock_over_adds\": %.5f, \"halfwidth\": %.5f}",
+				       m->sense_lat[i], m->sense[i], m->sense_hw[i]);
+			else
+				printf("null");
+		}
+		printf(", \"contention\": %.5f}", m->contention);
+	} else
+		printf("null");
 	printf(", \"flags\": \"%s\", \"untrusted\": ", flags);
 	if (m->untrusted[0])
 		t32_json_string(stdout, m->untrusted);
@@ -186,6 +203,10 @@ static void print_table(const struct t32_measurement *m, const char *desc, const
 	printf("clock        TSC %.4f GHz, step %llu ticks", m->tsc_ghz, (unsigned long long)m->q);
 	if (m->ratio > 0)
 		printf("; %.4f +- %.4f core cycles per tick", m->ratio, m->ratio_hw);
+	if (m->sense_lat[0] && m->sense_lat[1])
+		printf("\nsensors      imul %u cycles, clock %.4f +- %.4f of the adds'; vector %u, "
+		       "%.4f +- %.4f%s", m->sense_lat[0], m->sense[0], m->sense_hw[0], m->sense_lat[1],
+		       m->sense[1], m->sense_hw[1], m->contended ? " (the core was shared)" : "");
 	printf("\nflags        %s\n", flags);
 }
 

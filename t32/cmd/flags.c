@@ -28,6 +28,13 @@ const struct t32_flag_help t32_flag_help[] = {
 	  "compensates; above 5% the result is untrusted",
 	  "information below 5%; above, pin the core clock (a fixed frequency, no turbo) or "
 	  "measure again" },
+	{ "contended", "flag", "another thread shared the measuring core (a sibling thread, or the "
+	  "host's, which the guest cannot see): the calibration chains of other units (imul, "
+	  "a vector or) no longer ran a whole number of cycles against the adds; the value "
+	  "is on the clock of the fastest chain and the interval widened by their "
+	  "disagreement; wider than the precision asked, the result is untrusted",
+	  "information when the interval is narrow enough; otherwise measure when the machine "
+	  "and its host are quiet" },
 	{ "shared", "flag", "another task ran on the measuring CPU in every measuring process, "
 	  "so no readings could be set aside: the result is untrusted",
 	  "stop the other work (the reason names the tasks), or choose another --cpu" },

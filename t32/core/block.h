@@ -68,7 +68,7 @@ int t32_block_parse_head(struct t32_spec *s, const char *barrier, const char *st
 int t32_block_parse_count(const char *arg, uint64_t *count);
 
 /* Specs made ready to run: their blocks loaded in one warm runner. */
-#define T32_SESSION_MAX 8
+#define T32_SESSION_MAX T32_RUNNER_BLOBS
 struct t32_session {
 	const struct t32_spec *specs[T32_SESSION_MAX];
 	struct t32_blob blob[T32_SESSION_MAX];

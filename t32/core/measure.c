@@ -23,7 +23,28 @@
 const char *const t32_unit_names[] = { "cycles", "ticks", "ns" };
 const char *const t32_estimand_names[] = { "block", "slope" };
 const char *const t32_role_names[] = { "block", "empty", "twin", "calibration",
-				       "calibration-base" };
+				       "calibration-base", "sensor-mul", "sensor-mul-base",
+				       "sensor-vec", "sensor-vec-base" };
+
+uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len)
+{
+	switch (role) {
+	case T32_ROLE_CAL:
+		return cal_len;
+	case T32_ROLE_CALBASE:
+		return cal_len / 2;
+	case T32_ROLE_MUL:	/* 3 cycles each on most cores: about as long as the adds */
+		return cal_len / 3;
+	case T32_ROLE_MULBASE:
+		return cal_len / 3 / 2;
+	case T32_ROLE_VEC:
+		return cal_len / 2;
+	case T32_ROLE_VECBASE:
+		return cal_len / 2 / 2;
+	default:
+		return 0;
+	}
+}
 
 int t32_parse_unit(const char *arg, enum t32_unit *u)
 {
@@ -286,7 +307,7 @@ static void session_finish(void *ctx, struct t32_measurement *m)
 
 /* The blocks a measurement of a spec runs, in the order of its roles. */
 struct blocks {
-	struct t32_spec empty, twin, cal, calbase;
+	struct t32_spec empty, twin, chain[T32_ROLES];	/* chain[T32_ROLE_CAL .. VECBASE] */
 	const struct t32_spec *specs[T32_ROLES];
 	size_t nb;
 	uint64_t twin_n;
@@ -297,8 +318,18 @@ static void blocks_free(struct blocks *k)
 {
 	if (k->have_twin)
 		t32_spec_free(&k->twin);
-	t32_spec_free(&k->cal);
-	t32_spec_free(&k->calbase);
+	for (int r = T32_ROLE_CAL; r < T32_ROLES; r++)
+		t32_spec_free(&k->chain[r]);
+}
+
+/* The sensors' texts: the vector chain in its VEX form where there is AVX (no SSE transitions). */
+static const char *chain_text(enum t32_role r)
+{
+	if (r == T32_ROLE_MUL || r == T32_ROLE_MULBASE)
+		return "imul rax, rax";
+	if (r == T32_ROLE_VEC || r == T32_ROLE_VECBASE)
+		return __builtin_cpu_supports("avx") ? "vpor xmm0, xmm0, xmm0" : "por xmm0, xmm0";
+	return "add eax, 1";
 }
 
 /* The block, its empty block, its twin (or base) and the calibration chains; exit code. */
@@ -326,23 +357,22 @@ static int blocks_make(const struct t32_spec *spec, const struct t32_measure_opt
 		}
 	}
 	t32_spec_empty(spec, &k->empty);
-	t32_spec_set_barrier(&k->cal, "l", err, sizeof(err));
-	k->cal.store = 'm';
-	k->calbase = k->cal;
-	/* the base chain is half as long: their difference has no pipeline-fill constant */
-	if (t32_spec_add_item(&k->cal, mo->cal_len, "add eax, 1") ||
-	    t32_spec_add_item(&k->calbase, mo->cal_len / 2, "add eax, 1")) {
-		blocks_free(k);
-		return T32_EXIT_ERROR;
+	/* each base chain is half as long: their difference has no pipeline-fill constant */
+	for (int r = T32_ROLE_CAL; r < T32_ROLES; r++) {
+		t32_spec_set_barrier(&k->chain[r], "l", err, sizeof(err));
+		k->chain[r].store = 'm';
+		if (t32_spec_add_item(&k->chain[r], t32_chain_len(r, mo->cal_len), chain_text(r))) {
+			blocks_free(k);
+			return T32_EXIT_ERROR;
+		}
 	}
 	k->specs[k->nb++] = spec;
 	k->specs[k->nb++] = &k->empty;
 	if (k->twin_n)
 		k->specs[k->nb++] = mo->base ? mo->base : &k->twin;
-	if (mo->unit == T32_UNIT_CYCLES) {
-		k->specs[k->nb++] = &k->cal;
-		k->specs[k->nb++] = &k->calbase;
-	}
+	if (mo->unit == T32_UNIT_CYCLES)
+		for (int r = T32_ROLE_CAL; r < T32_ROLES; r++)
+			k->specs[k->nb++] = &k->chain[r];
 	return 0;
 }
 
@@ -394,7 +424,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
-						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS };
+						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS, 1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -508,16 +538,20 @@ struct loop {
 	double *whole;		/* per round: (block - empty) / n, unit per instruction */
 	double *fixed;		/* per round: the fixed cost, unit */
 	double *ratio;		/* per round: cycles per tick (1 uncalibrated) */
+	double *sense[T32_SENSORS];	/* per round: a sensor's ticks per instruction over the
+					   adds' (NaN without sensors) */
 	unsigned n, cap;
 	struct segment *seg;	/* T32_MAX_SEGMENTS; seg[nseg - 1] is open */
 	unsigned nseg;
 };
 
-static int rounds_add(struct loop *l, double cost, double whole, double fixed, double ratio)
+static int rounds_add(struct loop *l, double cost, double whole, double fixed, double ratio,
+		      const double *sense)
 {
 	if (l->n == l->cap) {
 		unsigned cap = l->cap ? l->cap * 2 : 64;
-		double **arrays[] = { &l->cost, &l->whole, &l->fixed, &l->ratio };
+		double **arrays[] = { &l->cost, &l->whole, &l->fixed, &l->ratio, &l->sense[0],
+				      &l->sense[1] };
 
 		for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
 			double *p = realloc(*arrays[i], cap * sizeof(double));
@@ -531,6 +565,8 @@ static int rounds_add(struct loop *l, double cost, double whole, double fixed, d
 	l->cost[l->n] = cost;
 	l->whole[l->n] = whole;
 	l->fixed[l->n] = fixed;
+	for (int i = 0; i < T32_SENSORS; i++)
+		l->sense[i][l->n] = sense[i];
 	l->ratio[l->n++] = ratio;
 	return 0;
 }
@@ -545,6 +581,125 @@ static void loop_free(struct loop *l)
 	free(l->whole);
 	free(l->fixed);
 	free(l->ratio);
+	for (int i = 0; i < T32_SENSORS; i++)
+		free(l->sense[i]);
+}
+
+/* Ticks per instruction of a chain and its half, from their estimates; NaN when they cannot tell. */
+static double chain_tpi(const double *est, enum t32_role r, uint64_t cal_len)
+{
+	double d = est[r] - est[r + 1];
+	uint64_t k = t32_chain_len(r, cal_len) - t32_chain_len((enum t32_role)(r + 1), cal_len);
+
+	return d > 0 && k ? d / (double)k : NAN;
+}
+
+/* A round's sensors: each one's ticks per instruction over the adds'. */
+static void sensors_of_round(const double *est, uint64_t cal_len, double sense[T32_SENSORS])
+{
+	double add = chain_tpi(est, T32_ROLE_CAL, cal_len);
+
+	sense[0] = chain_tpi(est, T32_ROLE_MUL, cal_len) / add;
+	sense[1] = chain_tpi(est, T32_ROLE_VEC, cal_len) / add;
+}
+
+static double spread_hw(const struct loop *l, const double *x);
+
+/* The results a clock scales: every value in cycles, and its half-width. */
+static void scale_cycles(struct t32_measurement *m, double f)
+{
+	double *scaled[] = { &m->value, &m->halfwidth, &m->whole_value, &m->whole_halfwidth,
+			     &m->fixed, &m->fixed_halfwidth, &m->min_value, &m->block_value,
+			     &m->empty_value, &m->ratio, &m->ratio_hw };
+
+	for (size_t i = 0; i < sizeof(scaled) / sizeof(scaled[0]); i++)
+		*scaled[i] *= f;
+}
+
+/*
+ * Judge the sensors from the pooled estimates (est, ticks) and the rounds' spread:
+ * each sensor's whole cycles and its clock over the adds'.  A shared core only
+ * slows a chain, so where the sensors together (weighed by their intervals) say
+ * the adds ran slow, the result is put on their clock; either way the interval
+ * takes in how well they know it, for that is how well the clock is known.  When
+ * one leaves its whole number beyond noise, another thread shared the core: the
+ * result is put on the clock of the chain that ran fastest for its cycles and its
+ * interval widened by how far the chains disagree (it is untrusted: the block was
+ * slowed by an unknown part of that, or more).
+ */
+static void sensors_judge(struct t32_measurement *m, const struct loop *l, const double *est,
+			  uint64_t cal_len)
+{
+	static const enum t32_role chain[T32_SENSORS] = { T32_ROLE_MUL, T32_ROLE_VEC };
+	double add = chain_tpi(est, T32_ROLE_CAL, cal_len), top = 1, bottom = 1, sw = 0, swx = 0;
+
+	for (int i = 0; i < T32_SENSORS; i++) {
+		double q = chain_tpi(est, chain[i], cal_len) / add, hw_q;
+		long k = isfinite(q) ? lround(q) : 0;
+
+		/* a chain of no whole number of cycles is no sensor here */
+		if (k < 1 || fabs(q / (double)k - 1) > 0.25)
+			continue;
+		hw_q = spread_hw(l, l->sense[i]);
+		m->sense_lat[i] = (unsigned)k;
+		m->sense[i] = (double)k / q;
+		m->sense_hw[i] = m->sense[i] * hw_q / q;
+		if (m->sense_hw[i] > 0 && isfinite(m->sense_hw[i])) {
+			sw += 1 / (m->sense_hw[i] * m->sense_hw[i]);
+			swx += m->sense[i] / (m->sense_hw[i] * m->sense_hw[i]);
+		}
+		/* beyond noise: four standard errors (twice the 95% half-width), as for drift */
+		if (!(fabs(m->sense[i] - 1) > 2 * m->sense_hw[i]))
+			continue;
+		m->contended = 1;
+		top = fmax(top, m->sense[i]);
+		bottom = fmin(bottom, m->sense[i]);
+	}
+	if (m->contended) {
+		m->contention = top / bottom - 1;
+		scale_cycles(m, top);
+		m->halfwidth += fabs(m->value) * m->contention;
+		m->whole_halfwidth += fabs(m->whole_value) * m->contention;
+	} else if (sw > 0) {
+		double mean = swx / sw, hw = 1 / sqrt(sw);
+
+		scale_cycles(m, fmax(1, mean));
+		m->halfwidth = hypot(m->halfwidth, fabs(m->value) * hw);
+		m->whole_halfwidth = hypot(m->whole_halfwidth, fabs(m->whole_value) * hw);
+	}
+}
+
+/*
+ * The half-width the stopping rule judges: the rounds' and placements' spread of
+ * the value, and, where sensors ran, how well they know the clock (relative,
+ * their intervals combined as sensors_judge combines them) applied to the value,
+ * so that a result stops only when the interval it will be given is narrow enough.
+ */
+static double stop_hw(const struct loop *l)
+{
+	double hw = spread_hw(l, l->cost), sw = 0, sum = 0, k = 0;
+
+	for (int i = 0; i < T32_SENSORS; i++) {
+		double q = NAN, h;
+
+		for (unsigned s = 0; s < l->nseg && !isfinite(q); s++)
+			if (l->seg[s].counts && l->seg[s].last > l->seg[s].first)
+				q = mean_of(l->sense[i], l->seg[s].first, l->seg[s].last);
+		if (!isfinite(q) || q <= 0)
+			continue;
+		h = spread_hw(l, l->sense[i]) / q;
+		if (h > 0 && isfinite(h))
+			sw += 1 / (h * h);
+	}
+	if (!(sw > 0))
+		return hw;
+	for (unsigned s = 0; s < l->nseg; s++)
+		if (l->seg[s].counts)
+			for (unsigned r = l->seg[s].first; r < l->seg[s].last; r++) {
+				sum += l->cost[r];
+				k++;
+			}
+	return k ? hypot(hw, fabs(sum / k) / sqrt(sw)) : hw;
 }
 
 /* Segments whose readings count, the open one included when it has enough rounds. */
@@ -602,6 +757,27 @@ static double spread_hw(const struct loop *l, const double *x)
 }
 
 /*
+ * Whether the sensors say a thread shared the core in rounds [first, last): a
+ * sensor's ticks over the adds' away from its whole number by more than four
+ * standard errors of its rounds' mean (no sensors, or too few rounds: no).
+ */
+static int segment_contended(const struct loop *l, unsigned first, unsigned last)
+{
+	if (last - first < T32_MIN_ROUNDS)
+		return 0;
+	for (int i = 0; i < T32_SENSORS; i++) {
+		double mean = mean_of(l->sense[i], first, last), se = se_of(l->sense[i], first, last);
+		double k = round(mean);
+
+		if (!isfinite(mean) || !isfinite(se) || k < 1 || fabs(mean / k - 1) > 0.25)
+			continue;
+		if (fabs(mean - k) > 4 * se)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Close the open segment: look at what ran beside it, and whether its readings
  * count (a second look adds to the first).  ignore: other work on CPUs that may
  * share the measuring CPU's core does not matter here (--ignore-busy); other work
@@ -612,6 +788,8 @@ static void segment_close(const struct t32_source *src, struct loop *l, int igno
 	struct segment *g = &l->seg[l->nseg - 1];
 
 	g->taint |= src->look ? src->look(src->ctx) : 0;
+	if (segment_contended(l, g->first, g->last))
+		g->taint |= T32_TAINT_CORE;
 	if (ignore)
 		g->taint &= ~(unsigned)T32_TAINT_BUSY;
 	g->counts = !g->taint;
@@ -743,6 +921,8 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		m->flags |= T32_EST_SHARED;
 	if (m->taint & T32_TAINT_BUSY)
 		m->flags |= T32_EST_BUSY;
+	if (m->taint & T32_TAINT_CORE)
+		m->contended = 1;
 	if (calibrated) {
 		const double half = (double)(mo->cal_len - mo->cal_len / 2);
 
@@ -780,6 +960,14 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 	m->min_value = ((double)m->sblock.min - (double)m->sempty.min) / (double)n * conv;
 	m->block_value = m->block.value * conv;
 	m->empty_value = m->empty.value * conv;
+	for (size_t b = 0; b < nb; b++)
+		if (roles[b] == T32_ROLE_MUL) {
+			double ev[T32_ROLES];
+
+			for (int r = 0; r < T32_ROLES; r++)
+				ev[r] = est[r].value;
+			sensors_judge(m, l, ev, mo->cal_len);
+		}
 
 	/*
 	 * Drift: a change of the ratio beyond the limit that noise does not explain
@@ -841,7 +1029,7 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 	 * work's doing (the core was shared out, or its clock moved with the
 	 * load): the reason names the work first, the drift after it.
 	 */
-	if (m->untrusted[0] && !m->taint)
+	if (m->untrusted[0] && !(m->taint & (T32_TAINT_SHARED | T32_TAINT_BUSY)))
 		return;
 	if (m->untrusted[0]) {
 		char drift[sizeof(m->untrusted)];
@@ -861,7 +1049,7 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		snprintf(m->untrusted, len,
 			 "one run of the block read %.3g s, longer than the whole measurement (%.3g s): "
 			 "the body broke the timing", m->block.value / (m->tsc_ghz * 1e9), m->seconds);
-	else if (m->taint) {
+	else if (m->taint & (T32_TAINT_SHARED | T32_TAINT_BUSY)) {
 		char cpu[256] = "", beside[256] = "";
 
 		if (m->taint & T32_TAINT_SHARED)
@@ -878,6 +1066,15 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 						     : ", or with --ignore-busy where the other CPUs "
 						       "share no core with it");
 	}
+	else if (m->contended != 0)
+		snprintf(m->untrusted, len,
+			 "another thread shared the core%s: the calibration chains of other units "
+			 "disagree by %.2f%% (imul against add %.4f +- %.4f, vector against add "
+			 "%.4f +- %.4f), and a block on the units it used is slowed by more; "
+			 "measure when the machine (or its host) is quiet",
+			 m->taint & T32_TAINT_CORE ? " in every measuring process" : "",
+			 100 * m->contention, m->sense[0], m->sense_hw[0], m->sense[1],
+			 m->sense_hw[1]);
 	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
 		snprintf(m->untrusted, len,
 			 "too few of the block's readings in its bulk (%llu of %llu)",
@@ -916,6 +1113,10 @@ char *t32_measure_flags(const struct t32_measurement *m, char *buf, size_t len)
 		snprintf(buf, len, "drift");
 	else if (m->drifted)
 		strncat(buf, ",drift", len - strlen(buf) - 1);
+	if (m->contended && strcmp(buf, "-") == 0)
+		snprintf(buf, len, "contended");
+	else if (m->contended)
+		strncat(buf, ",contended", len - strlen(buf) - 1);
 	return buf;
 }
 
@@ -947,6 +1148,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	FILE *rawf = NULL;
 	struct t32_out rawo;
 	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0;
+	const int sensors = calibrated && src->sensors;
 	const int wants_precise = mo->precision > 0 || mo->block_precision > 0;
 
 	memset(m, 0, sizeof(*m));
@@ -962,6 +1164,9 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		roles[nb++] = T32_ROLE_CAL;
 		roles[nb++] = T32_ROLE_CALBASE;
 	}
+	if (sensors)
+		for (int b = T32_ROLE_MUL; b < T32_ROLES; b++)
+			roles[nb++] = (enum t32_role)b;
 	raw = malloc(T32_RUNNER_CHUNK * sizeof(uint64_t));
 	one = malloc(T32_RUNNER_CHUNK / 2 * sizeof(uint64_t));
 	l.seg = calloc(T32_MAX_SEGMENTS, sizeof(*l.seg));
@@ -1017,7 +1222,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	start = source_now(src);
 	for (;;) {
 		struct segment *g = &l.seg[l.nseg - 1];
-		double est[T32_ROLES] = { 0 }, r = 1, conv, c, w, f;
+		double est[T32_ROLES] = { 0 }, r = 1, conv, c, w, f, sense[T32_SENSORS] = { NAN, NAN };
 
 		if ((rc = src->run(src->ctx, nb, roles, per, skip, reps, raw)))
 			goto out;
@@ -1041,11 +1246,13 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		}
 		if (calibrated)
 			r = (double)half / (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
+		if (sensors)
+			sensors_of_round(est, mo->cal_len, sense);
 		conv = conversion(mo->unit, r, src->tsc_hz);
 		w = (est[T32_ROLE_BLOCK] - est[T32_ROLE_EMPTY]) / (double)n * conv;
 		c = m->twin_insns ? (est[T32_ROLE_BLOCK] - est[T32_ROLE_TWIN]) / (double)dn * conv : w;
 		f = m->twin_insns ? (w - c) * (double)n : 0;
-		if (rounds_add(&l, c, w, f, r)) {
+		if (rounds_add(&l, c, w, f, r, sense)) {
 			rc = T32_EXIT_ERROR;
 			goto out;
 		}
@@ -1071,7 +1278,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		if (!src->respawn) {
 			if (wants_precise && m->runs >= mo->min_runs && l.n >= T32_MIN_ROUNDS) {
 				g->counts = 1;
-				if (spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
+				if (stop_hw(&l) <= stop_target(mo, m->insns)) {
 					m->stopped_precise = 1;
 					break;
 				}
@@ -1084,7 +1291,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
 			    counting(&l) >= schedules[src->placements].min_segments &&
-			    spread_hw(&l, l.cost) <= stop_target(mo, m->insns)) {
+			    stop_hw(&l) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
 			}

@@ -18,6 +18,8 @@
 #include "analysis/stats.h"
 #include "t32/core/block.h"
 
+#define T32_SENSORS 2	/* chains beside the adds: the multiplier and a vector unit */
+
 enum t32_unit { T32_UNIT_CYCLES, T32_UNIT_TICKS, T32_UNIT_NS };
 extern const char *const t32_unit_names[];	/* "cycles", "ticks", "ns" */
 int t32_parse_unit(const char *arg, enum t32_unit *u);
@@ -59,6 +61,8 @@ extern const char *const t32_estimand_names[];	/* "block", "slope" */
 enum {
 	T32_TAINT_SHARED = 1 << 0,	/* another task was runnable on the measuring CPU */
 	T32_TAINT_BUSY = 1 << 1,	/* ... on a CPU that may share its core */
+	T32_TAINT_CORE = 1 << 2,	/* the sensors left their whole numbers: a thread the
+					   guest cannot see shared the core */
 };
 
 /* What a measurement found.  Ticks are TSC ticks; "unit" is opts.unit. */
@@ -94,6 +98,17 @@ struct t32_measurement {
 	unsigned flags;		/* T32_EST_* of the estimates */
 	int stopped_precise;	/* the interval reached the precision target */
 	int drifted;		/* the clock ratio moved more than drift_limit (compensated) */
+	/*
+	 * The sensors (cycles, when run): each one's whole cycles per instruction
+	 * (0: it behaved as no chain), its clock over the adds' (1 alone on the core;
+	 * above 1, the adds were slowed more) with a 95% half-width; contended: they
+	 * disagree beyond that, the value is taken on the fastest chain's clock and
+	 * its interval widened by the disagreement.
+	 */
+	unsigned sense_lat[T32_SENSORS];
+	double sense[T32_SENSORS], sense_hw[T32_SENSORS];
+	int contended;
+	double contention;	/* relative: the fastest chain's clock over the slowest's, - 1 */
 	char untrusted[768];	/* why the result is not trustworthy, or "" */
 };
 
@@ -135,8 +150,22 @@ int t32_measure_copies(const char *text, uint64_t reps, uint64_t base_reps,
 
 /* The blocks of a measurement; a source holds those in use in this order. */
 enum t32_role { T32_ROLE_BLOCK, T32_ROLE_EMPTY, T32_ROLE_TWIN, T32_ROLE_CAL, T32_ROLE_CALBASE,
-		T32_ROLES };
+		T32_ROLE_MUL, T32_ROLE_MULBASE, T32_ROLE_VEC, T32_ROLE_VECBASE, T32_ROLES };
 extern const char *const t32_role_names[];	/* "block", "empty", "twin", "calibration", ... */
+
+/*
+ * The sensors: two more chains beside the adds, of other units (the multiplier,
+ * `imul rax, rax`, and the vector ALU, `vpor xmm0, xmm0, xmm0` or `por` without
+ * AVX), each timed against its half as the adds are.  Alone on a core, each runs
+ * a whole number of cycles per instruction, so its time over the adds' is a whole
+ * number.  A thread the guest cannot see (a sibling on the same core, the host's)
+ * slows the chains whose units it uses, and only slows them: when the ratios leave
+ * their whole numbers, the chain that ran fastest for its cycles is the truer
+ * clock, and how far they disagree is how much the core was shared.
+ * t32_chain_len: the instructions of a calibration or sensor chain (role CAL to
+ * VECBASE) for adds of cal_len.
+ */
+uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len);
 
 /*
  * Where deltas come from: the warm measuring process, a simulated machine, or a
@@ -168,6 +197,7 @@ struct t32_source {
 	double tsc_hz;		/* the TSC's rate */
 	uint64_t q;		/* ticks: the TSC's step (t32_machine_tsc_step) */
 	enum t32_placements placements;	/* how segments are timed: a replay follows its recording's */
+	int sensors;		/* the source runs the sensor chains beside the adds (cycles) */
 };
 
 /*

@@ -98,6 +98,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 		(unsigned long long)t32_machine_tsc_step(NULL));
 	/* a recording without this line kept the doubling placements */
 	fputs("# placements: tiers\n", f);
+	/* nor this one the sensor chains: their blocks are not in its runs */
+	fputs("# sensors: mul,vec\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -443,7 +445,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 		r->real = *real;
 		*out = (struct t32_source){ rec_run, real->respawn ? rec_respawn : NULL, rec_now,
 					    rec_look, rec_finish, r, real->tsc_hz, real->q,
-					    real->placements };
+					    real->placements, real->sensors };
 		fprintf(f, "measure\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t", n, twin_n,
 			t32_unit_names[mo->unit], real->q);
 		put_exact(f, real->tsc_hz);
@@ -469,7 +471,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 	*out = (struct t32_source){ rep_run, rep_respawn, rep_now, rep_look, rep_finish, r,
 				    strtod(fl[5], NULL), q ? q : 1,
 				    strcmp(t32_rec_provenance(r, "placements"), "tiers") == 0
-					    ? T32_PLACEMENTS_TIERS : T32_PLACEMENTS_DOUBLING };
+					    ? T32_PLACEMENTS_TIERS : T32_PLACEMENTS_DOUBLING,
+				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0 };
 	return 0;
 }
 

@@ -715,7 +715,7 @@ struct shared {
 	volatile int code;
 	volatile uint64_t addr;
 	volatile uint64_t rip;
-	volatile uint64_t bases[8];	/* where each image was loaded in the child */
+	volatile uint64_t bases[T32_RUNNER_BLOBS];	/* where each image was loaded in the child */
 	volatile uint64_t nbases;
 };
 
@@ -988,7 +988,7 @@ struct request {
 	uint64_t skip;
 };
 struct load {
-	uint64_t size[8];	/* bytes of each image */
+	uint64_t size[T32_RUNNER_BLOBS];	/* bytes of each image */
 };
 
 #define SLACK_PAGES 64	/* pages a placement may shift by (random_pages) */
@@ -1000,7 +1000,7 @@ struct t32_runner {
 	int to_child, from_child;
 	struct shared *sh;
 	uint64_t *out;		/* CHUNK deltas, shared */
-	const struct t32_blob *blobs[8];	/* the blocks loaded now */
+	const struct t32_blob *blobs[T32_RUNNER_BLOBS];	/* the blocks loaded now */
 	size_t nblobs;
 	uint64_t window;	/* bytes of the child's code window */
 	unsigned loads;		/* placements so far */
@@ -1077,8 +1077,8 @@ struct child {
 	uint64_t window_len;
 	char *arena_region;
 	void *arena;
-	void *base[8];
-	uint64_t entry[8];
+	void *base[T32_RUNNER_BLOBS];
+	uint64_t entry[T32_RUNNER_BLOBS];
 	size_t n;
 };
 
@@ -1094,7 +1094,7 @@ static int child_load(struct child *c, struct shared *sh, int in, const struct r
 	char *at = c->window + random_pages() * 4096;
 	uint64_t *a;
 
-	if (q->which > 8 || read_all(in, &l, sizeof(l)))
+	if (q->which > T32_RUNNER_BLOBS || read_all(in, &l, sizeof(l)))
 		return -1;
 	c->n = 0;
 	sh->nbases = 0;
@@ -1304,7 +1304,7 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 	memset(f, 0, sizeof(*f));
 	f->item = -1;
 	f->rip_off = -1;
-	if (nblobs > 8 || window_need(blobs, nblobs) > r->window) {
+	if (nblobs > T32_RUNNER_BLOBS || window_need(blobs, nblobs) > r->window) {
 		f->kind = T32_FAIL_SYSTEM;
 		snprintf(f->msg, sizeof(f->msg), "the blocks do not fit the measuring process's "
 			 "code window (%u MiB)", (unsigned)(r->window >> 20));
@@ -1354,7 +1354,7 @@ struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t 
 	uint64_t need = window_need(blobs, nblobs), window = WINDOW_MIN;
 	struct t32_runner *r;
 
-	if (nblobs > 8 || need > WINDOW_MAX) {
+	if (nblobs > T32_RUNNER_BLOBS || need > WINDOW_MAX) {
 		fail_system(f, "cannot start the measuring process");
 		if (need > WINDOW_MAX)
 			snprintf(f->msg, sizeof(f->msg), "the blocks' code is too large to load "

@@ -135,6 +135,8 @@ int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_
 int t32_runner_interleaved(struct t32_runner *r, size_t nblocks, uint64_t per, uint64_t skip,
 			   uint64_t reps, uint64_t *out, struct t32_fault *f);
 #define T32_RUNNER_CHUNK (1u << 18)
+#define T32_RUNNER_BLOBS 12	/* blocks a measuring process holds at once: a block, its
+				   empty block and twin, the calibration and sensor chains */
 void t32_runner_stop(struct t32_runner *r);
 
 /*

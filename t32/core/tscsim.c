@@ -22,6 +22,7 @@ struct t32_sim {
 	double runs;		/* runs so far, for the drift */
 	double place, place_twin;	/* cycles: this process's placement offsets */
 	int tainted;		/* other work runs beside this process */
+	int cal_slowed;		/* a thread shares the core's ALUs in this process */
 };
 
 struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b)
@@ -42,6 +43,7 @@ struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_s
 	s->place = gsl_ran_gaussian(s->rng, s->mc.placement);
 	s->place_twin = gsl_ran_gaussian(s->rng, s->mc.placement);
 	s->tainted = gsl_rng_uniform(s->rng) < s->mc.taint_p;
+	s->cal_slowed = !(s->mc.cal_slow_share > 0) || gsl_rng_uniform(s->rng) < s->mc.cal_slow_share;
 	return s;
 }
 
@@ -73,10 +75,11 @@ static double block_cycles(const struct t32_sim *s, enum t32_role b)
 		return k->barrier;
 	case T32_ROLE_TWIN:
 		return k->barrier + k->block_fill + k->insn * (double)k->twin_insns + s->place_twin;
-	case T32_ROLE_CAL:
-		return k->barrier + k->fill + (double)k->cal_len;
-	default:
-		return k->barrier + k->fill + (double)(k->cal_len / 2);
+	case T32_ROLE_MUL:
+	case T32_ROLE_MULBASE:	/* the multiplier: 3 cycles an instruction */
+		return k->barrier + k->fill + 3.0 * (double)t32_chain_len(b, k->cal_len);
+	default:		/* the adds and the vector chain: 1 cycle */
+		return k->barrier + k->fill + (double)t32_chain_len(b, k->cal_len);
 	}
 }
 
@@ -95,7 +98,8 @@ static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 		t0 = base + gsl_rng_uniform(s->rng) * q * (1 - mc->phase_bias);
 	}
 	d = block_cycles(s, b);
-	if (mc->cal_slow > 0 && b >= T32_ROLE_CAL && gsl_rng_uniform(s->rng) < 0.9)
+	if (mc->cal_slow > 0 && s->cal_slowed && (b == T32_ROLE_CAL || b == T32_ROLE_CALBASE) &&
+	    gsl_rng_uniform(s->rng) < 0.9)
 		d *= 1 + mc->cal_slow;
 	if (s->tainted)
 		d *= 1 + mc->taint_slow;
@@ -151,6 +155,7 @@ static int sim_respawn(void *ctx)
 	s->place = gsl_ran_gaussian(s->rng, s->mc.placement);
 	s->place_twin = gsl_ran_gaussian(s->rng, s->mc.placement);
 	s->tainted = gsl_rng_uniform(s->rng) < s->mc.taint_p;
+	s->cal_slowed = !(s->mc.cal_slow_share > 0) || gsl_rng_uniform(s->rng) < s->mc.cal_slow_share;
 	return 0;
 }
 
@@ -181,7 +186,7 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 		free(r);
 	}
 	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
-				    q ? q : 1, T32_PLACEMENTS_TIERS };
+				    q ? q : 1, T32_PLACEMENTS_TIERS, 1 };
 }
 
 /* One simulated measurement against the truth, added to g. */

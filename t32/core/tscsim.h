@@ -26,8 +26,10 @@ struct t32_sim_machine {
 	double drift_runs;
 	double wobble;		/* relative sd of the ratio from one turn to the next */
 	double placement;	/* cycles: sd of a per-process offset of the block */
-	double cal_slow;	/* relative slowdown of the calibration chains in 90% of
-				   their runs (something disturbs them, not the block) */
+	double cal_slow;	/* relative slowdown of the add chains in 90% of their runs
+				   (a thread sharing the core's ALUs: not the block, not
+				   the sensors) */
+	double cal_slow_share;	/* share of measuring processes where they are (0: all) */
 	double taint_p;		/* share of measuring processes that other work runs beside */
 	double taint_slow;	/* relative slowdown of every block in such a process */
 	uint64_t seed;
