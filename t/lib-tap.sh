@@ -109,13 +109,16 @@ busy() {
 
 # measured NAME: the last run measured and trusted its result (exit 0); where other
 # work ran beside every measuring process, or the core clock drifted beyond what
-# the rounds' calibration follows (exit 7 saying so, on a busy host), a skip with
+# the rounds' calibration follows, or the sensors found the core shared with a
+# thread the guest cannot see (exit 7 saying so, on a busy host), a skip with
 # that reason instead, since no value can be judged then
 measured() {
 	if busy; then
 		skip "$1: other work ran beside the measurement"
 	elif [ "$rc" = 7 ] && grep -q 'the core clock drifted' "$TMP/err"; then
 		skip "$1: $(grep -m1 'the core clock drifted' "$TMP/err")"
+	elif [ "$rc" = 7 ] && grep -q 'shared the core\|the sensors know the core clock only' "$TMP/err"; then
+		skip "$1: $(grep -m1 'shared the core\|the sensors know the core clock only' "$TMP/err" | cut -c1-200)"
 	else
 		is 0 "$rc" "$1"
 		[ "$rc" = 0 ] || sed 's/^/#   /' "$TMP/err" | head -3 >&2

@@ -671,25 +671,36 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 
 /*
  * The half-width the stopping rule judges: the rounds' and placements' spread of
- * the value, and, where sensors ran, how well they know the clock (relative,
- * their intervals combined as sensors_judge combines them) applied to the value,
- * so that a result stops only when the interval it will be given is narrow enough.
+ * the value, and, where sensors ran, how well they know the clock, as the result
+ * will be judged (sensors_judge widens the interval by their combined half-width,
+ * t32_measure_check wants the clock known to the precision asked: sensor_span),
+ * so that a result stops only when it will hold what was asked.
  */
 static double stop_hw(const struct loop *l)
 {
-	double hw = spread_hw(l, l->cost), sw = 0, sum = 0, k = 0;
+	double hw = spread_hw(l, l->cost), sw = 0, span = 0, sum = 0, k = 0, c;
 
 	for (int i = 0; i < T32_SENSORS; i++) {
-		double q = NAN, h;
+		double q = 0, n = 0, h, lat;
 
-		for (unsigned s = 0; s < l->nseg && !isfinite(q); s++)
-			if (l->seg[s].counts && l->seg[s].last > l->seg[s].first)
-				q = mean_of(l->sense[i], l->seg[s].first, l->seg[s].last);
-		if (!isfinite(q) || q <= 0)
+		for (unsigned s = 0; s < l->nseg; s++)
+			if (l->seg[s].counts)
+				for (unsigned r = l->seg[s].first; r < l->seg[s].last; r++)
+					if (isfinite(l->sense[i][r])) {
+						q += l->sense[i][r];
+						n++;
+					}
+		if (!n || !(q > 0))
+			continue;
+		q /= n;
+		lat = round(q);
+		if (lat < 1 || fabs(q / lat - 1) > 0.25)
 			continue;
 		h = spread_hw(l, l->sense[i]) / q;
-		if (h > 0 && isfinite(h))
-			sw += 1 / (h * h);
+		if (!(h > 0) || !isfinite(h))
+			continue;
+		sw += 1 / (h * h);
+		span = fmax(span, fabs(lat / q - 1) + h);
 	}
 	if (!(sw > 0))
 		return hw;
@@ -699,7 +710,10 @@ static double stop_hw(const struct loop *l)
 				sum += l->cost[r];
 				k++;
 			}
-	return k ? hypot(hw, fabs(sum / k) / sqrt(sw)) : hw;
+	if (!k)
+		return hw;
+	c = fabs(sum / k);
+	return fmax(hypot(hw, c / sqrt(sw)), c * span);
 }
 
 /* Segments whose readings count, the open one included when it has enough rounds. */
@@ -1018,6 +1032,22 @@ static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
 	return fmax(per, block);
 }
 
+/*
+ * How well the sensors know the core clock, relative: the largest of their
+ * distances from the adds' clock and their half-widths (0 without sensors).
+ * A block is slowed by a shared core as much as a chain is, or more, so a clock
+ * known to 1% cannot back a result to 0.1%.
+ */
+static double sensor_span(const struct t32_measurement *m)
+{
+	double span = 0;
+
+	for (int i = 0; i < T32_SENSORS; i++)
+		if (m->sense_lat[i])
+			span = fmax(span, fabs(m->sense[i] - 1) + m->sense_hw[i]);
+	return span;
+}
+
 void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		       int interrupted)
 {
@@ -1075,6 +1105,13 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 			 m->taint & T32_TAINT_CORE ? " in every measuring process" : "",
 			 100 * m->contention, m->sense[0], m->sense_hw[0], m->sense[1],
 			 m->sense_hw[1]);
+	else if ((mo->precision > 0 || mo->block_precision > 0) &&
+		 sensor_span(m) * fabs(m->value) > stop_target(mo, m->insns))
+		snprintf(m->untrusted, len,
+			 "the sensors know the core clock only to +-%.2f%% (imul against add %.4f "
+			 "+- %.4f, vector against add %.4f +- %.4f: a core shared at times), more "
+			 "than the +-%.3g %s asked allows", 100 * sensor_span(m), m->sense[0],
+			 m->sense_hw[0], m->sense[1], m->sense_hw[1], stop_target(mo, m->insns), u);
 	else if (m->block.flags & (T32_EST_FEW | T32_EST_FALLBACK))
 		snprintf(m->untrusted, len,
 			 "too few of the block's readings in its bulk (%llu of %llu)",
