@@ -42,6 +42,25 @@ static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks
 	return rc;
 }
 
+/* A measurement of default options but max_runs on a simulated machine; its exit code. */
+static int measure_runs(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
+			uint64_t max_runs, struct t32_measurement *m)
+{
+	struct t32_sim *s = t32_sim_new(mc, b);
+	struct t32_measure_opts mo;
+	struct t32_source src;
+	int rc;
+
+	if (!s)
+		bail("out of memory");
+	t32_sim_source(s, &src);
+	t32_measure_opts_init(&mo);
+	mo.max_runs = max_runs;
+	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, m);
+	t32_sim_free(s);
+	return rc;
+}
+
 int main(void)
 {
 	struct t32_measurement m;
@@ -250,18 +269,9 @@ int main(void)
 			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 9,
 						      .drift = drifts[k], .drift_runs = 1e6 };
 			struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4, 0 };
-			struct t32_sim *s = t32_sim_new(&mc, &b);
-			struct t32_measure_opts mo;
-			struct t32_source src;
 
-			if (!s)
-				bail("out of memory");
-			t32_sim_source(s, &src);
-			t32_measure_opts_init(&mo);
-			mo.max_runs = 200000;
-			if (t32_measure_source(&src, 100, 0, &mo, NULL, &m))
+			if (measure_runs(&mc, &b, 200000, &m))
 				bail("cannot measure a drifting clock");
-			t32_sim_free(s);
 			drifted[k] = m.drifted;
 			trusted[k] = !m.untrusted[0];
 			diag("drift %.1f%%: ratio %.4f first, %.4f last third; %s", 100 * drifts[k],
@@ -280,18 +290,9 @@ int main(void)
 		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 9,
 					      .drift = 0.12, .drift_runs = 1e6, .taint_p = 1 };
 		struct t32_sim_blocks b = { 60, 3, 100, 0, 1000, 4, 0 };
-		struct t32_sim *s = t32_sim_new(&mc, &b);
-		struct t32_measure_opts mo;
-		struct t32_source src;
 
-		if (!s)
-			bail("out of memory");
-		t32_sim_source(s, &src);
-		t32_measure_opts_init(&mo);
-		mo.max_runs = 200000;
-		if (t32_measure_source(&src, 100, 0, &mo, NULL, &m))
+		if (measure_runs(&mc, &b, 200000, &m))
 			bail("cannot measure a drifting clock beside other work");
-		t32_sim_free(s);
 		diag("drift 12%% beside other work: %s", m.untrusted);
 		ok(strncmp(m.untrusted, "other work ran", 14) == 0 && strstr(m.untrusted, "drifted"),
 		   "drift beside other work: the work named first, the drift after");

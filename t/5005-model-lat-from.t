@@ -25,10 +25,22 @@ done
 is 0 "$rc" "--lat-from writes a latency table"
 # The measured value may stray from 3 by what a busy host does to the clock; the
 # rounded latency the model uses must still be 3.
-like "$TMP/m.lat" '^imul r64, r64 +\| - +\| [a-z0-9]*=3	# imul: [23]\.[0-9]' "imul measured at 3 cycles, in the model's form syntax"
+# a row the sensors untrusted (a core shared with a thread the guest cannot see)
+# is left out of the table: its check skips, saying so
+hidden=$(grep -o 'another thread shared the core\|the sensors know the core clock only to [^ ]*' "$TMP/s.tsv" | head -1)
+has() { grep -q "$1" "$TMP/m.lat" || [ -z "$hidden" ]; }
+if has '^imul r64, r64 '; then
+	like "$TMP/m.lat" '^imul r64, r64 +\| - +\| [a-z0-9]*=3	# imul: [23]\.[0-9]' "imul measured at 3 cycles, in the model's form syntax"
+else
+	skip "imul's row untrusted in three sweeps: $hidden"
+fi
 # (xor, not add: a core may fold a chain of add rax, imm at rename, as Golden
 # Cove does, and then the sweep gives no latency for it)
-like "$TMP/m.lat" '^xor r64, i +\| - +\| [a-z0-9]*=1	' "xor r64, i at 1"
+if has '^xor r64, i '; then
+	like "$TMP/m.lat" '^xor r64, i +\| - +\| [a-z0-9]*=1	' "xor r64, i at 1"
+else
+	skip "xor's row untrusted in three sweeps: $hidden"
+fi
 grep -c 'chase\|pair' "$TMP/m.lat" >"$TMP/n"
 is 0 "$(cat "$TMP/n")" "memory forms and forms of several instructions are left out"
 run model --lat "$TMP/m.lat" 'imul rax, rax'
