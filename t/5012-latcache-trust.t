@@ -45,9 +45,17 @@ retimed() {
 		grep -q 'latencies: 1 form measured here' "$TMP/err" && break
 	done
 }
+# hidden_thread: a timing of imul now is untrusted because the core is shared
+# with a thread the guest cannot see (the sensors say so), as the cache's timings
+# would be: none of them is kept then
+hidden_thread() {
+	"$T32" time --format=tsv l m auto 500 'imul rax, rax' >/dev/null 2>"$TMP/probe.err"
+	grep -q 'shared the core\|the sensors know the core clock' "$TMP/probe.err"
+}
 # like_timed PATTERN NAME: like, or a skip where no timing could be kept all along
 like_timed() {
-	if [ "$shared_cpu" = 1 ] && grep -q 'latencies: 0 forms measured here, 0 from the cache.*1 left to the table' "$TMP/err"; then
+	if grep -q 'latencies: 0 forms measured here, 0 from the cache.*1 left to the table' "$TMP/err" &&
+	   { [ "$shared_cpu" = 1 ] || hidden_thread; }; then
 		skip "$2: the CPU was shared each time, so no timing was kept"
 	else
 		like "$TMP/err" "$1" "$2"
