@@ -22,6 +22,11 @@ for again in 1 2; do
 	"$T32" sweep --n 200 --mode latency --precision 0.05 --budget 2 -o "$TMP/s.tsv" "$TMP/t.tbl" 2>/dev/null
 	lat_from
 done
+# three sweeps on a core the host shared may leave no row trusted: nothing to read
+if [ "$rc" != 0 ] && grep -q 'shared the core\|the sensors know the core clock' "$TMP/s.tsv"; then
+	for i in 1 2 3 4 5 6; do skip "no row trusted in three sweeps: the core was shared with a thread the sensors saw"; done
+	done_testing
+fi
 is 0 "$rc" "--lat-from writes a latency table"
 # The measured value may stray from 3 by what a busy host does to the clock; the
 # rounded latency the model uses must still be 3.
