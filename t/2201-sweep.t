@@ -53,7 +53,7 @@ like "$TMP/err" "^t32: row 0 appears twice" "a shard given twice is refused"
 printf 'bad | ud2\ngood | inc eax\n' >"$TMP/t.tbl"
 run sweep $S --n 1,2 --mode latency -o "$TMP/t.tsv" "$TMP/t.tbl"
 like "$TMP/t.tsv" "^[01]	bad	latency	[12]	.*	fault		instruction faulted 'ud2'" "a fault is a row with its reason"
-like "$TMP/t.tsv" "^[23]	good	latency	[12]	1	cycles	[0-9.]+	.*	(ok	|untrusted	.+)" "and the good form after it is measured (trusted or not)"
+like "$TMP/t.tsv" "^[23]	good	latency	[12]	1	cycles	-?[0-9.]+	.*	(ok	|untrusted	.+)" "and the good form after it is measured (trusted or not)"
 run sweep --n 1..1e5/log:6 -o "$TMP/x.tsv" l m nop --budget 0.02 --precision 1 --block-precision 1000
 like "$TMP/x.tsv" '^# sweep: .* n=1,10,100,1000,10000,100000$' "a log-spaced n list"
 
