@@ -16,6 +16,24 @@
 #include "t/tap.h"
 #include "t32/core/tscsim.h"
 
+/* One measurement of blocks b on machine mc with options mo; *q (may be NULL): the step seen. */
+static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
+			const struct t32_measure_opts *mo, struct t32_measurement *m, uint64_t *q)
+{
+	struct t32_sim *s = t32_sim_new(mc, b);
+	struct t32_source src;
+	int rc;
+
+	if (!s)
+		bail("out of memory");
+	t32_sim_source(s, &src);
+	if (q)
+		*q = src.q;
+	rc = t32_measure_source(&src, b->n, b->twin_insns, mo, NULL, m);
+	t32_sim_free(s);
+	return rc;
+}
+
 /*
  * One measurement of blocks b on machine mc to a precision per instruction, or
  * (precision 0) block_precision on the whole block.
@@ -23,42 +41,25 @@
 static int measure(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
 		   double precision, double block_precision, struct t32_measurement *m, uint64_t *q)
 {
-	struct t32_sim *s = t32_sim_new(mc, b);
 	struct t32_measure_opts mo;
-	struct t32_source src;
-	int rc;
 
-	if (!s)
-		bail("out of memory");
-	t32_sim_source(s, &src);
-	*q = src.q;
 	t32_measure_opts_init(&mo);
 	mo.precision = precision;
 	mo.block_precision = block_precision;
 	mo.max_runs = 400000;
 	mo.budget = 30;
-	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, m);
-	t32_sim_free(s);
-	return rc;
+	return measure_with(mc, b, &mo, m, q);
 }
 
 /* A measurement of default options but max_runs on a simulated machine; its exit code. */
 static int measure_runs(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
 			uint64_t max_runs, struct t32_measurement *m)
 {
-	struct t32_sim *s = t32_sim_new(mc, b);
 	struct t32_measure_opts mo;
-	struct t32_source src;
-	int rc;
 
-	if (!s)
-		bail("out of memory");
-	t32_sim_source(s, &src);
 	t32_measure_opts_init(&mo);
 	mo.max_runs = max_runs;
-	rc = t32_measure_source(&src, b->n, b->twin_insns, &mo, NULL, m);
-	t32_sim_free(s);
-	return rc;
+	return measure_with(mc, b, &mo, m, NULL);
 }
 
 int main(void)
