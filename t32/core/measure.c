@@ -603,6 +603,54 @@ static void sensors_of_round(const double *est, uint64_t cal_len, double sense[T
 	sense[1] = chain_tpi(est, T32_ROLE_VEC, cal_len) / add;
 }
 
+/* A sensor's whole cycles for its ticks over the adds' q; 0: a chain of no whole number here. */
+static long sensor_cycles(double q)
+{
+	long k = isfinite(q) ? lround(q) : 0;
+
+	return k >= 1 && fabs(q / (double)k - 1) <= 0.25 ? k : 0;
+}
+
+/*
+ * The sensors' clocks over the adds' (s[i], half-width h[i], for those with
+ * lat[i]) together: their mean weighed by their intervals into *mean and its
+ * half-width into *hw (0 when none has an interval), and, returned, their span:
+ * the largest distance from the adds' clock plus its half-width.
+ */
+static double sensors_combine(const unsigned *lat, const double *s, const double *h,
+			      double *mean, double *hw)
+{
+	double sw = 0, swx = 0, span = 0;
+
+	for (int i = 0; i < T32_SENSORS; i++) {
+		if (!lat[i])
+			continue;
+		span = fmax(span, fabs(s[i] - 1) + h[i]);
+		if (h[i] > 0 && isfinite(h[i])) {
+			sw += 1 / (h[i] * h[i]);
+			swx += s[i] / (h[i] * h[i]);
+		}
+	}
+	*mean = sw > 0 ? swx / sw : 1;
+	*hw = sw > 0 ? 1 / sqrt(sw) : 0;
+	return span;
+}
+
+/* The mean of x over the rounds of the segments that count, its non-finite values left out. */
+static double counted_mean(const struct loop *l, const double *x)
+{
+	double sum = 0, k = 0;
+
+	for (unsigned s = 0; s < l->nseg; s++)
+		if (l->seg[s].counts)
+			for (unsigned r = l->seg[s].first; r < l->seg[s].last; r++)
+				if (isfinite(x[r])) {
+					sum += x[r];
+					k++;
+				}
+	return k ? sum / k : NAN;
+}
+
 static double spread_hw(const struct loop *l, const double *x);
 
 /* The results a clock scales: every value in cycles, and its half-width. */
@@ -630,24 +678,17 @@ static void scale_cycles(struct t32_measurement *m, double f)
 static void sensors_judge(struct t32_measurement *m, const struct loop *l, const double *est,
 			  uint64_t cal_len)
 {
-	static const enum t32_role chain[T32_SENSORS] = { T32_ROLE_MUL, T32_ROLE_VEC };
-	double add = chain_tpi(est, T32_ROLE_CAL, cal_len), top = 1, bottom = 1, sw = 0, swx = 0;
+	double q[T32_SENSORS], top = 1, bottom = 1, mean, hw;
 
+	sensors_of_round(est, cal_len, q);
 	for (int i = 0; i < T32_SENSORS; i++) {
-		double q = chain_tpi(est, chain[i], cal_len) / add, hw_q;
-		long k = isfinite(q) ? lround(q) : 0;
+		long k = sensor_cycles(q[i]);
 
-		/* a chain of no whole number of cycles is no sensor here */
-		if (k < 1 || fabs(q / (double)k - 1) > 0.25)
+		if (!k)
 			continue;
-		hw_q = spread_hw(l, l->sense[i]);
 		m->sense_lat[i] = (unsigned)k;
-		m->sense[i] = (double)k / q;
-		m->sense_hw[i] = m->sense[i] * hw_q / q;
-		if (m->sense_hw[i] > 0 && isfinite(m->sense_hw[i])) {
-			sw += 1 / (m->sense_hw[i] * m->sense_hw[i]);
-			swx += m->sense[i] / (m->sense_hw[i] * m->sense_hw[i]);
-		}
+		m->sense[i] = (double)k / q[i];
+		m->sense_hw[i] = m->sense[i] * spread_hw(l, l->sense[i]) / q[i];
 		/* beyond noise: four standard errors (twice the 95% half-width), as for drift */
 		if (!(fabs(m->sense[i] - 1) > 2 * m->sense_hw[i]))
 			continue;
@@ -655,14 +696,13 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 		top = fmax(top, m->sense[i]);
 		bottom = fmin(bottom, m->sense[i]);
 	}
+	sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
 	if (m->contended) {
 		m->contention = top / bottom - 1;
 		scale_cycles(m, top);
 		m->halfwidth += fabs(m->value) * m->contention;
 		m->whole_halfwidth += fabs(m->whole_value) * m->contention;
-	} else if (sw > 0) {
-		double mean = swx / sw, hw = 1 / sqrt(sw);
-
+	} else if (hw > 0) {
 		scale_cycles(m, fmax(1, mean));
 		m->halfwidth = hypot(m->halfwidth, fabs(m->value) * hw);
 		m->whole_halfwidth = hypot(m->whole_halfwidth, fabs(m->whole_value) * hw);
@@ -678,42 +718,24 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
  */
 static double stop_hw(const struct loop *l)
 {
-	double hw = spread_hw(l, l->cost), sw = 0, span = 0, sum = 0, k = 0, c;
+	double hw = spread_hw(l, l->cost), sv[T32_SENSORS], h[T32_SENSORS], span, mean, shw, c;
+	unsigned lat[T32_SENSORS] = { 0 };
 
 	for (int i = 0; i < T32_SENSORS; i++) {
-		double q = 0, n = 0, h, lat;
+		double q = counted_mean(l, l->sense[i]);
 
-		for (unsigned s = 0; s < l->nseg; s++)
-			if (l->seg[s].counts)
-				for (unsigned r = l->seg[s].first; r < l->seg[s].last; r++)
-					if (isfinite(l->sense[i][r])) {
-						q += l->sense[i][r];
-						n++;
-					}
-		if (!n || !(q > 0))
+		if (!(q > 0) || !(lat[i] = (unsigned)sensor_cycles(q)))
 			continue;
-		q /= n;
-		lat = round(q);
-		if (lat < 1 || fabs(q / lat - 1) > 0.25)
-			continue;
-		h = spread_hw(l, l->sense[i]) / q;
-		if (!(h > 0) || !isfinite(h))
-			continue;
-		sw += 1 / (h * h);
-		span = fmax(span, fabs(lat / q - 1) + h);
+		sv[i] = lat[i] / q;
+		h[i] = spread_hw(l, l->sense[i]) / q;
+		if (!(h[i] > 0) || !isfinite(h[i]))
+			lat[i] = 0;
 	}
-	if (!(sw > 0))
+	span = sensors_combine(lat, sv, h, &mean, &shw);
+	c = fabs(counted_mean(l, l->cost));
+	if (!(shw > 0) || !isfinite(c))
 		return hw;
-	for (unsigned s = 0; s < l->nseg; s++)
-		if (l->seg[s].counts)
-			for (unsigned r = l->seg[s].first; r < l->seg[s].last; r++) {
-				sum += l->cost[r];
-				k++;
-			}
-	if (!k)
-		return hw;
-	c = fabs(sum / k);
-	return fmax(hypot(hw, c / sqrt(sw)), c * span);
+	return fmax(hypot(hw, c * shw), c * span);
 }
 
 /* Segments whose readings count, the open one included when it has enough rounds. */
@@ -781,11 +803,9 @@ static int segment_contended(const struct loop *l, unsigned first, unsigned last
 		return 0;
 	for (int i = 0; i < T32_SENSORS; i++) {
 		double mean = mean_of(l->sense[i], first, last), se = se_of(l->sense[i], first, last);
-		double k = round(mean);
+		long k = sensor_cycles(mean);
 
-		if (!isfinite(mean) || !isfinite(se) || k < 1 || fabs(mean / k - 1) > 0.25)
-			continue;
-		if (fabs(mean - k) > 4 * se)
+		if (k && isfinite(se) && fabs(mean - (double)k) > 4 * se)
 			return 1;
 	}
 	return 0;
@@ -974,14 +994,14 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 	m->min_value = ((double)m->sblock.min - (double)m->sempty.min) / (double)n * conv;
 	m->block_value = m->block.value * conv;
 	m->empty_value = m->empty.value * conv;
-	for (size_t b = 0; b < nb; b++)
-		if (roles[b] == T32_ROLE_MUL) {
-			double ev[T32_ROLES];
+	if (roles[nb - 1] == T32_ROLE_VECBASE) {
+		/* the sensors ran: the last roles are theirs */
+		double ev[T32_ROLES];
 
-			for (int r = 0; r < T32_ROLES; r++)
-				ev[r] = est[r].value;
-			sensors_judge(m, l, ev, mo->cal_len);
-		}
+		for (int r = 0; r < T32_ROLES; r++)
+			ev[r] = est[r].value;
+		sensors_judge(m, l, ev, mo->cal_len);
+	}
 
 	/*
 	 * Drift: a change of the ratio beyond the limit that noise does not explain
@@ -1040,12 +1060,9 @@ static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
  */
 static double sensor_span(const struct t32_measurement *m)
 {
-	double span = 0;
+	double mean, hw;
 
-	for (int i = 0; i < T32_SENSORS; i++)
-		if (m->sense_lat[i])
-			span = fmax(span, fabs(m->sense[i] - 1) + m->sense_hw[i]);
-	return span;
+	return sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
 }
 
 void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
