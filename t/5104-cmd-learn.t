@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 33
+plan 36
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -79,4 +79,23 @@ like "$TMP/out" '^# probes: 5$' "--allow-unstable lets it in"
 mkdir "$TMP/empty"
 expect 7 'no probe to learn from' "a folder without probes" -- learn --from "$TMP/empty" --no-store
 expect 2 '--from and -o together' "--from and -o" -- learn --from "$Z/more" -o "$TMP/x"
+
+# a probe measured here, in this process, as `correlate -o` measures a block
+mkdir "$TMP/probes"
+cp "$T32_DATADIR/blocks/add-2-1-1.blk" "$TMP/probes/"
+run learn --measure-only --probes "$TMP/probes" -o "$TMP/mo" --seconds 1 --samples 200 \
+	--cache "$TMP/c"
+if [ "$rc" = 3 ]; then
+	skip "no sampling backend here"; skip "no sampling backend here"
+	skip "no sampling backend here"
+else
+	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo$" "--measure-only: one probe measured"
+	n=0
+	for f in shares.tsv curve.tsv sample.tsv sweep.tsv; do
+		[ -s "$TMP/mo/add-2-1-1/$f" ] && n=$((n + 1))
+	done
+	is 4 "$n" "its shares, curve, samples and sweep written into -o DIR/NAME"
+	like "$TMP/mo/add-2-1-1/shares.tsv" '^# command: .*learn --measure-only' \
+		"their provenance names the command that made them"
+fi
 done_testing

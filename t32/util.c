@@ -853,23 +853,30 @@ static void readable_dir(char *dir, size_t len)
 		snprintf(dir, len, "%s", real);
 }
 
+int t32_self_path(char *buf, size_t len)
+{
+	ssize_t n = len ? readlink("/proc/self/exe", buf, len - 1) : -1;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
 const char *t32_datadir(void)
 {
 	static char dir[PATH_MAX];
 	const char *env = getenv("T32_DATADIR");
 	char exe[PATH_MAX];
-	ssize_t n;
 	struct stat st;
 
 	if (env && *env)
 		return env;
 	if (dir[0])
 		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
+	if (t32_self_path(exe, sizeof(exe)) == 0) {
 		char *slash;
 
-		exe[n] = 0;
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;

@@ -162,6 +162,12 @@ extern int t32_keep_stdout;
 
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);
+/*
+ * This program's own path into buf (len bytes), for starting it again where a
+ * fresh process is the point (wake's real-time state, a bench figure timed as a
+ * user runs it); 0, or -1 with errno.
+ */
+int t32_self_path(char *buf, size_t len);
 
 /* The gnuplot scripts: $T32_PLOTDIR, plots/ beside data/ in the tree, or data/plots installed. */
 const char *t32_plotdir(void);

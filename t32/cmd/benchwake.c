@@ -193,16 +193,14 @@ void t32_bench_wake(report_fn report)
 	char path[] = "/tmp/t32-bench-wake-XXXXXX";
 	struct pair pr = { 0 };
 	int fd = mkstemp(path), failed = 0;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0 || fd < 0) {
+	if (t32_self_path(self, sizeof(self)) || fd < 0) {
 		report("wake: t32 against cyclictest", "cannot set up (/proc/self/exe, /tmp)", "-", 0);
 		if (fd >= 0)
 			unlink(path);
 		return;
 	}
 	close(fd);
-	self[n] = 0;
 	snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
 	for (int r = 0; r < ROUNDS && !failed; r++)
 		failed = wake_round(self, cpu, path, &pr, why, sizeof(why)) != 0;

@@ -178,14 +178,12 @@ static char bench_cpu[16];
 static double sweep_child(const char *prog, char *const *args, const char *path)
 {
 	char self[PATH_MAX], *argv[40];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct t32_child_output res;
 	double t0;
 	int k = 0;
 
-	if (n <= 0)
+	if (t32_self_path(self, sizeof(self)))
 		return -1;
-	self[n] = 0;
 	argv[k++] = prog ? (char *)prog : self;
 	argv[k++] = "sweep";
 	argv[k++] = "-o";
@@ -540,14 +538,11 @@ static void bench_correlate(void)
 	struct dirent **names = NULL;
 	int count;
 
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
 	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
-	if (l <= 0) {
+	if (t32_self_path(self, sizeof(self))) {
 		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
 		return;
 	}
-	self[l] = 0;
 	count = scandir(dir, &names, NULL, alphasort);
 	if (count < 0) {
 		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
@@ -665,15 +660,13 @@ static int time_child(const struct t32_form *f, const char *rec, struct timed *t
 {
 	char self[PATH_MAX], *argv[16];
 	struct t32_child_output res;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	const char *json;
 	int k = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->value = t->lo = t->hi = NAN;
-	if (n <= 0)
+	if (t32_self_path(self, sizeof(self)))
 		return -1;
-	self[n] = 0;
 	argv[k++] = self;
 	argv[k++] = "time";
 	argv[k++] = "--format=json";

@@ -6,8 +6,8 @@
  * vector operation and the loop's own counter and branch hold it up) and kept
  * per CPU and microcode beside the latency cache, so `t32 correlate` predicts a
  * block from it instead of fitting the block.  Each probe is measured as
- * `t32 correlate -o` measures a block (its step curve and its samples, each
- * a child); `--from DIR` learns again from probes measured before, on this
+ * `t32 correlate -o` measures a block, in this process (t32_correlate: its
+ * step curve and its samples); `--from DIR` learns again from probes measured before, on this
  * machine or another.  Also `make bench`'s `learn`: every recorded machine
  * learned from its probes and its blocks predicted.
  */
@@ -31,6 +31,7 @@
 #include "t32/core/learned.h"
 #include "t32/cmd/options.h"
 #include "t32/core/recorded.h"
+#include "t32/sample/correlate.h"
 #include "t32/util.h"
 
 #define LEARN_MAX_PROBES 256
@@ -256,86 +257,63 @@ static int learn_figures(const struct t32_uarch *u, const struct t32_learn_probe
 	return 0;
 }
 
-/* Measure each probe block of dir into outdir/NAME with `t32 correlate -o`; the count measured. */
+/*
+ * Measure each probe block of dir into outdir/NAME as `t32 correlate -o` does,
+ * in this process; the count measured, -3 when there is no sampling backend,
+ * -4 when Ctrl-C stopped it (what was measured stays in outdir).
+ */
 static long learn_measure(const struct learn_args *a, const char *dir, const char *outdir)
 {
-	char self[PATH_MAX], path[PATH_MAX], out[PATH_MAX], nsamp[32], nsec[32];
+	char path[PATH_MAX], out[PATH_MAX];
 	struct dirent **names = NULL;
 	int count = scandir(dir, &names, NULL, alphasort);
 	long done = 0;
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (count < 0) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		return -1;
 	}
-	if (l <= 0) {
-		t32_error("cannot find this program (%s) '%s'", strerror(errno), "/proc/self/exe");
-		for (int i = 0; i < count; i++)
-			free(names[i]);
-		free(names);
-		return -1;
-	}
-	self[l] = 0;
-	snprintf(nsamp, sizeof(nsamp), "%llu", (unsigned long long)a->samples);
-	snprintf(nsec, sizeof(nsec), "%g", a->seconds);
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t nl = strlen(nm);
-		struct t32_child_output o;
 
 		if (nl > 4 && strcmp(nm + nl - 4, ".blk") == 0) {
-			char *argv[24];
-			int ac = 0;
+			struct t32_correlate_req q;
+			char *body[] = { path, NULL };
+			int rc;
 
 			snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
 			snprintf(out, sizeof(out), "%.3000s/%.*s", outdir, (int)(nl - 4), nm);
-			argv[ac++] = self;
-			argv[ac++] = "correlate";
-			argv[ac++] = "--learned";
-			argv[ac++] = "none";
-			argv[ac++] = "--fit";
-			argv[ac++] = "none";
-			argv[ac++] = "--format=tsv";
-			argv[ac++] = "--samples";
-			argv[ac++] = nsamp;
-			argv[ac++] = "--seconds";
-			argv[ac++] = nsec;
-			if (a->uarch) {
-				argv[ac++] = "--uarch";
-				argv[ac++] = (char *)a->uarch;
-			}
-			if (a->cache) {
-				argv[ac++] = "--cache";
-				argv[ac++] = (char *)a->cache;
-			}
+			t32_correlate_req_init(&q);
+			q.learned = "none";
+			q.fit_none = 1;
+			q.samples = a->samples;
+			q.seconds = a->seconds;
+			q.uarch = a->uarch;
+			q.cache_dir = a->cache;
 			/* kept and flagged either way: whether to learn from it is decided below */
-			argv[ac++] = "--allow-unstable";
-			argv[ac++] = "-o";
-			argv[ac++] = out;
-			argv[ac++] = path;
-			argv[ac] = NULL;
+			q.allow_unstable = 1;
+			q.outdir = out;
+			q.body_argc = 1;
+			q.body_argv = body;
 			if (isatty(2))
 				fprintf(stderr, "t32 learn: probe %.*s\n", (int)(nl - 4), nm);
-			if (t32_run_program(argv, &o) < 0) {
-				t32_warn("cannot run t32 correlate on the probe '%s' (%s)", path, o.error);
-			} else if (o.status == T32_EXIT_UNAVAILABLE) {
-				t32_child_output_free(&o);
+			/* the files' provenance names the learn command that made them */
+			rc = t32_correlate(&q, 0, NULL, NULL, NULL);
+			if (rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_INTERRUPTED) {
 				for (int k = i; k < count; k++)
 					free(names[k]);
 				free(names);
-				t32_error("no sampling backend here '%s'", path);
-				return -3;
-			} else if (o.status != 0) {
-				const char *e = o.text ? strstr(o.text, "t32: ") : NULL;
-
-				t32_warn("probe %.*s: t32 correlate exited %d (%.*s)", (int)(nl - 4), nm,
-					 o.status, e ? (int)strcspn(e, "\n") : 0, e ? e : "");
-				done += o.status == T32_EXIT_UNTRUSTED;
+				if (rc == T32_EXIT_UNAVAILABLE)
+					t32_error("no sampling backend here '%s'", path);
+				return rc == T32_EXIT_UNAVAILABLE ? -3 : -4;
+			} else if (rc) {
+				t32_warn("probe %.*s: correlate exited %d (its reason above)",
+					 (int)(nl - 4), nm, rc);
+				done += rc == T32_EXIT_UNTRUSTED;
 			} else {
 				done++;
 			}
-			t32_child_output_free(&o);
 		}
 		free(names[i]);
 	}
@@ -515,6 +493,8 @@ static int learn_probes_dir(const struct learn_args *a, const char *key, char *d
 	got = learn_measure(a, probes, dir);
 	if (got == -3)
 		return T32_EXIT_UNAVAILABLE;
+	if (got == -4)
+		return T32_EXIT_INTERRUPTED;
 	if (got < 0)
 		return T32_EXIT_ERROR;
 	if (a->measure_only) {

@@ -9,8 +9,9 @@
  * section of the page from the files in the directory (section).  The page is
  * written from whatever files are there, so running one recipe into an
  * existing report keeps the others.  Measuring runs in-process (the sweep's
- * code, the measuring sessions; each block in its own forked measuring child);
- * only `t32 correlate` and gnuplot run as programs.
+ * code, the measuring sessions, t32_correlate; each block in its own forked
+ * measuring child); only `t32 wake` (its real-time state) and gnuplot run as
+ * programs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +41,7 @@
 #include "t32/io/table.h"
 #include "t32/core/tablegen.h"
 #include "t32/io/tsv.h"
+#include "t32/sample/correlate.h"
 #include "t32/util.h"
 #include "t32/core/wake.h"
 
@@ -47,9 +49,9 @@ static const char study_usage[] =
 	"t32 study [--profile quick|full] [-o DIR] [--barrier B] [--cpu N] [--no-plots] [RECIPE...]";
 
 static const struct profile profiles[] = {
-	{ "quick", 1000, 1000000, 0.15, 1.5, 0.1, 0.7, 0.3, "2", 1 },
-	{ "full", 1000, 1000000, 3, 0.3, 2, 0.15, 3, "10", 6 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0 }
+	{ "quick", 1000, 1000000, 0.15, 1.5, 0.1, 0.7, 0.3, 2, 1 },
+	{ "full", 1000, 1000000, 3, 0.3, 2, 0.15, 3, 10, 6 },
+	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 };
 
 static volatile int stop;	/* Ctrl-C while the study measures on its own */
@@ -1505,30 +1507,33 @@ static int run_interrupts(struct study *st)
 		return T32_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < n && !stop; i++) {
-		char sub[PATH_MAX], rel[256], self[PATH_MAX], what[512], title[256], cpu[16];
-		char *argv[] = { self, "correlate", "--format=tsv", "--seconds",
-				 (char *)st->p->interrupt_seconds, "--cpu", cpu, "-o", sub, names[i],
-				 NULL };
-		struct t32_child_output res;
-		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		char sub[PATH_MAX], rel[256], what[512], title[256];
+		struct t32_correlate_req q;
+		char *body[] = { names[i], NULL };
+		int crc;
 
-		if (l <= 0)
-			break;
-		self[l] = 0;
-		snprintf(cpu, sizeof(cpu), "%d", st->env.pinned);
 		snprintf(rel, sizeof(rel), "interrupts/%.200s", names[i]);
 		study_path(st, rel, sub, sizeof(sub));
 		snprintf(what, sizeof(what), "interrupts: %.100s (%zu of %zu)", names[i], i + 1, n);
 		progress(st, what, (double)i / n);
-		/* correlate runs as a program: its sample and sweep children, its own figures */
-		if (t32_run_program(argv, &res) || res.status) {
-			t32_error("correlate failed on '%s' (%s)", names[i],
-				  res.error[0] ? res.error : res.text ? res.text : "no output");
-			t32_child_output_free(&res);
+		/* correlated in this process: the sampled loop and the sweep's blocks in children */
+		t32_correlate_req_init(&q);
+		q.seconds = st->p->interrupt_seconds;
+		q.cpu = st->env.pinned;
+		q.outdir = sub;
+		q.body_argc = 1;
+		q.body_argv = body;
+		/* the files' provenance names the study command that made them */
+		crc = t32_correlate(&q, 0, NULL, NULL, NULL);
+		if (crc == T32_EXIT_INTERRUPTED) {
+			stop = 1;
+			break;
+		}
+		if (crc) {
+			t32_error("correlate failed on '%s' (exit %d, its reason above)", names[i], crc);
 			rc = T32_EXIT_ERROR;
 			continue;
 		}
-		t32_child_output_free(&res);
 		/* the figures again, SVG and PNG, titled by the block rather than its whole text */
 		snprintf(title, sizeof(title), "%.100s - %.100s", names[i], st->machine);
 		snprintf(what, sizeof(what), "%s/shares.tsv", rel);
@@ -1593,14 +1598,13 @@ static int run_wake(struct study *st)
 	static const char *const methods[] = { "sleep", "spin" };
 	const char *count = strcmp(st->p->name, "full") ? "2000" : "20000";
 	char self[PATH_MAX];
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int rc = 0;
 
-	if (l <= 0) {
+	/* wake runs as a program: its real-time state is its own process's */
+	if (t32_self_path(self, sizeof(self))) {
 		t32_error("cannot find this program '%s' (%s)", "/proc/self/exe", strerror(errno));
 		return T32_EXIT_ERROR;
 	}
-	self[l] = 0;
 	for (size_t i = 0; i < 2 && !stop; i++) {
 		char raw[PATH_MAX], stats[PATH_MAX], name[64], base[64], what[64], cpu[16];
 		char *argv[] = { self, "wake", "--method", (char *)methods[i], "--count",

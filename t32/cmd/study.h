@@ -22,7 +22,7 @@ struct profile {
 	double steps_budget;		/* steps: seconds per n */
 	double steps_block_precision;	/* cycles on the whole block */
 	double combo_budget;		/* combos: seconds per n */
-	const char *interrupt_seconds;	/* interrupts: sampling time per block */
+	double interrupt_seconds;	/* interrupts: sampling time per block */
 	double scale;			/* time taken against quick's */
 };
 
