@@ -32,7 +32,7 @@ uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len)
 	case T32_ROLE_CAL:
 		return cal_len;
 	case T32_ROLE_CALBASE:
-		return cal_len / 2;
+		return cal_len / 2;	/* the adds' half: their difference is cal_len - cal_len / 2 */
 	case T32_ROLE_MUL:	/* 3 cycles each on most cores: about as long as the adds */
 		return cal_len / 3;
 	case T32_ROLE_MULBASE:
@@ -906,23 +906,15 @@ static int segments_mean(const struct loop *l, const struct t32_measurement *m,
 }
 
 /*
- * Pooled estimates of the segments that count (all of them when none is clean,
- * with their taint kept), the interval from the rounds' and segments' spread,
- * drift, and whether the result can be trusted.
+ * The segments that count pooled by role into pool (all of them when none is
+ * clean, their taint kept); those set aside counted in m.  *kept: the rounds
+ * pooled.  0, or an exit code.
  */
-static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
-		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz)
+static int pool_segments(struct t32_measurement *m, const enum t32_role *roles, size_t nb,
+			 struct loop *l, struct t32_hist *pool, unsigned *kept)
 {
-	struct t32_hist pool[T32_ROLES];
-	struct t32_estimate est[T32_ROLES];
-	struct t32_cost pc;
-	double conv, drift_se = INFINITY, drift, first, last;
-	uint64_t n = m->insns ? m->insns : 1;
-	int calibrated = mo->unit == T32_UNIT_CYCLES, clean = 0, rc = 0;
-	unsigned kept = 0, third;
+	int clean = 0, rc = 0;
 
-	memset(pool, 0, sizeof(pool));
-	memset(est, 0, sizeof(est));
 	for (unsigned s = 0; s < l->nseg; s++)
 		clean |= l->seg[s].counts;
 	for (unsigned s = 0; s < l->nseg; s++) {
@@ -936,11 +928,68 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		}
 		m->taint |= g->taint;
 		m->segments++;
-		kept += g->last - g->first;
+		*kept += g->last - g->first;
 		for (size_t b = 0; b < nb; b++)
 			if (t32_hist_add_hist(&pool[roles[b]], &g->hist[roles[b]]))
 				rc = T32_EXIT_ERROR;
 	}
+	return rc;
+}
+
+/*
+ * Drift: a change of the ratio between the first and last thirds of the kept
+ * rounds beyond the limit that noise does not explain (4 sigma).  Each round
+ * carries its own calibration, so moderate drift is flagged; only drift too
+ * large for that to hold makes the result untrusted.  0, or -1 out of memory.
+ */
+static int judge_drift(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		       const struct loop *l, unsigned kept)
+{
+	unsigned third = kept / 3, k = 0;
+	double *r, first, last, drift_se, drift;
+
+	if (!third)
+		return 0;
+	if (!(r = malloc(kept * sizeof(double))))
+		return -1;
+	for (unsigned s = 0; s < l->nseg; s++)
+		if (l->seg[s].counts)
+			for (unsigned i = l->seg[s].first; i < l->seg[s].last; i++)
+				r[k++] = l->ratio[i];
+	first = mean_of(r, 0, third);
+	last = mean_of(r, kept - third, kept);
+	drift_se = hypot(se_of(r, 0, third), se_of(r, kept - third, kept));
+	free(r);
+	m->ratio_first = first;
+	m->ratio_last = last;
+	drift = fabs(last - first);
+	if (drift > mo->drift_limit * m->ratio && drift > 4 * drift_se)
+		m->drifted = 1;
+	if (m->drifted && drift > 5 * mo->drift_limit * m->ratio)
+		snprintf(m->untrusted, sizeof(m->untrusted),
+			 "the core clock drifted %.2f%% during the run", 100 * drift / m->ratio);
+	return 0;
+}
+
+/*
+ * Pooled estimates of the segments that count (all of them when none is clean,
+ * with their taint kept), the interval from the rounds' and segments' spread,
+ * drift, and whether the result can be trusted.
+ */
+static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
+		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz)
+{
+	struct t32_hist pool[T32_ROLES];
+	struct t32_estimate est[T32_ROLES];
+	struct t32_cost pc;
+	double conv;
+	uint64_t n = m->insns ? m->insns : 1;
+	int calibrated = mo->unit == T32_UNIT_CYCLES, rc = 0;
+	unsigned kept = 0;
+
+	memset(pool, 0, sizeof(pool));
+	memset(est, 0, sizeof(est));
+	rc = pool_segments(m, roles, nb, l, pool, &kept);
 	if (rc || !kept)
 		goto out;
 	for (size_t b = 0; b < nb; b++)
@@ -1003,37 +1052,8 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		sensors_judge(m, l, ev, mo->cal_len);
 	}
 
-	/*
-	 * Drift: a change of the ratio beyond the limit that noise does not explain
-	 * (4 sigma).  Each round carries its own calibration, so moderate drift is
-	 * flagged; only drift too large for that to hold makes the result untrusted.
-	 */
-	third = kept / 3;
-	if (calibrated && third) {
-		double *r = malloc(kept * sizeof(double));
-		unsigned k = 0;
-
-		if (!r) {
-			rc = T32_EXIT_ERROR;
-			goto out;
-		}
-		for (unsigned s = 0; s < l->nseg; s++)
-			if (l->seg[s].counts)
-				for (unsigned i = l->seg[s].first; i < l->seg[s].last; i++)
-					r[k++] = l->ratio[i];
-		first = mean_of(r, 0, third);
-		last = mean_of(r, kept - third, kept);
-		drift_se = hypot(se_of(r, 0, third), se_of(r, kept - third, kept));
-		free(r);
-		m->ratio_first = first;
-		m->ratio_last = last;
-		drift = fabs(last - first);
-		if (drift > mo->drift_limit * m->ratio && drift > 4 * drift_se)
-			m->drifted = 1;
-		if (m->drifted && drift > 5 * mo->drift_limit * m->ratio)
-			snprintf(m->untrusted, sizeof(m->untrusted),
-				 "the core clock drifted %.2f%% during the run", 100 * drift / m->ratio);
-	}
+	if (calibrated && judge_drift(m, mo, l, kept))
+		rc = T32_EXIT_ERROR;
 out:
 	for (int b = 0; b < T32_ROLES; b++)
 		t32_hist_free(&pool[b]);
@@ -1183,6 +1203,98 @@ static double source_now(const struct t32_source *src)
 /* Microseconds of blocks per turn before switching to the next block. */
 #define T32_TURN_SECONDS 5e-6
 
+/* The roles a measurement runs each round: block and empty, then twin, calibration, sensors. */
+static size_t measure_roles(int twin, int calibrated, int sensors, enum t32_role *roles)
+{
+	size_t nb = 0;
+
+	roles[nb++] = T32_ROLE_BLOCK;
+	roles[nb++] = T32_ROLE_EMPTY;
+	if (twin)
+		roles[nb++] = T32_ROLE_TWIN;
+	if (calibrated) {
+		roles[nb++] = T32_ROLE_CAL;
+		roles[nb++] = T32_ROLE_CALBASE;
+	}
+	if (sensors)
+		for (int b = T32_ROLE_MUL; b < T32_ROLES; b++)
+			roles[nb++] = (enum t32_role)b;
+	return nb;
+}
+
+/*
+ * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
+ * (runs of all blocks in turn, so block and calibration see the same clock
+ * microseconds apart), and a round of the schedule's length of the block.
+ * *per_out runs of each block a turn, *skip_out discarded before them,
+ * *reps_out turns a round.  0, or the source's exit code.
+ */
+static int size_turn(const struct t32_source *src, const struct t32_measure_opts *mo, size_t nb,
+		     const enum t32_role *roles, uint64_t *raw, uint64_t *per_out,
+		     uint64_t *skip_out, uint64_t *reps_out)
+{
+	double t0 = 0, per_run;
+	uint64_t per, skip, reps;
+	int rc;
+
+	/* the first pass is cold: time the second */
+	for (int pass = 0; pass < 2; pass++) {
+		t0 = source_now(src);
+		if ((rc = src->run(src->ctx, nb, roles, 16, 0, 1, raw)))
+			return rc;
+	}
+	per_run = (source_now(src) - t0) / (16.0 * (double)nb);
+	per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
+	per = per < 1 ? 1 : per > 64 ? 64 : per;
+	skip = per >= 4 ? 1 : 0;
+	reps = (uint64_t)(schedules[src->placements].round /
+			  (per_run * (double)nb * (double)(per + skip)) + 1);
+	if (mo->batch)
+		reps = mo->batch / per + 1;
+	while (reps * per * nb > T32_RUNNER_CHUNK)
+		reps--;
+	if (mo->max_runs && per > mo->max_runs)
+		per = mo->max_runs;
+	if (mo->max_runs && reps * per > mo->max_runs)
+		reps = mo->max_runs / per;
+	/* a fixed count still spreads over processes, each of enough rounds */
+	if (mo->max_runs && reps > 1 &&
+	    reps * per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS > mo->max_runs)
+		reps = mo->max_runs / (per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS) + 1;
+	*per_out = per;
+	*skip_out = skip;
+	*reps_out = reps;
+	return 0;
+}
+
+/*
+ * One round's readings (raw: reps turns of per runs of each of the nb roles)
+ * into the segment's histograms and the raw file, each role's estimate into
+ * est; one is room for a role's readings.  0, or -1 out of memory.
+ */
+static int round_readings(const struct t32_measurement *m, struct segment *g, size_t nb,
+			  const enum t32_role *roles, const uint64_t *raw, uint64_t per,
+			  uint64_t reps, uint64_t *one, FILE *rawf, double *est)
+{
+	for (size_t b = 0; b < nb; b++) {
+		struct t32_estimate e;
+		uint64_t k = 0;
+
+		for (uint64_t j = 0; j < reps; j++)
+			for (uint64_t i = 0; i < per; i++)
+				one[k++] = raw[(j * nb + b) * per + i];
+		if (t32_hist_add(&g->hist[roles[b]], one, k))
+			return -1;
+		t32_estimate(one, k, m->q, &e);
+		est[roles[b]] = e.value;
+		if (rawf)
+			for (uint64_t i = 0; i < k; i++)
+				fprintf(rawf, "%u\t%s\t%llu\n", m->rounds, t32_role_names[roles[b]],
+					(unsigned long long)one[i]);
+	}
+	return 0;
+}
+
 /*
  * The measuring loop.  Its length has a reason: the rounds, the hand-over to fresh
  * processes and the three ways to stop (precision, runs, budget) share their
@@ -1210,17 +1322,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	m->twin_insns = twin_n < n ? twin_n : 0;
 	m->tsc_ghz = src->tsc_hz / 1e9;
 	m->q = src->q;
-	roles[nb++] = T32_ROLE_BLOCK;
-	roles[nb++] = T32_ROLE_EMPTY;
-	if (m->twin_insns)
-		roles[nb++] = T32_ROLE_TWIN;
-	if (calibrated) {
-		roles[nb++] = T32_ROLE_CAL;
-		roles[nb++] = T32_ROLE_CALBASE;
-	}
-	if (sensors)
-		for (int b = T32_ROLE_MUL; b < T32_ROLES; b++)
-			roles[nb++] = (enum t32_role)b;
+	nb = measure_roles(m->twin_insns != 0, calibrated, sensors, roles);
 	raw = malloc(T32_RUNNER_CHUNK * sizeof(uint64_t));
 	one = malloc(T32_RUNNER_CHUNK / 2 * sizeof(uint64_t));
 	l.seg = calloc(T32_MAX_SEGMENTS, sizeof(*l.seg));
@@ -1238,40 +1340,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		fprintf(rawf, "round\tblock\tticks\n");
 	}
 
-	/*
-	 * Size a turn from a first probe: about T32_TURN_SECONDS of the slowest block
-	 * (runs of all blocks in turn, so block and calibration see the same clock
-	 * microseconds apart), and a round of the schedule's length of the block.
-	 */
-	{
-		double t0 = 0;
-
-		/* the first pass is cold: time the second */
-		for (int pass = 0; pass < 2; pass++) {
-			t0 = source_now(src);
-			if ((rc = src->run(src->ctx, nb, roles, 16, 0, 1, raw)))
-				goto out;
-		}
-		double per_run = (source_now(src) - t0) / (16.0 * (double)nb);
-
-		per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
-		per = per < 1 ? 1 : per > 64 ? 64 : per;
-		skip = per >= 4 ? 1 : 0;
-		reps = (uint64_t)(schedules[src->placements].round /
-				  (per_run * (double)nb * (double)(per + skip)) + 1);
-		if (mo->batch)
-			reps = mo->batch / per + 1;
-		while (reps * per * nb > T32_RUNNER_CHUNK)
-			reps--;
-		if (mo->max_runs && per > mo->max_runs)
-			per = mo->max_runs;
-		if (mo->max_runs && reps * per > mo->max_runs)
-			reps = mo->max_runs / per;
-		/* a fixed count still spreads over processes, each of enough rounds */
-		if (mo->max_runs && reps > 1 &&
-		    reps * per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS > mo->max_runs)
-			reps = mo->max_runs / (per * T32_MIN_SEGMENTS * T32_MIN_ROUNDS) + 1;
-	}
+	if ((rc = size_turn(src, mo, nb, roles, raw, &per, &skip, &reps)))
+		goto out;
 
 	start = source_now(src);
 	for (;;) {
@@ -1280,23 +1350,9 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 
 		if ((rc = src->run(src->ctx, nb, roles, per, skip, reps, raw)))
 			goto out;
-		for (size_t b = 0; b < nb; b++) {
-			struct t32_estimate e;
-			uint64_t k = 0;
-
-			for (uint64_t j = 0; j < reps; j++)
-				for (uint64_t i = 0; i < per; i++)
-					one[k++] = raw[(j * nb + b) * per + i];
-			if (t32_hist_add(&g->hist[roles[b]], one, k)) {
-				rc = T32_EXIT_ERROR;
-				goto out;
-			}
-			t32_estimate(one, k, m->q, &e);
-			est[roles[b]] = e.value;
-			if (rawf)
-				for (uint64_t i = 0; i < k; i++)
-					fprintf(rawf, "%u\t%s\t%llu\n", m->rounds, t32_role_names[roles[b]],
-						(unsigned long long)one[i]);
+		if (round_readings(m, g, nb, roles, raw, per, reps, one, rawf, est)) {
+			rc = T32_EXIT_ERROR;
+			goto out;
 		}
 		if (calibrated)
 			r = (double)half / (est[T32_ROLE_CAL] - est[T32_ROLE_CALBASE]);
