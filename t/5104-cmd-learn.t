@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 36
+plan 39
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -84,10 +84,10 @@ expect 2 '--from and -o together' "--from and -o" -- learn --from "$Z/more" -o "
 mkdir "$TMP/probes"
 cp "$T32_DATADIR/blocks/add-2-1-1.blk" "$TMP/probes/"
 run learn --measure-only --probes "$TMP/probes" -o "$TMP/mo" --seconds 1 --samples 200 \
-	--cache "$TMP/c"
+	--cache "$TMP/c" --cpu 0
 if [ "$rc" = 3 ]; then
 	skip "no sampling backend here"; skip "no sampling backend here"
-	skip "no sampling backend here"
+	skip "no sampling backend here"; skip "no sampling backend here"
 else
 	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo$" "--measure-only: one probe measured"
 	n=0
@@ -97,5 +97,8 @@ else
 	is 4 "$n" "its shares, curve, samples and sweep written into -o DIR/NAME"
 	like "$TMP/mo/add-2-1-1/shares.tsv" '^# command: .*learn --measure-only' \
 		"their provenance names the command that made them"
+	like "$TMP/mo/add-2-1-1/sweep.tsv" '^# barrier: .*, cpu 0$' "--cpu 0: measured on CPU 0"
 fi
+expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
+	learn --format=json --from "$Z/more"
 done_testing

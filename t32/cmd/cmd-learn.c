@@ -39,7 +39,7 @@
 static const char learn_usage[] =
 	"t32 learn [--from DIR] [--probes DIR] [-o DIR] [--uarch NAME|FILE] [--cache DIR] "
 	"[--store FILE] [--no-store] [--measure-only] [--set KEY=VALUE]... [--keys K,...|none] "
-	"[--samples N] [--seconds S] [--allow-unstable] "
+	"[--samples N] [--seconds S] [--allow-unstable] [--cpu N] "
 	"[--format=table|tsv]";
 
 static const char learn_intro[] =
@@ -63,6 +63,7 @@ struct learn_args {
 	const char *keys;	/* --keys, NULL: the default set */
 	uint64_t samples;
 	double seconds;
+	int cpu;		/* --cpu N, or -1: the default */
 	enum t32_format format;
 };
 
@@ -289,6 +290,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			q.fit_none = 1;
 			q.samples = a->samples;
 			q.seconds = a->seconds;
+			q.cpu = a->cpu;
 			q.uarch = a->uarch;
 			q.cache_dir = a->cache;
 			/* kept and flagged either way: whether to learn from it is decided below */
@@ -334,20 +336,21 @@ static int learn_opt_set(const struct t32_option *row, const char *arg)
 	return 0;
 }
 
-/* --format table|tsv */
-static int learn_opt_format(const struct t32_option *row, const char *arg)
-{
-	struct learn_args *a = row->ctx;
-
-	if (t32_parse_format(arg, &a->format) || a->format == T32_FMT_JSON) {
-		t32_error("bad format '%s' (--format takes table or tsv)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int learn_parse(int argc, char **argv, struct learn_args *a)
 {
+	struct t32_block_opts bo;
+	struct t32_block_optset shared;
+
+	t32_block_opts_init(&bo);
+	bo.cmd = "learn";
+	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT;
+	bo.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV);
+	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_help(&shared, T32_OPT_CPU, "measure the probes on CPU N (default: the last\n"
+			      "allowed CPU, a P-core on a hybrid part)");
+	t32_block_optset_help(&shared, T32_OPT_FORMAT,
+			      "table (default) or tsv: `#` lines and a parameter table");
+
 	const struct t32_option opts[] = {
 		T32_OPT_STRING("probes", 0, "DIR", &a->probes,
 			       "the probe blocks (default: data/probes, *.blk)"),
@@ -379,10 +382,9 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 		T32_OPT_REAL("seconds", "S", &a->seconds, 0.1, 3600, "seconds",
 			     "per probe, as t32 correlate (default 2)"),
 		T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
-			     "learn from probes whose samples the sampler found unstable\n"
+			     "learn from probes the sampler found unstable\n"
 			     "(left out by default, and said so)"),
-		T32_OPT_FN("format", "F", learn_opt_format, a,
-			   "table (default) or tsv: `#` lines and a parameter table"),
+		T32_OPT_SET(shared.rows),
 		T32_OPT_END
 	};
 	int first, rc = t32_options_parse("learn", learn_usage, learn_intro, learn_outro, opts, argc,
@@ -390,6 +392,8 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 
 	if (rc >= 0)
 		return rc;
+	a->cpu = bo.run.cpu;
+	a->format = bo.format;
 	if (first < argc) {
 		t32_error("learn takes no operands '%s'", argv[first]);
 		return t32_usage(learn_usage);
@@ -587,7 +591,7 @@ static int learn_keep(const struct learn_args *a, const struct learn_set *s,
 /* `t32 learn` (see the top of this file). */
 int cmd_learn(int argc, char **argv)
 {
-	struct learn_args a = { .samples = 2000, .seconds = 2, .format = T32_FMT_TABLE };
+	struct learn_args a = { .samples = 2000, .seconds = 2, .cpu = -1, .format = T32_FMT_TABLE };
 	struct learn_set s = { 0 };
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_learn_result r;
