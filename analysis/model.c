@@ -242,8 +242,8 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	if (u->rob_size && group > u->rob_size)
 		group = u->rob_size;
 	memset(book, 0, sizeof(book));
-	for (size_t i = 0; i < total; i++) {
-		size_t k = i % n;
+	/* k = i % n and j = i / n, kept by counting: a division an instruction costs a fit */
+	for (size_t i = 0, k = 0, j = 0; i < total; i++, k = k + 1 == n ? (j++, 0) : k + 1) {
 		const struct t32_model_insn *m = &b[k];
 		const struct t32_insn *d = &m->d;
 		struct t32_model_row *row = &rows[i];
@@ -252,11 +252,8 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0, renamed;
 		long a = alloc_cycle, ra, rop, start, c, r;
 
-		if (m->quarters) {	/* copy i / n of it: one cycle more in q of every 4 */
-			size_t j = i / n;
-
+		if (m->quarters)	/* copy j of it: one cycle more in q of every 4 */
 			lat += (unsigned)(((j + 1) * m->quarters) / 4 - (j * m->quarters) / 4);
-		}
 
 		/* allocate */
 		if (alloc_count >= walloc)
@@ -379,14 +376,14 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 				}
 				retire_count++;
 				y->retire = r;
-				if (b[g % n].cls == T32_CLASS_SERIAL)
+				if (b[g == i ? k : y->insn].cls == T32_CLASS_SERIAL)
 					serial_block = r + 1;
 			}
 			gfirst = i + 1;
 			group_done = 0;
 		}
 		row->insn = k;
-		row->iter = i / n;
+		row->iter = j;
 		row->alloc = a;
 		row->ready = mem ? ra : rop;
 		row->start = start;
