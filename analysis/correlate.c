@@ -585,13 +585,7 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 		if ((long)j == wj) {
 			memcpy(prof, r->width_objective, m * sizeof(double));
 		} else {
-			unsigned long t[T32_CORR_MAX_PARAMS];
-
-			memcpy(t, best_v, sizeof(t));
-			for (unsigned long x = p->lo; x <= p->hi; x++) {
-				t[j] = x;
-				prof[x - p->lo] = corr_eval_memo(c, t);
-			}
+			t32_descend_profile(corr_objective, c, best_v, np, j, p->lo, p->hi, prof);
 		}
 		corr_uncertainty(p, prof, r->scale);
 	}

@@ -51,6 +51,18 @@ double t32_descend(const struct t32_descent *d, unsigned long *v, long skip)
 	return best;
 }
 
+void t32_descend_profile(t32_objective_fn f, void *ctx, const unsigned long *v, size_t np,
+			 size_t j, unsigned long lo, unsigned long hi, double *prof)
+{
+	unsigned long t[T32_DESCEND_MAX_PARAMS];
+
+	memcpy(t, v, np * sizeof(*t));
+	for (unsigned long x = lo; x <= hi; x++) {
+		t[j] = x;
+		prof[x - lo] = f(ctx, t);
+	}
+}
+
 double t32_descend_group_starts(const struct t32_descent *d, unsigned long *best_v, double best)
 {
 	unsigned long t[T32_DESCEND_MAX_PARAMS];

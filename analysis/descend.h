@@ -47,5 +47,11 @@ double t32_descend(const struct t32_descent *d, unsigned long *v, long skip);
  * Returns the best objective, best_v its values.
  */
 double t32_descend_group_starts(const struct t32_descent *d, unsigned long *best_v, double best);
+/*
+ * The objective f along parameter j of the np at v (the others held at v),
+ * over lo..hi into prof[0..hi - lo]: the profile an interval is read from.
+ */
+void t32_descend_profile(t32_objective_fn f, void *ctx, const unsigned long *v, size_t np,
+			 size_t j, unsigned long lo, unsigned long hi, double *prof);
 
 #endif

@@ -500,18 +500,13 @@ static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
 	}
 	for (size_t j = 0; j < nk; j++) {
 		struct t32_corr_param *p = &r->p[j];
-		unsigned long t[T32_LEARN_MAX_PARAMS];
 
 		free(prof);
 		if (!(prof = malloc((p->hi - p->lo + 1) * sizeof(double)))) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		memcpy(t, best_v, sizeof(t));
-		for (unsigned long x = p->lo; x <= p->hi; x++) {
-			t[j] = x;
-			prof[x - p->lo] = learn_eval(c, t);
-		}
+		t32_descend_profile(learn_objective, c, best_v, nk, j, p->lo, p->hi, prof);
 		learn_interval(p, prof, r->scale);
 	}
 	rc = 0;

@@ -399,14 +399,32 @@ static struct timespec ts_add(struct timespec t, uint64_t ns)
 	return t;
 }
 
+/*
+ * An event's end: the interrupts since irq0, and the idle states entered since
+ * the counts in before.
+ */
+static void event_close(struct wake *w, struct t32_wake_event *e, int64_t irq0,
+			const uint64_t *before)
+{
+	uint64_t after[T32_WAKE_MAX_IDLE];
+	int64_t irq1;
+
+	idle_read(w, after, NULL);
+	irq1 = irq_count(w);
+	e->irqs = irq0 >= 0 && irq1 >= 0 ? irq1 - irq0 : -1;
+	e->nidle = w->nidle;
+	for (unsigned k = 0; k < w->nidle; k++)
+		e->idle_entries[k] = after[k] - before[k];
+}
+
 /* One sleep event: 0, or 1 when a signal cut it short (discarded). */
 static int event_sleep(struct wake *w, struct t32_wake_event *e)
 {
-	uint64_t before[T32_WAKE_MAX_IDLE], after[T32_WAKE_MAX_IDLE];
+	uint64_t before[T32_WAKE_MAX_IDLE];
 	struct timespec now, deadline;
 	int r;
 
-	int64_t irq0 = irq_count(w), irq1;
+	int64_t irq0 = irq_count(w);
 
 	idle_read(w, before, NULL);
 	anchor(&e->anchor, &now, 3);
@@ -414,24 +432,19 @@ static int event_sleep(struct wake *w, struct t32_wake_event *e)
 	e->launch = tsc();
 	r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
 	e->wake = tsc();
-	idle_read(w, after, NULL);
-	irq1 = irq_count(w);
-	e->irqs = irq0 >= 0 && irq1 >= 0 ? irq1 - irq0 : -1;
-	e->nidle = w->nidle;
-	for (unsigned k = 0; k < w->nidle; k++)
-		e->idle_entries[k] = after[k] - before[k];
+	event_close(w, e, irq0, before);
 	return r != 0;
 }
 
 /* One spin event: 0, or 1 when a signal cut it short (discarded). */
 static int event_spin(struct wake *w, struct t32_wake_event *e)
 {
-	uint64_t before[T32_WAKE_MAX_IDLE], after[T32_WAKE_MAX_IDLE];
+	uint64_t before[T32_WAKE_MAX_IDLE];
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	struct timespec now;
 	uint64_t prev, first, end, gs = 0, ge = 0, h;
 	unsigned big = 0, back = 0;
-	int64_t irq0 = irq_count(w), irq1;
+	int64_t irq0 = irq_count(w);
 
 	idle_read(w, before, NULL);
 	fired = 0;
@@ -476,12 +489,7 @@ static int event_spin(struct wake *w, struct t32_wake_event *e)
 	e->wake = h;
 	e->other_gaps = big;
 	e->tsc_back = back;
-	idle_read(w, after, NULL);
-	irq1 = irq_count(w);
-	e->irqs = irq0 >= 0 && irq1 >= 0 ? irq1 - irq0 : -1;
-	e->nidle = w->nidle;
-	for (unsigned k = 0; k < w->nidle; k++)
-		e->idle_entries[k] = after[k] - before[k];
+	event_close(w, e, irq0, before);
 	return 0;
 }
 

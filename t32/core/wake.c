@@ -734,6 +734,20 @@ static void print_json(FILE *out, const struct t32_wake_data *d, const struct t3
 	fprintf(out, "}}\n");
 }
 
+/* A row of the table for a value without an interval (min, max): one column, or nm. */
+static void print_extreme(FILE *out, const char *name, double v0, double v1, int nm)
+{
+	char a[32];
+
+	us(a, sizeof(a), v0);
+	fprintf(out, "%-10s %12s %-23s", name, a, "");
+	if (nm == 2) {
+		us(a, sizeof(a), v1);
+		fprintf(out, " %12s", a);
+	}
+	fprintf(out, "\n");
+}
+
 /* The table's statistics rows: count, min, the percentiles with their intervals, max. */
 static void print_table_stats(FILE *out, const struct t32_wake_stats *s, int nm)
 {
@@ -742,13 +756,8 @@ static void print_table_stats(FILE *out, const struct t32_wake_stats *s, int nm)
 	fprintf(out, "%-10s %12zu %-23s", "count", s[0].n, "");
 	if (nm == 2)
 		fprintf(out, " %12zu", s[1].n);
-	us(a, sizeof(a), s[0].min);
-	fprintf(out, "\n%-10s %12s %-23s", "min", a, "");
-	if (nm == 2) {
-		us(a, sizeof(a), s[1].min);
-		fprintf(out, " %12s", a);
-	}
 	fprintf(out, "\n");
+	print_extreme(out, "min", s[0].min, nm == 2 ? s[1].min : NAN, nm);
 	for (int i = 0; i < T32_WAKE_NQ; i++) {
 		char iv[80];
 
@@ -762,13 +771,7 @@ static void print_table_stats(FILE *out, const struct t32_wake_stats *s, int nm)
 		}
 		fprintf(out, "\n");
 	}
-	us(a, sizeof(a), s[0].max);
-	fprintf(out, "%-10s %12s %-23s", "max", a, "");
-	if (nm == 2) {
-		us(a, sizeof(a), s[1].max);
-		fprintf(out, " %12s", a);
-	}
-	fprintf(out, "\n");
+	print_extreme(out, "max", s[0].max, nm == 2 ? s[1].max : NAN, nm);
 }
 
 void t32_wake_print(FILE *out, const struct t32_wake_data *d, enum t32_format fmt,
