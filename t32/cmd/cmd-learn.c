@@ -30,6 +30,7 @@
 #include "t32/core/latcache.h"
 #include "t32/core/learned.h"
 #include "t32/cmd/options.h"
+#include "t32/core/probeset.h"
 #include "t32/core/recorded.h"
 #include "t32/sample/correlate.h"
 #include "t32/util.h"
@@ -66,197 +67,6 @@ struct learn_args {
 	int cpu;		/* --cpu N, or -1: the default */
 	enum t32_format format;
 };
-
-/* The probes read from a folder of recorded blocks. */
-struct learn_set {
-	struct t32_recorded *rec;
-	struct t32_learn_probe *pr;
-	size_t n;
-	size_t unstable, unreadable;	/* left out */
-};
-
-static void learn_set_free(struct learn_set *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		t32_recorded_free(&s->rec[i]);
-	free(s->rec);
-	free(s->pr);
-	memset(s, 0, sizeof(*s));
-}
-
-/* The core the first recorded block of dir names ("zen5"), into core; "" when none. */
-static void learn_recorded_core(const char *dir, char *core, size_t len)
-{
-	char **names, path[PATH_MAX], line[512];
-	long n = t32_recorded_list(dir, &names);
-	FILE *f;
-
-	core[0] = 0;
-	if (n > 0) {
-		snprintf(path, sizeof(path), "%.3000s/%.200s/shares.tsv", dir, names[0]);
-		if ((f = fopen(path, "r"))) {
-			while (fgets(line, sizeof(line), f) && line[0] == '#')
-				if (strncmp(line, "# core: ", 8) == 0) {
-					sscanf(line + 8, "%31s", core);
-					break;
-				}
-			fclose(f);
-		}
-	}
-	t32_recorded_names_free(names, n > 0 ? n : 0);
-	(void)len;
-}
-
-/*
- * Read every recorded block under dir (its NAME/ folders) and append it to s;
- * unstable ones are left out unless allow_unstable, unreadable ones left out with
- * a warning (quiet: without).  0, or -1 when dir cannot be read.
- */
-static int learn_read(const char *dir, const struct t32_lattab *shipped, const struct t32_uarch *u,
-		      int allow_unstable, int quiet, struct learn_set *s)
-{
-	char **names, path[PATH_MAX], err[1024];
-	long n = t32_recorded_list(dir, &names);
-	size_t before = s->n;
-
-	if (n < 0)
-		return -1;
-	for (long i = 0; i < n; i++) {
-		struct t32_recorded r;
-
-		snprintf(path, sizeof(path), "%.3000s/%.200s", dir, names[i]);
-		if (t32_recorded_read(path, shipped, u, &r, err, sizeof(err))) {
-			if (!quiet)
-				t32_warn("left out: %s", err);
-			s->unreadable++;
-			continue;
-		}
-		if (r.unstable && !allow_unstable) {
-			if (!quiet)
-				t32_warn("left out, its samples did not stay put '%s' (%s)", path,
-					 r.stability);
-			s->unstable++;
-			t32_recorded_free(&r);
-			continue;
-		}
-		{
-			struct t32_recorded *nr = realloc(s->rec, (s->n + 1) * sizeof(*nr));
-			struct t32_learn_probe *np = nr ? realloc(s->pr, (s->n + 1) * sizeof(*np)) : NULL;
-
-			if (nr)
-				s->rec = nr;
-			if (!np) {
-				t32_recorded_free(&r);
-				break;
-			}
-			s->pr = np;
-		}
-		s->rec[s->n] = r;
-		s->n++;
-	}
-	/* the probes point into rec, which moved as it grew: set them now, held kept */
-	for (size_t i = 0; i < s->n; i++) {
-		int h = i < before ? s->pr[i].held : 0;
-
-		t32_recorded_probe(&s->rec[i], &s->pr[i]);
-		s->pr[i].held = h;
-	}
-	t32_recorded_names_free(names, n);
-	return 0;
-}
-
-/* Mark the probes from index `from` on as held (predicted only). */
-static void learn_hold_from(struct learn_set *s, size_t from)
-{
-	for (size_t i = from; i < s->n; i++)
-		s->pr[i].held = 1;
-}
-
-/* Load the shipped latency table; 0, or -1 with err. */
-static int learn_shipped(struct t32_lattab *tab, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-
-	tab->e = NULL;
-	tab->n = 0;
-	snprintf(path, sizeof(path), "%.4000s/uarch/latency.lat", t32_datadir());
-	if (access(path, F_OK) == 0 && t32_lattab_load(tab, path, err, errlen))
-		return -1;
-	return 0;
-}
-
-/*
- * Learn from every probe of s not held: the keys of list (comma-separated,
- * "none" for none), or by default those the probes touch, less the pinned ones
- * (npinned "key=value" texts).
- */
-static int learn_fit_keys(const struct t32_uarch *u, struct learn_set *s, const char *list,
-			  const char *const *pinned, size_t npinned, struct t32_learn_result *r,
-			  char *err, size_t errlen)
-{
-	char keys[T32_LEARN_MAX_PARAMS][48];
-	const char *params[T32_LEARN_MAX_PARAMS];
-	size_t nk = 0, m = 0;
-
-	if (list && strcmp(list, "none") != 0) {
-		while (*list && nk < T32_LEARN_MAX_PARAMS) {
-			size_t l = strcspn(list, ",");
-
-			snprintf(keys[nk++], 48, "%.*s", (int)(l < 47 ? l : 47), list);
-			list += l + (list[l] == ',');
-		}
-	} else if (!list) {
-		nk = t32_learn_default_params(u, s->pr, s->n, keys, T32_LEARN_MAX_PARAMS);
-	}
-	for (size_t j = 0; j < nk; j++) {
-		size_t l = strlen(keys[j]), p;
-
-		for (p = 0; p < npinned; p++)
-			if (strncmp(pinned[p], keys[j], l) == 0 && pinned[p][l] == '=')
-				break;
-		if (p == npinned)
-			params[m++] = keys[j];
-	}
-	return t32_learn_fit(u, s->pr, s->n, params, m, NULL, r, err, errlen);
-}
-
-/* Learn from every probe of s not held, with the default parameters. */
-static int learn_fit(const struct t32_uarch *u, struct learn_set *s, struct t32_learn_result *r,
-		     char *err, size_t errlen)
-{
-	return learn_fit_keys(u, s, NULL, NULL, 0, r, err, errlen);
-}
-
-/* The prediction of probe i by u: TVD and cycles error (percent); -1 when it cannot run. */
-static int learn_figures(const struct t32_uarch *u, const struct t32_learn_probe *p, double *tvd,
-			 double *cpi, double *dev, double *chi2)
-{
-	struct t32_corr_result r;
-	char err[256];
-	double slope = NAN;
-
-	if (t32_learn_predict(u, p, &r, err, sizeof(err)))
-		return -1;
-	if (p->d.curve && p->d.kmax >= 2) {
-		double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)p->d.kmax;
-
-		for (size_t k = 1; k <= p->d.kmax; k++) {
-			sk += (double)k;
-			sy += p->d.curve[k];
-			skk += (double)k * (double)k;
-			sky += (double)k * p->d.curve[k];
-		}
-		slope = (m * sky - sk * sy) / (m * skk - sk * sk);
-	}
-	*tvd = r.samples ? r.gof.tvd : NAN;
-	if (dev)
-		*dev = r.deviance;
-	if (chi2)
-		*chi2 = r.curve_chi2;
-	*cpi = slope > 0 ? 100 * (r.cycles_per_iter - slope) / slope : NAN;
-	t32_corr_result_free(&r);
-	return 0;
-}
 
 /*
  * Measure each probe block of dir into outdir/NAME as `t32 correlate -o` does,
@@ -415,7 +225,7 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 
 /* The learned parameters and each probe's prediction, for people or programs. */
 static void learn_print(FILE *out, const struct learn_args *a, const struct t32_learn_result *r,
-			const struct learn_set *s, const char *source, double seconds)
+			const struct t32_probe_set *s, const char *source, double seconds)
 {
 	char text[256];
 	int tsv = a->format == T32_FMT_TSV;
@@ -447,7 +257,7 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 	for (size_t i = 0; i < s->n; i++) {
 		double tvd, cpi, dev, chi2;
 
-		if (learn_figures(&r->u, &s->pr[i], &tvd, &cpi, &dev, &chi2))
+		if (t32_probe_figures(&r->u, &s->pr[i], &tvd, &cpi, &dev, &chi2))
 			continue;
 		if (tsv)
 			fprintf(out, "%s\t%.4f\t%.2f\t%.1f\t%.1f\n", s->pr[i].name, tvd, cpi, dev,
@@ -520,14 +330,14 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
 
 	core[0] = 0;
 	if (!a->uarch && a->from)
-		learn_recorded_core(dir, core, sizeof(core));
+		t32_probe_set_core(dir, core, sizeof(core));
 	if (core[0]) {
 		snprintf(choice->data, sizeof(choice->data), "%s", core);
 	} else {
 		t32_block_uarch(a->uarch, choice);
 	}
 	if (t32_uarch_load(u, choice->data, t32_datadir(), err, sizeof(err)) ||
-	    learn_shipped(tab, err, sizeof(err))) {
+	    t32_shipped_lattab(tab, err, sizeof(err))) {
 		t32_error("%s", err);
 		return T32_EXIT_ERROR;
 	}
@@ -543,7 +353,7 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
  * The learned model kept: in --store FILE, or this CPU's cache file when the
  * probes are this CPU's (here names it).  0, or -1.
  */
-static int learn_keep(const struct learn_args *a, const struct learn_set *s,
+static int learn_keep(const struct learn_args *a, const struct t32_probe_set *s,
 		      const struct t32_learn_result *r, const char *here, const char *uarch,
 		      const char *dir)
 {
@@ -592,7 +402,7 @@ static int learn_keep(const struct learn_args *a, const struct learn_set *s,
 int cmd_learn(int argc, char **argv)
 {
 	struct learn_args a = { .samples = 2000, .seconds = 2, .cpu = -1, .format = T32_FMT_TABLE };
-	struct learn_set s = { 0 };
+	struct t32_probe_set s = { 0 };
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_learn_result r;
 	struct t32_uarch u;
@@ -613,7 +423,7 @@ int cmd_learn(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = T32_EXIT_ERROR;
-	if (learn_read(dir, &tab, &u, a.allow_unstable, 0, &s)) {
+	if (t32_probe_set_read(dir, &tab, &u, a.allow_unstable, 0, &s)) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		goto out;
 	}
@@ -624,7 +434,7 @@ int cmd_learn(int argc, char **argv)
 		goto out;
 	}
 	t1 = t32_now();
-	if (learn_fit_keys(&u, &s, a.keys, a.sets, a.nsets, &r, err, sizeof(err))) {
+	if (t32_probe_set_fit_keys(&u, &s, a.keys, a.sets, a.nsets, &r, err, sizeof(err))) {
 		t32_error("%s", err);
 		if (strstr(err, "unknown parameter") || strstr(err, "named twice"))
 			rc = T32_EXIT_USAGE;
@@ -638,199 +448,7 @@ int cmd_learn(int argc, char **argv)
 		printf("took       %.1f s\n", t32_now() - t0);
 	rc = t32_close_stdout() ? T32_EXIT_ERROR : 0;
 out:
-	learn_set_free(&s);
+	t32_probe_set_free(&s);
 	t32_lattab_free(&tab);
 	return rc;
-}
-
-/* One block's prediction as a bench figure; returns 1 when within both targets. */
-static int learn_bench_block(void (*report)(const char *, const char *, const char *, int),
-			     const char *machine, const char *group, const struct t32_uarch *u,
-			     const struct t32_learn_probe *p, const char *how)
-{
-	char what[600], fig[160];
-	double tvd, cpi;
-	int ok;
-
-	snprintf(what, sizeof(what), "learn %s: %s/%s", machine, group, p->name);
-	if (learn_figures(u, p, &tvd, &cpi, NULL, NULL)) {
-		report(what, "the model cannot run it", "TVD <= 0.10, err <= 5%", 0);
-		return 0;
-	}
-	ok = t32_corr_meets_target(tvd, cpi);
-	snprintf(fig, sizeof(fig), "TVD %.3f, cpi %+.1f%%%s", tvd, cpi, how);
-	report(what, fig, "TVD <= 0.10, err <= 5%", ok);
-	return ok;
-}
-
-/* The groups of a recorded machine's blocks: the study's, others', ours to decide on, ours held back. */
-static const struct {
-	const char *dir;
-	int held;		/* never used to learn or decide */
-	const char *target;	/* of the group's share within both targets */
-	double share;
-} learn_groups[] = {
-	{ "study", 0, "9 of 9", 1.0 },
-	{ "more", 0, "(figure only)", 0 },
-	{ "decide", 0, "(figure only)", 0 },
-	{ "held", 1, ">= 80%", 0.8 },
-	{ NULL, 0, NULL, 0 },
-};
-
-/*
- * Each group's blocks of machine name predicted by the model learned (r), or
- * without probes by the one learned from the others, and how many of each
- * group are within both targets, as bench figures.
- */
-static void learn_bench_groups(void (*report)(const char *, const char *, const char *, int),
-			       const char *name, const struct t32_uarch *u, struct learn_set *all,
-			       const size_t *first, int ng, int have_probes,
-			       const struct t32_learn_result *r)
-{
-	char err[1024], what[512], fig[200];
-
-	for (int g = 0; g < ng; g++) {
-		size_t within = 0, count = first[g + 1] - first[g];
-
-		for (size_t i = first[g]; i < first[g + 1]; i++) {
-			const struct t32_uarch *pu = &r->u;
-			struct t32_learn_result lo;
-			const char *how = "";
-			int lo_ok = 0;
-
-			/* without probes, a block not held is predicted by the others alone */
-			if (!have_probes && !all->pr[i].held) {
-				all->pr[i].held = 1;
-				lo_ok = learn_fit(u, all, &lo, err, sizeof(err)) == 0;
-				all->pr[i].held = 0;
-				if (!lo_ok)
-					continue;
-				pu = &lo.u;
-				how = ", learned without it";
-			}
-			within += (size_t)learn_bench_block(report, name, learn_groups[g].dir, pu,
-							    &all->pr[i], how);
-		}
-		if (!count)
-			continue;
-		snprintf(what, sizeof(what), "learn %s: %s blocks within both", name,
-			 learn_groups[g].dir);
-		snprintf(fig, sizeof(fig), "%zu of %zu", within, count);
-		report(what, fig, learn_groups[g].target,
-		       learn_groups[g].share == 0 ||
-		       (double)within >= learn_groups[g].share * (double)count - 1e-9);
-	}
-}
-
-/*
- * One recorded machine (root/name) as bench figures: its blocks read group by
- * group, the model learned from its probes or its blocks, and each block predicted.
- */
-static void learn_bench_machine(void (*report)(const char *, const char *, const char *, int),
-				const char *root, const char *name, const struct t32_lattab *tab)
-{
-	char path[PATH_MAX], probes[PATH_MAX], core[32], what[512], fig[200], err[1024];
-	struct learn_set all = { 0 }, pset = { 0 };
-	size_t first[8], nheld = 0, nfit = 0;
-	struct t32_uarch u;
-	struct t32_learn_result r;
-	int have_probes, ng = 0;
-	double t0, took;
-
-	snprintf(path, sizeof(path), "%.3000s/%.200s/study", root, name);
-	if (name[0] == '.' || access(path, R_OK))
-		return;
-	learn_recorded_core(path, core, sizeof(core));
-	if (t32_uarch_load(&u, core[0] ? core : T32_UARCH_GENERIC, t32_datadir(), err,
-			   sizeof(err))) {
-		snprintf(what, sizeof(what), "learn %s", name);
-		report(what, err, "(figure only)", 0);
-		return;
-	}
-	/* every block, group by group; held ones marked */
-	for (int g = 0; learn_groups[g].dir; g++) {
-		snprintf(path, sizeof(path), "%.3000s/%.200s/%s", root, name, learn_groups[g].dir);
-		first[g] = all.n;
-		ng = g + 1;
-		if (learn_read(path, tab, &u, 0, 1, &all) == 0 && learn_groups[g].held)
-			learn_hold_from(&all, first[g]);
-	}
-	first[ng] = all.n;
-	for (size_t i = 0; i < all.n; i++) {
-		nheld += all.pr[i].held;
-		nfit += !all.pr[i].held;
-	}
-	snprintf(probes, sizeof(probes), "%.3000s/%.200s/probes", root, name);
-	have_probes = access(probes, R_OK) == 0 &&
-		      learn_read(probes, tab, &u, 0, 1, &pset) == 0 && pset.n > 0;
-	if (all.unstable + all.unreadable + pset.unstable + pset.unreadable) {
-		snprintf(what, sizeof(what), "learn %s: left out", name);
-		snprintf(fig, sizeof(fig), "%zu blocks whose samples did not stay put, %zu "
-			 "unreadable", all.unstable + pset.unstable,
-			 all.unreadable + pset.unreadable);
-		report(what, fig, "(figure only)", 1);
-	}
-	t0 = t32_now();
-	if (have_probes ? learn_fit(&u, &pset, &r, err, sizeof(err)) :
-			  learn_fit(&u, &all, &r, err, sizeof(err))) {
-		snprintf(what, sizeof(what), "learn %s", name);
-		report(what, err, "<= 60 s", 0);
-		goto next;
-	}
-	took = t32_now() - t0;
-	snprintf(what, sizeof(what), "learn %s: time to learn", name);
-	snprintf(fig, sizeof(fig), "%.1f s from %zu %s, %zu model runs", took, r.probes,
-		 have_probes ? "probes" : "blocks", r.evals);
-	report(what, fig, "<= 60 s", took <= 60);
-	for (size_t j = 0; j < r.np; j++) {
-		char text[256];
-
-		t32_learned_param_text(&r.p[j], text, sizeof(text));
-		snprintf(what, sizeof(what), "learn %s: parameter", name);
-		report(what, text, "(figure only)", 1);
-	}
-	learn_bench_groups(report, name, &u, &all, first, ng, have_probes, &r);
-	(void)nheld;
-	(void)nfit;
-next:
-	learn_set_free(&all);
-	learn_set_free(&pset);
-}
-
-/*
- * make bench: every machine recorded in t/data/recorded (a folder with study/
- * and, where they were recorded, probes/): learned from its probes and each
- * block predicted.  A machine without probes is learned from its blocks, each
- * block predicted by the model learned from all the others (leave one out), so
- * no block is predicted by a model that saw it; the held-back blocks never
- * enter any learning.
- */
-void t32_bench_learn(void (*report)(const char *what, const char *figure, const char *target,
-				    int ok))
-{
-	char root[PATH_MAX], err[1024];
-	struct dirent **mach = NULL;
-	struct t32_lattab tab = { NULL, 0 };
-	int nm;
-	const char *env = getenv("T32_RECORDED_DIR");
-
-	snprintf(root, sizeof(root), "%.4000s", env && *env ? env : "");
-	if (!root[0])
-		snprintf(root, sizeof(root), "%.4000s/../t/data/recorded", t32_datadir());
-	if (learn_shipped(&tab, err, sizeof(err))) {
-		report("learn: the latency table", err, "(figure only)", 0);
-		return;
-	}
-	nm = scandir(root, &mach, NULL, alphasort);
-	if (nm < 0) {
-		report("learn: recorded machines", "no t/data/recorded folder", "(figure only)", 0);
-		t32_lattab_free(&tab);
-		return;
-	}
-	for (int m = 0; m < nm; m++) {
-		learn_bench_machine(report, root, mach[m]->d_name, &tab);
-		free(mach[m]);
-	}
-	free(mach);
-	t32_lattab_free(&tab);
 }

@@ -1,0 +1,214 @@
+/*
+ * benchlearn.c - make bench's `learn`: every recorded machine learned from its
+ * probes (or, without probes, from its blocks, leaving each out in turn) and
+ * its blocks predicted, group by group.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/correlate.h"
+#include "analysis/learn.h"
+#include "analysis/uarch.h"
+#include "t32/cmd/cmd.h"
+#include "t32/core/learned.h"
+#include "t32/core/probeset.h"
+#include "t32/util.h"
+
+/* One block's prediction as a bench figure; returns 1 when within both targets. */
+static int learn_bench_block(void (*report)(const char *, const char *, const char *, int),
+			     const char *machine, const char *group, const struct t32_uarch *u,
+			     const struct t32_learn_probe *p, const char *how)
+{
+	char what[600], fig[160];
+	double tvd, cpi;
+	int ok;
+
+	snprintf(what, sizeof(what), "learn %s: %s/%s", machine, group, p->name);
+	if (t32_probe_figures(u, p, &tvd, &cpi, NULL, NULL)) {
+		report(what, "the model cannot run it", "TVD <= 0.10, err <= 5%", 0);
+		return 0;
+	}
+	ok = t32_corr_meets_target(tvd, cpi);
+	snprintf(fig, sizeof(fig), "TVD %.3f, cpi %+.1f%%%s", tvd, cpi, how);
+	report(what, fig, "TVD <= 0.10, err <= 5%", ok);
+	return ok;
+}
+
+/*
+ * The groups of a recorded machine's blocks: the study's, others', ours to
+ * decide on, ours held back.
+ */
+static const struct {
+	const char *dir;
+	int held;		/* never used to learn or decide */
+	const char *target;	/* of the group's share within both targets */
+	double share;
+} learn_groups[] = {
+	{ "study", 0, "9 of 9", 1.0 },
+	{ "more", 0, "(figure only)", 0 },
+	{ "decide", 0, "(figure only)", 0 },
+	{ "held", 1, ">= 80%", 0.8 },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Each group's blocks of machine name predicted by the model learned (r), or
+ * without probes by the one learned from the others, and how many of each
+ * group are within both targets, as bench figures.
+ */
+static void learn_bench_groups(void (*report)(const char *, const char *, const char *, int),
+			       const char *name, const struct t32_uarch *u, struct t32_probe_set *all,
+			       const size_t *first, int ng, int have_probes,
+			       const struct t32_learn_result *r)
+{
+	char err[1024], what[512], fig[200];
+
+	for (int g = 0; g < ng; g++) {
+		size_t within = 0, count = first[g + 1] - first[g];
+
+		for (size_t i = first[g]; i < first[g + 1]; i++) {
+			const struct t32_uarch *pu = &r->u;
+			struct t32_learn_result lo;
+			const char *how = "";
+			int lo_ok = 0;
+
+			/* without probes, a block not held is predicted by the others alone */
+			if (!have_probes && !all->pr[i].held) {
+				all->pr[i].held = 1;
+				lo_ok = t32_probe_set_fit(u, all, &lo, err, sizeof(err)) == 0;
+				all->pr[i].held = 0;
+				if (!lo_ok)
+					continue;
+				pu = &lo.u;
+				how = ", learned without it";
+			}
+			within += (size_t)learn_bench_block(report, name, learn_groups[g].dir, pu,
+							    &all->pr[i], how);
+		}
+		if (!count)
+			continue;
+		snprintf(what, sizeof(what), "learn %s: %s blocks within both", name,
+			 learn_groups[g].dir);
+		snprintf(fig, sizeof(fig), "%zu of %zu", within, count);
+		report(what, fig, learn_groups[g].target,
+		       learn_groups[g].share == 0 ||
+		       (double)within >= learn_groups[g].share * (double)count - 1e-9);
+	}
+}
+
+/*
+ * One recorded machine (root/name) as bench figures: its blocks read group by
+ * group, the model learned from its probes or its blocks, and each block predicted.
+ */
+static void learn_bench_machine(void (*report)(const char *, const char *, const char *, int),
+				const char *root, const char *name, const struct t32_lattab *tab)
+{
+	char path[PATH_MAX], probes[PATH_MAX], core[32], what[512], fig[200], err[1024];
+	struct t32_probe_set all = { 0 }, pset = { 0 };
+	size_t first[8], nheld = 0, nfit = 0;
+	struct t32_uarch u;
+	struct t32_learn_result r;
+	int have_probes, ng = 0;
+	double t0, took;
+
+	snprintf(path, sizeof(path), "%.3000s/%.200s/study", root, name);
+	if (name[0] == '.' || access(path, R_OK))
+		return;
+	t32_probe_set_core(path, core, sizeof(core));
+	if (t32_uarch_load(&u, core[0] ? core : T32_UARCH_GENERIC, t32_datadir(), err,
+			   sizeof(err))) {
+		snprintf(what, sizeof(what), "learn %s", name);
+		report(what, err, "(figure only)", 0);
+		return;
+	}
+	/* every block, group by group; held ones marked */
+	for (int g = 0; learn_groups[g].dir; g++) {
+		snprintf(path, sizeof(path), "%.3000s/%.200s/%s", root, name, learn_groups[g].dir);
+		first[g] = all.n;
+		ng = g + 1;
+		if (t32_probe_set_read(path, tab, &u, 0, 1, &all) == 0 && learn_groups[g].held)
+			t32_probe_set_hold_from(&all, first[g]);
+	}
+	first[ng] = all.n;
+	for (size_t i = 0; i < all.n; i++) {
+		nheld += all.pr[i].held;
+		nfit += !all.pr[i].held;
+	}
+	snprintf(probes, sizeof(probes), "%.3000s/%.200s/probes", root, name);
+	have_probes = access(probes, R_OK) == 0 &&
+		      t32_probe_set_read(probes, tab, &u, 0, 1, &pset) == 0 && pset.n > 0;
+	if (all.unstable + all.unreadable + pset.unstable + pset.unreadable) {
+		snprintf(what, sizeof(what), "learn %s: left out", name);
+		snprintf(fig, sizeof(fig), "%zu blocks whose samples did not stay put, %zu "
+			 "unreadable", all.unstable + pset.unstable,
+			 all.unreadable + pset.unreadable);
+		report(what, fig, "(figure only)", 1);
+	}
+	t0 = t32_now();
+	if (have_probes ? t32_probe_set_fit(&u, &pset, &r, err, sizeof(err)) :
+			  t32_probe_set_fit(&u, &all, &r, err, sizeof(err))) {
+		snprintf(what, sizeof(what), "learn %s", name);
+		report(what, err, "<= 60 s", 0);
+		goto next;
+	}
+	took = t32_now() - t0;
+	snprintf(what, sizeof(what), "learn %s: time to learn", name);
+	snprintf(fig, sizeof(fig), "%.1f s from %zu %s, %zu model runs", took, r.probes,
+		 have_probes ? "probes" : "blocks", r.evals);
+	report(what, fig, "<= 60 s", took <= 60);
+	for (size_t j = 0; j < r.np; j++) {
+		char text[256];
+
+		t32_learned_param_text(&r.p[j], text, sizeof(text));
+		snprintf(what, sizeof(what), "learn %s: parameter", name);
+		report(what, text, "(figure only)", 1);
+	}
+	learn_bench_groups(report, name, &u, &all, first, ng, have_probes, &r);
+	(void)nheld;
+	(void)nfit;
+next:
+	t32_probe_set_free(&all);
+	t32_probe_set_free(&pset);
+}
+
+/*
+ * make bench: every machine recorded in t/data/recorded (a folder with study/
+ * and, where they were recorded, probes/): learned from its probes and each
+ * block predicted.  A machine without probes is learned from its blocks, each
+ * block predicted by the model learned from all the others (leave one out), so
+ * no block is predicted by a model that saw it; the held-back blocks never
+ * enter any learning.
+ */
+void t32_bench_learn(void (*report)(const char *what, const char *figure, const char *target,
+		     int ok))
+{
+	char root[PATH_MAX], err[1024];
+	struct dirent **mach = NULL;
+	struct t32_lattab tab = { NULL, 0 };
+	int nm;
+	const char *env = getenv("T32_RECORDED_DIR");
+
+	snprintf(root, sizeof(root), "%.4000s", env && *env ? env : "");
+	if (!root[0])
+		snprintf(root, sizeof(root), "%.4000s/../t/data/recorded", t32_datadir());
+	if (t32_shipped_lattab(&tab, err, sizeof(err))) {
+		report("learn: the latency table", err, "(figure only)", 0);
+		return;
+	}
+	nm = scandir(root, &mach, NULL, alphasort);
+	if (nm < 0) {
+		report("learn: recorded machines", "no t/data/recorded folder", "(figure only)", 0);
+		t32_lattab_free(&tab);
+		return;
+	}
+	for (int m = 0; m < nm; m++) {
+		learn_bench_machine(report, root, mach[m]->d_name, &tab);
+		free(mach[m]);
+	}
+	free(mach);
+	t32_lattab_free(&tab);
+}
