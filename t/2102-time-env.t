@@ -71,7 +71,7 @@ run time --raw "$TMP/raw.tsv" l m 500 10 nop
 like "$TMP/raw.tsv" '^0	block	[0-9]+$' "--raw keeps every delta"
 
 # Ctrl-C (to the process group) mid-measurement: the result so far, exit 130
-setsid "$T32" time --budget 20 --precision 0.0000001 l m 100000000 100 'add eax, 1' >"$TMP/int.out" 2>"$TMP/int.err" &
+setsid "$T32" time --budget 20 l m 100000000 100 'add eax, 1' >"$TMP/int.out" 2>"$TMP/int.err" &
 pid=$!
 sleep 1
 kill -INT -- -$pid 2>/dev/null || kill -INT $pid

@@ -68,7 +68,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(33);
+	plan(36);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -124,6 +124,32 @@ int main(void)
 		   m.untrusted[0] ? m.untrusted : "trusted");
 		ok(m.value - m.halfwidth <= 1 && 1 <= m.value + m.halfwidth,
 		   "one add more: the interval holds 1");
+	}
+
+	/*
+	 * Placements a cycle apart on a 100-instruction block, asked for 0.0005 tick
+	 * an instruction: the interval cannot get there within the budget, and the
+	 * measurement stops early, untrusted, saying so; its interval still holds.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 12,
+					      .jitter = 0.3, .placement = 1.0 };
+		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+		double truth = 1 / 1.42;	/* ticks per instruction */
+
+		t32_measure_opts_init(&mo);
+		mo.unit = T32_UNIT_TICKS;
+		mo.precision = 0.0005;
+		mo.budget = 30;
+		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "out of reach: measured");
+		ok(m.futile_seconds > 4 * 30 && m.seconds < 30 / 4.0,
+		   "out of reach: stopped at %.2f s of 30, it would have needed %.0f s", m.seconds,
+		   m.futile_seconds);
+		ok(strstr(m.untrusted, "never narrowed") && strstr(m.untrusted, "stopped at") &&
+		   m.value - m.halfwidth <= truth && truth <= m.value + m.halfwidth,
+		   "out of reach: untrusted (%s), %.4f +- %.4f holds %.4f", m.untrusted, m.value,
+		   m.halfwidth, truth);
 	}
 
 	/*

@@ -424,7 +424,8 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
-						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS, 1 };
+						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS, 1,
+						   1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -749,6 +750,13 @@ static unsigned counting(const struct loop *l)
 }
 
 /*
+ * A measurement stops early when its interval, at the pace it has narrowed so
+ * far, would need this many times the budget to reach the precision asked: it
+ * would end untrusted ("never narrowed") anyway, only later.
+ */
+#define T32_FUTILE_FACTOR 4
+
+/*
  * The 95% half-width of the mean of x over the rounds that count: the larger of
  * the rounds' spread (batch means) and the spread of the segments' means.  The
  * pooled value weighs a segment by its rounds, and later segments are longer, so
@@ -1064,6 +1072,27 @@ out:
  * The half-width per instruction that stops a measurement: --precision or
  * --block-precision over n, whichever is reached first (the looser); 0: none.
  */
+static double stop_target(const struct t32_measure_opts *mo, uint64_t insns);
+
+/*
+ * The seconds the interval would need to narrow to the stopping target, at best
+ * as one over the square root of the time spent (seconds so far) once the
+ * stopping rule's minimum of placements count; 0 while it cannot yet be told or
+ * the target is met.
+ */
+static double needed_seconds(const struct loop *l, const struct t32_measure_opts *mo,
+			     const struct t32_measurement *m, enum t32_placements p)
+{
+	double hw, target = stop_target(mo, m->insns);
+
+	if (counting(l) < schedules[p].min_segments || !(target > 0))
+		return 0;
+	hw = stop_hw(l);
+	if (!(hw > target) || !isfinite(hw))
+		return 0;
+	return m->seconds * (hw / target) * (hw / target);
+}
+
 static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
 {
 	double per = mo->precision > 0 ? mo->precision : 0;
@@ -1085,11 +1114,24 @@ static double sensor_span(const struct t32_measurement *m)
 	return sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
 }
 
+/* "; stopped at S s: ..." when the measurement stopped early as futile, else "". */
+static const char *futile_text(const struct t32_measurement *m,
+			       const struct t32_measure_opts *mo, char *buf, size_t len)
+{
+	if (!(m->futile_seconds > 0))
+		return "";
+	snprintf(buf, len, "; stopped at %.2f s: at its pace it would have needed about %.0f s, "
+		 "more than %d times the budget of %g s", m->seconds, m->futile_seconds,
+		 T32_FUTILE_FACTOR, mo->budget);
+	return buf;
+}
+
 void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		       int interrupted)
 {
 	const char *u = t32_unit_names[mo->unit];
 	size_t len = sizeof(m->untrusted);
+	char fut[200];
 
 	/*
 	 * A drift found while the readings were taken beside other work is that
@@ -1175,9 +1217,10 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		 !interrupted)
 		snprintf(m->untrusted, len,
 			 "the interval never narrowed to +-%.3g %s (it is +-%.3g after %llu runs in "
-			 "%u measuring processes%s)",
+			 "%u measuring processes%s)%s",
 			 stop_target(mo, m->insns), u, m->halfwidth, (unsigned long long)m->runs,
-			 m->segments, m->set_aside ? ", others set aside: other work ran beside them" : "");
+			 m->segments, m->set_aside ? ", others set aside: other work ran beside them" : "",
+			 futile_text(m, mo, fut, sizeof(fut)));
 }
 
 char *t32_measure_flags(const struct t32_measurement *m, char *buf, size_t len)
@@ -1404,6 +1447,14 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			    stop_hw(&l) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
+			}
+			if (src->futility && wants_precise) {
+				double need = needed_seconds(&l, mo, m, src->placements);
+
+				if (need > T32_FUTILE_FACTOR * mo->budget) {
+					m->futile_seconds = need;
+					break;
+				}
 			}
 			if (m->seconds + segment_room(src->placements, counting(&l)) >= mo->budget ||
 			    l.nseg == schedules[src->placements].cap || segment_open(&l, l.n)) {

@@ -97,6 +97,7 @@ struct t32_measurement {
 	double block_value, empty_value;	/* whole blocks, unit */
 	unsigned flags;		/* T32_EST_* of the estimates */
 	int stopped_precise;	/* the interval reached the precision target */
+	double futile_seconds;	/* > 0: stopped early, its interval would have needed this long */
 	int drifted;		/* the clock ratio moved more than drift_limit (compensated) */
 	/*
 	 * The sensors (cycles, when run): each one's whole cycles per instruction
@@ -198,6 +199,9 @@ struct t32_source {
 	uint64_t q;		/* ticks: the TSC's step (t32_machine_tsc_step) */
 	enum t32_placements placements;	/* how segments are timed: a replay follows its recording's */
 	int sensors;		/* the source runs the sensor chains beside the adds (cycles) */
+	int futility;		/* a measurement whose interval cannot reach the precision
+				   within its budget stops early (recordings made before
+				   this rule replay without it) */
 };
 
 /*

@@ -100,6 +100,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	fputs("# placements: tiers\n", f);
 	/* nor this one the sensor chains: their blocks are not in its runs */
 	fputs("# sensors: mul,vec\n", f);
+	/* nor this one the early stop of a measurement that cannot reach its precision */
+	fputs("# futility: on\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -445,7 +447,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 		r->real = *real;
 		*out = (struct t32_source){ rec_run, real->respawn ? rec_respawn : NULL, rec_now,
 					    rec_look, rec_finish, r, real->tsc_hz, real->q,
-					    real->placements, real->sensors };
+					    real->placements, real->sensors, real->futility };
 		fprintf(f, "measure\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t", n, twin_n,
 			t32_unit_names[mo->unit], real->q);
 		put_exact(f, real->tsc_hz);
@@ -472,7 +474,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 				    strtod(fl[5], NULL), q ? q : 1,
 				    strcmp(t32_rec_provenance(r, "placements"), "tiers") == 0
 					    ? T32_PLACEMENTS_TIERS : T32_PLACEMENTS_DOUBLING,
-				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0 };
+				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
+				    strcmp(t32_rec_provenance(r, "futility"), "on") == 0 };
 	return 0;
 }
 
