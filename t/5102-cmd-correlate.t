@@ -124,7 +124,16 @@ ok $? "zero copies cost about nothing ($(head -1 "$TMP/curve" | cut -f3,5 | tr '
 # step's shared CPU does not mean the form's own timing was; a load the first run
 # timed on a shared CPU, and so did not keep, one of the runs again above may have)
 if ls "$TMP/cache"/lat-*.tsv >/dev/null 2>&1; then cached=1; else cached=0; fi
-run correlate --format=json $SHORT --fit retire_width,load_latency "$B"
+# the runs below check shapes, not stability: samples that did not stay put (or
+# too few in the body, exit 7) on a busy machine are fitted anyway or sampled again
+LATER="$SHORT"
+case $LATER in *--allow-unstable*) ;; *) LATER="$LATER --allow-unstable" ;; esac
+run correlate --format=json $LATER --fit retire_width,load_latency "$B"
+if [ "$rc" = 7 ]; then
+	diag "correlate exit 7 ($(head -c 160 "$TMP/err")); once more"
+	if ls "$TMP/cache"/lat-*.tsv >/dev/null 2>&1; then cached=1; else cached=0; fi
+	run correlate --format=json $LATER --fit retire_width,load_latency "$B"
+fi
 is 0 "$rc" "json, two parameters fitted"
 if [ "$cached" = 1 ]; then
 	like "$TMP/out" '"latencies": \{"measured": 0, "cached": 1, ' "a second run takes the load from the cache"
@@ -137,7 +146,11 @@ like "$TMP/out" '"params": \[\{"key": "retire_width".*\{"key": "load_latency"' \
 	"json names the fitted parameters"
 
 if command -v gnuplot >/dev/null 2>&1; then
-	run correlate $SHORT -o "$TMP/res" "$B"
+	run correlate $LATER -o "$TMP/res" "$B"
+	if [ "$rc" = 7 ]; then
+		diag "correlate -o exit 7 ($(head -c 160 "$TMP/err")); once more"
+		run correlate $LATER -o "$TMP/res" "$B"
+	fi
 	is 0 "$rc" "table with -o exits 0"
 	like "$TMP/out" '^cycles per iteration: measured [0-9.]+ \+- [0-9.]+ \(slope of the curve\), predicted [0-9.]+, error' \
 		"the table gives cycles per iteration both ways"
@@ -151,10 +164,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 	# --from DIR: the same data fitted again, nothing measured (latencies from the
 	# table: a latency timed again could differ), the same answer twice; the TSC's
 	# frequency in the provenance is read anew each run and may move in its last digit
-	run correlate --kmax 6 --no-measure --from "$TMP/res" --format=tsv "$B"
+	run correlate --kmax 6 --no-measure --allow-unstable --from "$TMP/res" --format=tsv "$B"
 	grep -v '^# \(date\|command\|seconds\|latencies\|tsc\|calibration\):' "$TMP/out" >"$TMP/from1"
 	is 0 "$rc" "--from DIR fits what -o DIR measured"
-	run correlate --kmax 6 --no-measure --from "$TMP/res" --format=tsv "$B"
+	run correlate --kmax 6 --no-measure --allow-unstable --from "$TMP/res" --format=tsv "$B"
 	grep -v '^# \(date\|command\|seconds\|latencies\|tsc\|calibration\):' "$TMP/out" >"$TMP/from2"
 	cmp -s "$TMP/from1" "$TMP/from2"
 	ok $? "and gives the same fit twice"
