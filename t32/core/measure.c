@@ -1072,7 +1072,13 @@ out:
  * The half-width per instruction that stops a measurement: --precision or
  * --block-precision over n, whichever is reached first (the looser); 0: none.
  */
-static double stop_target(const struct t32_measure_opts *mo, uint64_t insns);
+static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
+{
+	double per = mo->precision > 0 ? mo->precision : 0;
+	double block = mo->block_precision > 0 ? mo->block_precision / (double)(insns ? insns : 1) : 0;
+
+	return fmax(per, block);
+}
 
 /*
  * The seconds the interval would need to narrow to the stopping target, at best
@@ -1091,14 +1097,6 @@ static double needed_seconds(const struct loop *l, const struct t32_measure_opts
 	if (!(hw > target) || !isfinite(hw))
 		return 0;
 	return m->seconds * (hw / target) * (hw / target);
-}
-
-static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
-{
-	double per = mo->precision > 0 ? mo->precision : 0;
-	double block = mo->block_precision > 0 ? mo->block_precision / (double)(insns ? insns : 1) : 0;
-
-	return fmax(per, block);
 }
 
 /*
