@@ -16,6 +16,13 @@
 #include "t/tap.h"
 #include "t32/core/tscsim.h"
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* One measurement of blocks b on machine mc with options mo; *q (may be NULL): the step seen. */
 static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
 			const struct t32_measure_opts *mo, struct t32_measurement *m, uint64_t *q)
@@ -68,7 +75,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(36);
+	plan(38);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -253,7 +260,7 @@ int main(void)
 		static const uint64_t qs[] = { 21, 26, 37, 64 };
 		static const double ratios[] = { 1.0, 1.42, 1.76 };
 		enum { RUNS = 600 };
-		unsigned covered = 0, least = 0, stopped = 0, within = 0, minmin = 0;
+		unsigned covered = 0, least = 0, stopped = 0, within = 0, minmin = 0, early = 0;
 
 		for (unsigned i = 0; i < RUNS; i++) {
 			struct t32_sim_machine mc = { .q = qs[i % 4], .ratio = ratios[i % 3],
@@ -268,6 +275,7 @@ int main(void)
 			covered += fabs(m.value - 3) <= m.halfwidth;
 			stopped += m.stopped_precise;
 			within += m.stopped_precise && m.halfwidth <= 0.02;
+			early += m.stopped_precise && m.segments < 12;
 			minmin += fabs(m.min_value - ((double)m.sblock.min - (double)m.sempty.min) / 100 *
 						       m.ratio) < 1e-9;
 		}
@@ -276,10 +284,67 @@ int main(void)
 		ok(covered >= least,
 		   "coverage: the 95%% interval holds the truth in %u of %u runs (at least %u)",
 		   covered, RUNS, least);
-		ok(stopped >= 0.95 * RUNS && within >= 0.95 * stopped,
-		   "stopped at the precision asked in %u of %u runs, the interval within it in %u",
-		   stopped, RUNS, within);
+		ok(stopped >= 0.95 * RUNS && within >= 0.95 * stopped && !early,
+		   "stopped at the precision asked in %u of %u runs, the interval within it in %u, "
+		   "%u of them before twelve placements", stopped, RUNS, within, early);
 		is_int(RUNS, minmin, "(min - min) / n is the blocks' minima in every run");
+	}
+
+	/*
+	 * In ticks (no calibration) the placements start at 1 ms, not 2.5: the same
+	 * chains stop about twice as soon (a median near 13 ms of simulated time,
+	 * 31 ms from 2.5 ms), the interval still holding the truth as often.  A slow
+	 * block's placement holds at least 64 runs of each block, not the ten rounds
+	 * of one run each that 1 ms would give it, so a new placement's warm-up does
+	 * not eat it.
+	 */
+	{
+		static const uint64_t qs[] = { 21, 26, 37, 64 };
+		static const double ratios[] = { 1.0, 1.42, 1.76 };
+		enum { RUNS = 200 };
+		double secs[RUNS];
+		unsigned covered = 0, least = 0;
+
+		for (unsigned i = 0; i < RUNS; i++) {
+			struct t32_sim_machine mc = { .q = qs[i % 4], .ratio = ratios[i % 3],
+						      .tsc_hz = 2.5e9, .jitter = 0.5, .placement = 0.2,
+						      .seed = 21140 + i };
+			struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
+			struct t32_measure_opts mo;
+
+			t32_measure_opts_init(&mo);
+			mo.unit = T32_UNIT_TICKS;
+			mo.precision = i % 2 ? 0 : 0.02;
+			mo.block_precision = i % 2 ? 2 : 0;
+			mo.max_runs = 400000;
+			mo.budget = 30;
+			if (measure_with(&mc, &b, &mo, &m, NULL))
+				bail("cannot measure a simulated 3-cycle chain in ticks");
+			covered += fabs(m.value - 3 / mc.ratio) <= m.halfwidth;
+			secs[i] = m.seconds;
+		}
+		while (least < RUNS && gsl_cdf_binomial_P(least, 0.95, RUNS) <= 1e-4)
+			least++;
+		qsort(secs, RUNS, sizeof(double), cmp_double);
+		ok(covered >= least && secs[RUNS / 2] < 0.02,
+		   "in ticks: the interval holds the truth in %u of %u (at least %u), "
+		   "a median %.1f ms to stop (under 20)", covered, RUNS, least, secs[RUNS / 2] * 1e3);
+	}
+	{
+		struct t32_sim_machine mc = { .q = 21, .ratio = 1.42, .tsc_hz = 2.5e9, .jitter = 0.5,
+					      .seed = 2114 };
+		struct t32_sim_blocks b = { 60, 1, 100000, 0, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+
+		t32_measure_opts_init(&mo);
+		mo.unit = T32_UNIT_TICKS;
+		mo.precision = 0.0001;
+		mo.budget = 0.5;
+		if (measure_with(&mc, &b, &mo, &m, NULL))
+			bail("cannot measure a simulated slow block");
+		ok(m.segments > 1 && m.runs >= 64 * m.segments,
+		   "a slow block: %llu runs in %u placements, at least 64 each",
+		   (unsigned long long)m.runs, m.segments);
 	}
 
 	/*

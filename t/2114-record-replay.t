@@ -3,7 +3,7 @@
 # from them, offline and bit for bit, for time and for sweep.  A recording that
 # does not match, or one of another command, is refused with the reason.
 . "$(dirname "$0")/lib-tap.sh"
-plan 15
+plan 16
 
 run time --format=tsv --record "$TMP/t.rec" l m auto 200 'imul rax, rax'
 { [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
@@ -31,8 +31,11 @@ run time --replay "$TMP/t.rec" --precision 0.1
 is 2 "$rc" "--replay takes only --format beside it"
 
 printf 'add | add rax, 1 | tp=add {r}, 1\n' >"$TMP/s.tbl"
-run sweep --n 40 --budget 0.2 --record "$TMP/s.rec" -o "$TMP/s1.tsv" "$TMP/s.tbl"
+# in ticks, as step curves and the coursework table are swept: their placements
+# start at 1 ms (scaled), and the replay must follow them
+run sweep --n 40 --unit ticks --budget 0.2 --record "$TMP/s.rec" -o "$TMP/s1.tsv" "$TMP/s.tbl"
 swept "a sweep recorded (exit $rc)"
+like "$TMP/s.rec" '^# placements: scaled$' "the recording names its placements"
 run sweep --replay "$TMP/s.rec"
 grep -v '^#' "$TMP/s1.tsv" >"$TMP/a"
 grep -v '^#' "$TMP/out" >"$TMP/b"

@@ -151,7 +151,8 @@ static double se_of(const double *x, unsigned from, unsigned to)
 
 /*
  * How a schedule of placements runs.  Segment k (counting those whose readings
- * count) lasts first x 2^(max(0, k - flat) / per_tier) seconds, max at most.
+ * count) lasts first x 2^(max(0, k - flat) / per_tier) seconds, max at most,
+ * where first is the schedule's, or longer for a slow block (floor_runs).
  */
 struct schedule {
 	double first, max;	/* seconds: the first segment's length, and the cap */
@@ -162,6 +163,8 @@ struct schedule {
 	double round;		/* seconds: how long a round (one estimate) runs */
 	int room_first;		/* no new placement within two first segments of the budget's
 				   end (else within two of the current length) */
+	unsigned floor_runs;	/* a segment holds at least this many runs of each block,
+				   rounds stretched to match (0: no floor) */
 };
 
 static const struct schedule schedules[] = {
@@ -172,27 +175,51 @@ static const struct schedule schedules[] = {
 	 * a lucky spread is an interval too narrow).  A first segment holds twelve
 	 * rounds.
 	 */
-	[T32_PLACEMENTS_TIERS] = { 0.0025, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.0025 / 12, 0 },
+	[T32_PLACEMENTS_TIERS] = { 0.0025, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.0025 / 12, 0, 0 },
 	/* as recordings made before tiers kept them: five of 5 ms, then each twice the last */
-	[T32_PLACEMENTS_DOUBLING] = { 0.005, 0.25, 5, 1, T32_MIN_SEGMENTS, 256, 0.0004, 1 },
+	[T32_PLACEMENTS_DOUBLING] = { 0.005, 0.25, 5, 1, T32_MIN_SEGMENTS, 256, 0.0004, 1, 0 },
+	/*
+	 * The tiers from 1 ms, for measurements in ticks or ns (placements_for):
+	 * twelve placements of a cheap block to stop take 12 ms, not 30, and a
+	 * segment's spread grows with its shortness, so the interval, from their
+	 * spread, stays honest.  On simulated TSCs of steps 21 to 64, a 3-cycle chain
+	 * to +-0.02 took a median 13 ms (31 ms from 2.5 ms), its interval holding the
+	 * truth in 292 of 300; from 0.5 ms the median was 6 ms but a tenth took over
+	 * 80 ms, rounds of 42 us too short to know a coarse step.  A slow block's
+	 * segment holds at least 64 runs of each block, so that the warm-up of a new
+	 * placement (16 runs a block) costs a quarter of it at most.
+	 */
+	[T32_PLACEMENTS_SCALED] = { 0.001, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.001 / 12, 0, 64 },
 };
 
-/* How long segment k runs. */
-static double segment_seconds(enum t32_placements p, unsigned k)
+/* How long segment k runs, the first `first` seconds long. */
+static double segment_seconds(enum t32_placements p, double first, unsigned k)
 {
 	const struct schedule *r = &schedules[p];
 	unsigned past = k > r->flat ? k - r->flat : 0;
 
-	return fmin(r->max, r->first * ldexp(1, (int)(past / r->per_tier)));
+	return fmin(fmax(r->max, first), first * ldexp(1, (int)(past / r->per_tier)));
 }
 
 /*
  * Time left in the budget below which no new placement starts (the open one
  * runs on to the end).
  */
-static double segment_room(enum t32_placements p, unsigned k)
+static double segment_room(enum t32_placements p, double first, unsigned k)
 {
-	return 2 * (schedules[p].room_first ? schedules[p].first : segment_seconds(p, k));
+	return 2 * (schedules[p].room_first ? first : segment_seconds(p, first, k));
+}
+
+/*
+ * The schedule a measurement follows: the scaled tiers serve measurements in
+ * ticks or ns; one calibrated to cycles keeps the tiers from 2.5 ms, whose
+ * rounds are long enough for the calibration and sensor chains to know the
+ * core clock (in rounds of 83 us, half of 300 simulated 3-cycle chains to +-0.02
+ * on TSCs of steps 21 to 64 never reached it: 489 s of simulated time against 27).
+ */
+static enum t32_placements placements_for(enum t32_placements p, int calibrated)
+{
+	return p == T32_PLACEMENTS_SCALED && calibrated ? T32_PLACEMENTS_TIERS : p;
 }
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -265,6 +292,7 @@ int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
 /* The real source: blocks interleaved in a warm measuring process. */
 struct real_source {
 	struct t32_session ss;
+	double warm;		/* seconds a block of warm-up at a new placement */
 	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
 };
 
@@ -281,7 +309,7 @@ static int session_respawn(void *ctx)
 {
 	struct real_source *rs = ctx;
 
-	return t32_session_respawn(&rs->ss);
+	return t32_session_respawn(&rs->ss, rs->warm);
 }
 
 /* Between processes, a look at what else runs costs the measurement nothing. */
@@ -421,10 +449,16 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 	} else {
 		rc = t32_session_open(&rs.ss, specs, nb, bo);
 		open = 1;
+		/*
+		 * A new placement's warm-up: 0.2 ms a block, 50 us in ticks or ns, whose
+		 * placements may last 1 ms (placements_for; 0.2 ms a block made a step
+		 * curve a third slower)
+		 */
+		rs.warm = mo->unit == T32_UNIT_CYCLES ? 0.0002 : 0.00005;
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
-						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_TIERS, 1,
+						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_SCALED, 1,
 						   1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
@@ -1268,13 +1302,16 @@ static size_t measure_roles(int twin, int calibrated, int sensors, enum t32_role
  * (runs of all blocks in turn, so block and calibration see the same clock
  * microseconds apart), and a round of the schedule's length of the block.
  * *per_out runs of each block a turn, *skip_out discarded before them,
- * *reps_out turns a round.  0, or the source's exit code.
+ * *reps_out turns a round, *first_out seconds the first segment (the
+ * schedule's, stretched for a slow block).  0, or the source's exit code.
  */
-static int size_turn(const struct t32_source *src, const struct t32_measure_opts *mo, size_t nb,
+static int size_turn(const struct t32_source *src, enum t32_placements p,
+		     const struct t32_measure_opts *mo, size_t nb,
 		     const enum t32_role *roles, uint64_t *raw, uint64_t *per_out,
-		     uint64_t *skip_out, uint64_t *reps_out)
+		     uint64_t *skip_out, uint64_t *reps_out, double *first_out)
 {
-	double t0 = 0, per_run;
+	const struct schedule *sc = &schedules[p];
+	double t0 = 0, per_run, first;
 	uint64_t per, skip, reps;
 	int rc;
 
@@ -1288,7 +1325,8 @@ static int size_turn(const struct t32_source *src, const struct t32_measure_opts
 	per = (uint64_t)(T32_TURN_SECONDS / (per_run > 1e-9 ? per_run : 1e-9));
 	per = per < 1 ? 1 : per > 64 ? 64 : per;
 	skip = per >= 4 ? 1 : 0;
-	reps = (uint64_t)(schedules[src->placements].round /
+	first = fmax(sc->first, sc->floor_runs * per_run * (double)nb);
+	reps = (uint64_t)(sc->round * (first / sc->first) /
 			  (per_run * (double)nb * (double)(per + skip)) + 1);
 	if (mo->batch)
 		reps = mo->batch / per + 1;
@@ -1305,6 +1343,7 @@ static int size_turn(const struct t32_source *src, const struct t32_measure_opts
 	*per_out = per;
 	*skip_out = skip;
 	*reps_out = reps;
+	*first_out = first;
 	return 0;
 }
 
@@ -1348,7 +1387,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	struct loop l = { 0 };
 	enum t32_role roles[T32_ROLES];
 	uint64_t *raw = NULL, *one = NULL, per, reps, skip, seg_runs = 0;
-	double start, seg_t0 = 0;
+	double start, seg_t0 = 0, first = 0;
 	size_t nb = 0;
 	const uint64_t half = mo->cal_len - mo->cal_len / 2;	/* cycles between the chains */
 	const uint64_t dn = twin_n ? n - twin_n : n;
@@ -1357,6 +1396,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0;
 	const int sensors = calibrated && src->sensors;
 	const int wants_precise = mo->precision > 0 || mo->block_precision > 0;
+	const enum t32_placements p = placements_for(src->placements, calibrated);
 
 	memset(m, 0, sizeof(*m));
 	m->insns = n;
@@ -1381,7 +1421,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 		fprintf(rawf, "round\tblock\tticks\n");
 	}
 
-	if ((rc = size_turn(src, mo, nb, roles, raw, &per, &skip, &reps)))
+	if ((rc = size_turn(src, p, mo, nb, roles, raw, &per, &skip, &reps, &first)))
 		goto out;
 
 	start = source_now(src);
@@ -1437,25 +1477,25 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			}
 		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
 			   (m->seconds - seg_t0 >=
-			    segment_seconds(src->placements, counting(&l)) ||
+			    segment_seconds(p, first, counting(&l)) ||
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
-			    counting(&l) >= schedules[src->placements].min_segments &&
+			    counting(&l) >= schedules[p].min_segments &&
 			    stop_hw(&l) <= stop_target(mo, m->insns)) {
 				m->stopped_precise = 1;
 				break;
 			}
 			if (src->futility && wants_precise) {
-				double need = needed_seconds(&l, mo, m, src->placements);
+				double need = needed_seconds(&l, mo, m, p);
 
 				if (need > T32_FUTILE_FACTOR * mo->budget) {
 					m->futile_seconds = need;
 					break;
 				}
 			}
-			if (m->seconds + segment_room(src->placements, counting(&l)) >= mo->budget ||
-			    l.nseg == schedules[src->placements].cap || segment_open(&l, l.n)) {
+			if (m->seconds + segment_room(p, first, counting(&l)) >= mo->budget ||
+			    l.nseg == schedules[p].cap || segment_open(&l, l.n)) {
 				/* no time for another process: this one goes on to the end */
 				last_segment = 1;
 			} else {

@@ -182,10 +182,12 @@ uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len);
  */
 /*
  * How the measuring loop times its placements (segments): in tiers of one length
- * (what t32 does), or doubling from 5 ms after the first six, as recordings made before
- * kept them (a replay must ask for what the recording holds).
+ * from 1 ms (longer for a slow block) in ticks or ns and from 2.5 ms in cycles
+ * (scaled: what t32 does), and as recordings made before kept them: tiers from
+ * 2.5 ms, or doubling from 5 ms after the first six (a replay must ask for what
+ * the recording holds).
  */
-enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING };
+enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLACEMENTS_SCALED };
 
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,

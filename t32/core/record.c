@@ -96,8 +96,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	t32_provenance(f, argc, argv);
 	fprintf(f, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
 		(unsigned long long)t32_machine_tsc_step(NULL));
-	/* a recording without this line kept the doubling placements */
-	fputs("# placements: tiers\n", f);
+	/* a recording without this line kept the doubling placements; "tiers", those from 2.5 ms */
+	fputs("# placements: scaled\n", f);
 	/* nor this one the sensor chains: their blocks are not in its runs */
 	fputs("# sensors: mul,vec\n", f);
 	/* nor this one the early stop of a measurement that cannot reach its precision */
@@ -395,6 +395,16 @@ static int rep_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 	return 0;
 }
 
+/* The placements a recording's "# placements:" line names (none: doubling). */
+static enum t32_placements placements_of(const char *name)
+{
+	if (strcmp(name, "scaled") == 0)
+		return T32_PLACEMENTS_SCALED;
+	if (strcmp(name, "tiers") == 0)
+		return T32_PLACEMENTS_TIERS;
+	return T32_PLACEMENTS_DOUBLING;
+}
+
 static int rep_respawn(void *ctx)
 {
 	struct t32_rec *r = ctx;
@@ -472,8 +482,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 	}
 	*out = (struct t32_source){ rep_run, rep_respawn, rep_now, rep_look, rep_finish, r,
 				    strtod(fl[5], NULL), q ? q : 1,
-				    strcmp(t32_rec_provenance(r, "placements"), "tiers") == 0
-					    ? T32_PLACEMENTS_TIERS : T32_PLACEMENTS_DOUBLING,
+				    placements_of(t32_rec_provenance(r, "placements")),
 				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
 				    strcmp(t32_rec_provenance(r, "futility"), "on") == 0 };
 	return 0;
