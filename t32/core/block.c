@@ -348,12 +348,12 @@ static int start_runner(struct t32_session *ss, double seconds, double warm)
 /*
  * The caches and clock are warm already: new places need less.  In the same
  * process, a new place needs its pages touched and its code fetched, which a few
- * runs do (at least 16 a block); a slow first run left over lies above the bulk
- * the estimate takes.  A new process gets 2 ms a block.
+ * runs do (at least 16 a block, about 0.2 ms of them); a slow first run left over
+ * lies above the bulk the estimate takes.  A new process gets 2 ms a block.
  */
-int t32_session_respawn(struct t32_session *ss, double warm)
+int t32_session_respawn(struct t32_session *ss)
 {
-	return start_runner(ss, 0.002, warm);
+	return start_runner(ss, 0.002, 0.0002);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)

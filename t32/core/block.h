@@ -83,11 +83,8 @@ struct t32_session {
  */
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o);
-/*
- * The blocks placed afresh (a new placement) in the measuring process, warmed up
- * `warm` seconds a block (at least 16 runs each); exit code.
- */
-int t32_session_respawn(struct t32_session *ss, double warm);
+/* A new measuring process for the same blocks (new placement), warmed up; exit code. */
+int t32_session_respawn(struct t32_session *ss);
 /* Run block `which` count times into out; exit code, message printed on failure. */
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out);
 /* Blocks 0..nblocks-1 in turn (t32_runner_interleaved); exit code, message printed. */

@@ -292,7 +292,6 @@ int t32_measure_twin(const struct t32_spec *spec, struct t32_spec *twin)
 /* The real source: blocks interleaved in a warm measuring process. */
 struct real_source {
 	struct t32_session ss;
-	double warm;		/* seconds a block of warm-up at a new placement */
 	struct t32_share share;	/* who else ran on the measuring CPU or beside it */
 };
 
@@ -309,7 +308,7 @@ static int session_respawn(void *ctx)
 {
 	struct real_source *rs = ctx;
 
-	return t32_session_respawn(&rs->ss, rs->warm);
+	return t32_session_respawn(&rs->ss);
 }
 
 /* Between processes, a look at what else runs costs the measurement nothing. */
@@ -449,12 +448,6 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 	} else {
 		rc = t32_session_open(&rs.ss, specs, nb, bo);
 		open = 1;
-		/*
-		 * A new placement's warm-up: 0.2 ms a block, 50 us in ticks or ns, whose
-		 * placements may last 1 ms (placements_for; 0.2 ms a block made a step
-		 * curve a third slower)
-		 */
-		rs.warm = mo->unit == T32_UNIT_CYCLES ? 0.0002 : 0.00005;
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
