@@ -1108,22 +1108,15 @@ static double stop_target(const struct t32_measure_opts *mo, uint64_t insns)
 }
 
 /*
- * The seconds the interval would need to narrow to the stopping target, at best
- * as one over the square root of the time spent (seconds so far) once the
- * stopping rule's minimum of placements count; 0 while it cannot yet be told or
- * the target is met.
+ * The seconds an interval of half-width hw after `seconds` would need to narrow
+ * to target, at best as one over the square root of the time spent; 0 when it
+ * cannot be told or the target is met.
  */
-static double needed_seconds(const struct loop *l, const struct t32_measure_opts *mo,
-			     const struct t32_measurement *m, enum t32_placements p)
+static double needed_seconds(double seconds, double hw, double target)
 {
-	double hw, target = stop_target(mo, m->insns);
-
-	if (counting(l) < schedules[p].min_segments || !(target > 0))
+	if (!(target > 0) || !(hw > target) || !isfinite(hw))
 		return 0;
-	hw = stop_hw(l);
-	if (!(hw > target) || !isfinite(hw))
-		return 0;
-	return m->seconds * (hw / target) * (hw / target);
+	return seconds * (hw / target) * (hw / target);
 }
 
 /*
@@ -1473,16 +1466,16 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			    segment_seconds(p, first, counting(&l)) ||
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
-			if (wants_precise && g->counts && m->runs >= mo->min_runs &&
-			    counting(&l) >= schedules[p].min_segments &&
-			    stop_hw(&l) <= stop_target(mo, m->insns)) {
-				m->stopped_precise = 1;
-				break;
-			}
-			if (src->futility && wants_precise) {
-				double need = needed_seconds(&l, mo, m, p);
+			/* judged once the stopping rule's minimum of placements count */
+			if (wants_precise && counting(&l) >= schedules[p].min_segments) {
+				const double hw = stop_hw(&l), target = stop_target(mo, m->insns);
+				const double need = needed_seconds(m->seconds, hw, target);
 
-				if (need > T32_FUTILE_FACTOR * mo->budget) {
+				if (g->counts && m->runs >= mo->min_runs && hw <= target) {
+					m->stopped_precise = 1;
+					break;
+				}
+				if (src->futility && need > T32_FUTILE_FACTOR * mo->budget) {
 					m->futile_seconds = need;
 					break;
 				}
