@@ -880,14 +880,17 @@ enum { SV_COST, SV_WHOLE, SV_FIXED, SV_N };
 
 /*
  * A segment's values from its own readings (v[SV_*]): the value, block minus
- * empty, the fixed cost, in the unit.  0, or -1 when its readings cannot tell.
+ * empty, the fixed cost, in the unit; est[role], its blocks' estimates in ticks.
+ * 0, or -1 when its readings cannot tell.
  */
 static int segment_values(const struct segment *g, const struct t32_measurement *m,
 			  const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
-			  double tsc_hz, double v[SV_N])
+			  double tsc_hz, double v[SV_N], double est[T32_ROLES])
 {
-	double est[T32_ROLES] = { 0 }, r = 1, conv;
+	double r = 1, conv;
 	uint64_t n = m->insns ? m->insns : 1;
+
+	memset(est, 0, T32_ROLES * sizeof(double));
 
 	for (size_t b = 0; b < nb; b++) {
 		struct t32_estimate e;
@@ -913,30 +916,36 @@ static int segment_values(const struct segment *g, const struct t32_measurement 
 
 /*
  * The values as the mean of the counting segments' own, each weighed by its
- * rounds (as the interval weighs them), into v[SV_*]: pooling the readings of
- * processes whose blocks were placed differently would mix their levels, and the
- * bulk of that mixture is not the mean.  0, or -1 when no segment can tell.
+ * rounds (as the interval weighs them), into v[SV_*], and the blocks' estimates
+ * in ticks the same way into est[role]: pooling the readings of processes whose
+ * blocks were placed differently would mix their levels, and the bulk of that
+ * mixture is not the mean (nor would block minus empty of the pooled estimates
+ * be the value printed beside them).  0, or -1 when no segment can tell.
  */
 static int segments_mean(const struct loop *l, const struct t32_measurement *m,
 			 const struct t32_measure_opts *mo, const enum t32_role *roles, size_t nb,
-			 double tsc_hz, double v[SV_N])
+			 double tsc_hz, double v[SV_N], double est[T32_ROLES])
 {
-	double sum[SV_N] = { 0 }, w = 0, one[SV_N];
+	double sum[SV_N] = { 0 }, esum[T32_ROLES] = { 0 }, w = 0, one[SV_N], eone[T32_ROLES];
 
 	for (unsigned s = 0; s < l->nseg; s++) {
 		const struct segment *g = &l->seg[s];
 		double k = g->last - g->first;
 
-		if (!g->counts || !k || segment_values(g, m, mo, roles, nb, tsc_hz, one))
+		if (!g->counts || !k || segment_values(g, m, mo, roles, nb, tsc_hz, one, eone))
 			continue;
 		for (int i = 0; i < SV_N; i++)
 			sum[i] += k * one[i];
+		for (int r = 0; r < T32_ROLES; r++)
+			esum[r] += k * eone[r];
 		w += k;
 	}
 	if (!w)
 		return -1;
 	for (int i = 0; i < SV_N; i++)
 		v[i] = sum[i] / w;
+	for (int r = 0; r < T32_ROLES; r++)
+		est[r] = esum[r] / w;
 	return 0;
 }
 
@@ -1067,12 +1076,15 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 		m->fixed_halfwidth = spread_hw(l, l->fixed);
 	}
 	{
-		double v[SV_N];
+		double v[SV_N], ev[T32_ROLES];
 
-		if (segments_mean(l, m, mo, roles, nb, tsc_hz, v) == 0) {
+		if (segments_mean(l, m, mo, roles, nb, tsc_hz, v, ev) == 0) {
 			m->value = v[SV_COST];
 			m->whole_value = v[SV_WHOLE];
 			m->fixed = v[SV_FIXED];
+			m->block.value = ev[T32_ROLE_BLOCK];
+			m->empty.value = ev[T32_ROLE_EMPTY];
+			m->twin.value = ev[T32_ROLE_TWIN];
 		}
 	}
 	m->min_value = ((double)m->sblock.min - (double)m->sempty.min) / (double)n * conv;
