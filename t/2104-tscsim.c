@@ -75,7 +75,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(38);
+	plan(40);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -157,6 +157,30 @@ int main(void)
 		   m.value - m.halfwidth <= truth && truth <= m.value + m.halfwidth,
 		   "out of reach: untrusted (%s), %.4f +- %.4f holds %.4f", m.untrusted, m.value,
 		   m.halfwidth, truth);
+	}
+
+	/*
+	 * The same placements asked for 0.2 tick an instruction within 0.25 s: at
+	 * its pace the interval would get there in about twice the budget (0.45 s
+	 * of this machine), not futile, so the measurement runs the budget out and
+	 * stops there, untrusted because it never narrowed to what was asked.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 13,
+					      .jitter = 0.3, .placement = 1.0 };
+		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+
+		t32_measure_opts_init(&mo);
+		mo.unit = T32_UNIT_TICKS;
+		mo.precision = 0.2;
+		mo.budget = 0.25;
+		mo.max_runs = 1000000000;
+		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "just out of reach: measured");
+		ok(m.seconds >= 0.25 && m.seconds < 0.3 && !m.stopped_precise && m.futile_seconds == 0 &&
+		   strstr(m.untrusted, "never narrowed") && !strstr(m.untrusted, "stopped at"),
+		   "just out of reach: the budget kept (%.3f s of 0.25), untrusted (%s)", m.seconds,
+		   m.untrusted);
 	}
 
 	/*
