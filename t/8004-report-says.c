@@ -87,6 +87,9 @@ static void scatter(double min, double drift, double dip)
 	fclose(f);
 }
 
+/* A row summary() adds after the nop when set. */
+static const char *summary_extra;
+
 /* table-summary.tsv: 20 one-cycle forms, throughput tp at best k, and a nop. */
 static void summary(double tp, int k, int maxk, int alus)
 {
@@ -100,6 +103,8 @@ static void summary(double tp, int k, int maxk, int alus)
 	for (int i = 0; i < 20; i++)
 		fprintf(f, "add-%d\t1.0000\t1\t%.4f\t%d\t\t\n", i, tp, k);
 	fprintf(f, "nop\t0.2500\t\t0.2500\t1\t\t\n");
+	if (summary_extra)
+		fprintf(f, "%s\n", summary_extra);
 	fclose(f);
 }
 
@@ -177,7 +182,7 @@ int main(void)
 	struct study st;
 	char *s;
 
-	plan(36);
+	plan(38);
 	snprintf(dir, sizeof(dir), "%s/t32-8004-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
@@ -240,6 +245,15 @@ int main(void)
 	   "table: 4 a cycle on a core of 4 ALUs");
 	ok(has(s, "fewer copies than the most tried (6)"), "table: k = 3 of 6 did not limit");
 	ok(!has(s, "different <i>n</i>"), "table: a cost the same at every n is not remarked");
+	ok(!has(s, "Neither one a copy"), "table: no form beside the chains and the cheap ones");
+	free(s);
+	summary_extra = "mov-ax-0\t3.2000\t1.0000\t3.0000\t3\t0.2000\t";
+	summary(0.25, 3, 6, 4);
+	s = section(&st, "table");
+	ok(has(s, "Neither one a copy nor well under it, in <code>mov-ax-0</code> 3.20 (the model "
+		  "1.00) cycles a copy.") && !has(s, "(<code>add-0</code>, <code>mov-ax-0"),
+	   "table: a form of three cycles a copy is named with its value and the model's");
+	summary_extra = NULL;
 	free(s);
 	summary(0.25, 6, 6, 6);
 	chains(0.5);

@@ -908,7 +908,14 @@ static int section_table(struct study *st, FILE *h)
 		} else if (l < 0.6) {
 			list_add(cheap, sizeof(cheap), &ncheap, f);
 		} else {
-			list_add(other, sizeof(other), &nother, f);
+			size_t used = strlen(other);
+
+			/* neither one a copy nor a throughput: its value and the model's, said */
+			snprintf(other + used, sizeof(other) - used,
+				 isfinite(lm) ? "%s<code>%s</code> %.2f (the model %.2f)"
+					      : "%s<code>%s</code> %.2f",
+				 nother ? ", " : "", f, l, lm);
+			nother++;
 		}
 		if (isfinite(lm)) {
 			nmodel++;
@@ -930,7 +937,8 @@ static int section_table(struct study *st, FILE *h)
 	      nmov ? "; a move of a constant into a 16-bit register (<code>mov ax, 0</code>) does "
 		     "too, since it merges into the register's old value and so depends on it" : "",
 	      ncheap, ncheap ? cheap : "none",
-	      nother ? "Others: " : "", nother ? other : "", nother ? ". " : "",
+	      nother ? "Neither one a copy nor well under it, in " : "", nother ? other : "",
+	      nother ? (u[0] == 'c' ? " cycles a copy. " : " ticks a copy. ") : "",
 	      nmodel ? "The model, from the micro-architecture data alone, is within 15% of the "
 		       "measured chain for " : "",
 	      nmodel ? agree : "", nmodel ? " forms." : "");
