@@ -109,14 +109,15 @@ busy() {
 
 # measured NAME: the last run measured and trusted its result (exit 0); where other
 # work ran beside every measuring process, or the core clock drifted beyond what
-# the rounds' calibration follows, or the sensors found the core shared with a
+# the rounds' calibration follows, or changed so that the calibration disagrees
+# with its own chains' fastest runs, or the sensors found the core shared with a
 # thread the guest cannot see (exit 7 saying so, on a busy host), a skip with
 # that reason instead, since no value can be judged then
 measured() {
 	if busy; then
 		skip "$1: other work ran beside the measurement"
-	elif [ "$rc" = 7 ] && grep -q 'the core clock drifted' "$TMP/err"; then
-		skip "$1: $(grep -m1 'the core clock drifted' "$TMP/err")"
+	elif [ "$rc" = 7 ] && grep -q 'the core clock drifted\|the core clock changed' "$TMP/err"; then
+		skip "$1: $(grep -m1 'the core clock drifted\|the core clock changed' "$TMP/err" | cut -c1-200)"
 	elif [ "$rc" = 7 ] && grep -q 'shared the core\|the sensors know the core clock only' "$TMP/err"; then
 		skip "$1: $(grep -m1 'shared the core\|the sensors know the core clock only' "$TMP/err" | cut -c1-200)"
 	else

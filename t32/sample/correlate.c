@@ -428,14 +428,14 @@ static int corr_stability(const char *text, const struct t32_correlate_req *a, c
 	const char *m = text ? strstr(text, "\n# since_last: moved") : NULL;
 
 	if (u && !a->allow_unstable) {
-		u += 2;
+		u += 3;
 		t32_error("the samples did not stay put '%s' (%.*s; flag unstable): a model fitted to "
 			  "them fits noise; sample again, or --allow-unstable to fit them anyway", where,
 			  (int)strcspn(u, "\n"), u);
 		return T32_EXIT_UNTRUSTED;
 	}
 	if (m) {
-		m += 2;
+		m += 3;
 		t32_warn("the samples moved since the last run of the block '%s' (%.*s): this "
 			 "machine switches between ways interrupts land, and the fit is of one of them",
 			 where, (int)strcspn(m, "\n"), m);
@@ -521,7 +521,9 @@ static int corr_sample(const struct t32_correlate_req *a, struct corr_run *run)
 		return T32_EXIT_ERROR;
 	}
 fold:
-	rc = corr_stability(text, a, a->from ? run->sample_tsv : "t32 sample");
+	rc = corr_stability(text, a, a->from ? run->sample_tsv
+				     : a->block_file[0] ? a->block_file
+				     : a->body_argc ? a->body_argv[0] : "t32 sample");
 	if (!rc && corr_read_samples(text, run->n, run->counts, run->backend,
 				     sizeof(run->backend), err, sizeof(err))) {
 		t32_error("%s", err);
