@@ -69,6 +69,15 @@ static int measure_runs(const struct t32_sim_machine *mc, const struct t32_sim_b
 	return measure_with(mc, b, &mo, m, NULL);
 }
 
+/* Default options in ticks with a precision per instruction and a budget. */
+static void ticks_opts(struct t32_measure_opts *mo, double precision, double budget)
+{
+	t32_measure_opts_init(mo);
+	mo->unit = T32_UNIT_TICKS;
+	mo->precision = precision;
+	mo->budget = budget;
+}
+
 int main(void)
 {
 	struct t32_measurement m;
@@ -145,10 +154,7 @@ int main(void)
 		struct t32_measure_opts mo;
 		double truth = 1 / 1.42;	/* ticks per instruction */
 
-		t32_measure_opts_init(&mo);
-		mo.unit = T32_UNIT_TICKS;
-		mo.precision = 0.0005;
-		mo.budget = 30;
+		ticks_opts(&mo, 0.0005, 30);
 		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "out of reach: measured");
 		ok(m.futile_seconds > 4 * 30 && m.seconds < 30 / 4.0,
 		   "out of reach: stopped at %.2f s of 30, it would have needed %.0f s", m.seconds,
@@ -171,10 +177,7 @@ int main(void)
 		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
 		struct t32_measure_opts mo;
 
-		t32_measure_opts_init(&mo);
-		mo.unit = T32_UNIT_TICKS;
-		mo.precision = 0.2;
-		mo.budget = 0.25;
+		ticks_opts(&mo, 0.2, 0.25);
 		mo.max_runs = 1000000000;
 		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "just out of reach: measured");
 		ok(m.seconds >= 0.25 && m.seconds < 0.3 && !m.stopped_precise && m.futile_seconds == 0 &&
@@ -336,12 +339,9 @@ int main(void)
 			struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
 			struct t32_measure_opts mo;
 
-			t32_measure_opts_init(&mo);
-			mo.unit = T32_UNIT_TICKS;
-			mo.precision = i % 2 ? 0 : 0.02;
+			ticks_opts(&mo, i % 2 ? 0 : 0.02, 30);
 			mo.block_precision = i % 2 ? 2 : 0;
 			mo.max_runs = 400000;
-			mo.budget = 30;
 			if (measure_with(&mc, &b, &mo, &m, NULL))
 				bail("cannot measure a simulated 3-cycle chain in ticks");
 			covered += fabs(m.value - 3 / mc.ratio) <= m.halfwidth;
@@ -360,10 +360,7 @@ int main(void)
 		struct t32_sim_blocks b = { 60, 1, 100000, 0, 1000, 4, 8 };
 		struct t32_measure_opts mo;
 
-		t32_measure_opts_init(&mo);
-		mo.unit = T32_UNIT_TICKS;
-		mo.precision = 0.0001;
-		mo.budget = 0.5;
+		ticks_opts(&mo, 0.0001, 0.5);
 		if (measure_with(&mc, &b, &mo, &m, NULL))
 			bail("cannot measure a simulated slow block");
 		ok(m.segments > 1 && m.runs >= 64 * m.segments,
