@@ -14,6 +14,7 @@
 #include "analysis/correlate.h"
 #include "analysis/descend.h"
 #include "analysis/stats.h"
+#include "t32/util.h"
 
 _Static_assert(T32_CORR_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent holds every fitted parameter");
 
@@ -708,11 +709,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 		goto out;
 	rc = 0;
 out:
-	free(c.memo);
-	free(c.block);
-	free(c.share);
-	free(c.loop);
-	free(c.curve);
+	t32_free_all(c.memo, c.block, c.share, c.loop, c.curve);
 	t32_model_result_free(&c.res);
 	t32_model_result_free(&c.loop_res);
 	if (rc)
@@ -722,11 +719,7 @@ out:
 
 void t32_corr_result_free(struct t32_corr_result *r)
 {
-	free(r->latency);
-	free(r->pred_share);
-	free(r->meas_share);
-	free(r->pred_curve);
-	free(r->width_objective);
+	t32_free_all(r->latency, r->pred_share, r->meas_share, r->pred_curve, r->width_objective);
 	r->latency = NULL;
 	r->pred_share = r->meas_share = r->pred_curve = r->width_objective = NULL;
 }

@@ -817,6 +817,12 @@ void t32_child_output_free(struct t32_child_output *out)
 	out->text = NULL;
 }
 
+void t32_free_n(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
 int t32_keep_stdout;
 
 int t32_close_stdout(void)

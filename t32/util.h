@@ -155,6 +155,15 @@ struct t32_child_output {
 int t32_run_program(char *const argv[], struct t32_child_output *out);
 void t32_child_output_free(struct t32_child_output *out);
 
+/*
+ * free() each of the pointers given, in order: `t32_free_all(r->a, r->b, r->c)`
+ * names what a struct owns in one list rather than a free() a line.
+ */
+void t32_free_n(void *const *p, size_t n);
+#define t32_free_all(...) \
+	t32_free_n((void *const[]){ __VA_ARGS__ }, \
+		   sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
+
 /* Flush and close stdout; report a write failure (a full disk). Returns 0 or 1. */
 int t32_close_stdout(void);
 /* Set while a command runs inside another (t32 study): stdout is flushed, not closed. */

@@ -431,12 +431,10 @@ static void fit_print_tsv(const struct fit_input *in, const struct fit_cols *c)
 		fit_tsv_name(g->name);	/* escaped as the input was */
 		printf("\t%zu\t%zu", g->n, g->skipped);
 		if (g->fitted) {
-			fit_tsv_num(f->a);
-			fit_tsv_num(f->se_a);
-			fit_tsv_num(f->b);
-			fit_tsv_num(f->se_b);
-			fit_tsv_num(f->r2);
-			fit_tsv_num(f->rms);
+			const double col[] = { f->a, f->se_a, f->b, f->se_b, f->r2, f->rms };
+
+			for (size_t j = 0; j < sizeof(col) / sizeof(col[0]); j++)
+				fit_tsv_num(col[j]);
 			printf("\t%s\t%zu", f->robust ? "robust" : "ols", f->rejected);
 		} else {
 			printf("\t-\t-\t-\t-\t-\t-\t-\t-");

@@ -325,11 +325,7 @@ int t32_recorded_read(const char *dir, const struct t32_lattab *shipped,
 out:
 	for (size_t i = 0; src && i < r->n; i++)
 		free(src[i]);
-	free(src);
-	free(lat);
-	free(text);
-	free(mi);
-	free(front.e);
+	t32_free_all(src, lat, text, mi, front.e);
 	if (rc)
 		t32_recorded_free(r);
 	return rc;
@@ -337,12 +333,7 @@ out:
 
 void t32_recorded_free(struct t32_recorded *r)
 {
-	free(r->unit);
-	free(r->insns);
-	free(r->loop);
-	free(r->counts);
-	free(r->curve);
-	free(r->hw);
+	t32_free_all(r->unit, r->insns, r->loop, r->counts, r->curve, r->hw);
 	t32_lattab_free(&r->tab);
 	r->unit = NULL;
 	r->insns = r->loop = NULL;

@@ -406,14 +406,8 @@ int t32_wake_load(const char *path, struct t32_wake_data *d)
 
 void t32_wake_data_free(struct t32_wake_data *d)
 {
-	free(d->path);
-	free(d->setup);
-	free(d->conversion);
-	free(d->notes);
-	free(d->ldist_ns);
-	free(d->latency_ns);
-	free(d->gap_ns);
-	free(d->flags);
+	t32_free_all(d->path, d->setup, d->conversion, d->notes, d->ldist_ns, d->latency_ns,
+		     d->gap_ns, d->flags);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -811,11 +811,7 @@ void t32_table_free(struct t32_table *t)
 		free(t->source[i]);
 	for (size_t i = 0; i < t->napplies; i++)
 		free(t->applies[i]);
-	free(t->forms);
-	free(t->source);
-	free(t->applies);
-	free(t->path);
-	free(t->by_name);
+	t32_free_all(t->forms, t->source, t->applies, t->path, t->by_name);
 	memset(t, 0, sizeof(*t));
 }
 

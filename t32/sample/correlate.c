@@ -1422,13 +1422,8 @@ out:
 	}
 	t32_corr_result_free(&run->fit);
 	t32_corr_result_free(&run->diag);
-	free(run->insns);
-	free(run->loop);
-	free(run->counts);
-	free(run->curve);
-	free(run->curve_hw);
-	free(run->src);
-	free(run->fitted);
+	t32_free_all(run->insns, run->loop, run->counts, run->curve, run->curve_hw, run->src,
+		     run->fitted);
 	t32_lattab_free(&tab);
 out_early:
 	t32_spec_free(&run->spec);
