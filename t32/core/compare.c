@@ -654,22 +654,6 @@ static int write_html(const char *path, const struct compare *cmp, size_t nheat,
 	return t32_fclose_out(h);
 }
 
-/* plots/: $T32_PLOTDIR, beside data/ in the tree, or data/plots when installed. */
-static void plot_dir(char *buf, size_t len)
-{
-	const char *env = getenv("T32_PLOTDIR");
-	struct stat st;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	snprintf(buf, len, "%s/../plots", t32_datadir());
-	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-		return;
-	snprintf(buf, len, "%s/plots", t32_datadir());
-}
-
 /* -o DIR: compare.tsv, compare-heat.tsv, compare.svg/.png, index.html.  0 or exit code. */
 static int write_dir(const char *dir, const struct compare *cmp, int argc, char **argv,
 		     int only_diff)
@@ -693,8 +677,7 @@ static int write_dir(const char *dir, const struct compare *cmp, int argc, char 
 	snprintf(heat, sizeof(heat), "%.3000s/compare-heat.tsv", dir);
 	if (write_heat(heat, cmp, &nheat))
 		return T32_EXIT_ERROR;
-	plot_dir(gp, sizeof(gp) - 32);
-	strcat(gp, "/compare-heatmap.gp");
+	snprintf(gp, sizeof(gp), "%.3000s/compare-heatmap.gp", t32_plotdir());
 	for (int i = 0; i < 2 && nheat; i++) {
 		char title[64];
 		char *av[] = { "gnuplot", "-c", gp, heat, out, title, NULL };

@@ -33,6 +33,14 @@
 
 static void fail_system(struct t32_fault *f, const char *what);
 
+/* A fault that says nothing yet: no failure, no body item, no place in the code. */
+static void fault_clear(struct t32_fault *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->item = -1;
+	f->rip_off = -1;
+}
+
 /* ---- assembling ---- */
 
 /* Read a whole file, by a descriptor open on it, into memory. */
@@ -103,6 +111,14 @@ static int temp_fd(const char *text, struct t32_fault *f)
 		len -= (size_t)n;
 	}
 	return fd;
+}
+
+/* Close the n temporary files a tool was given (-1: never opened). */
+static void close_fds(const int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /*
@@ -280,9 +296,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	double seconds = 0;
 
 	memset(out, 0, sizeof(*out));
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	/* a long body is given time in proportion: the limit for each T32_NASM_INSNS */
 	if (g)
 		seconds = t32_helper_limit() * (1 + (double)g->insns / T32_NASM_INSNS);
@@ -321,9 +335,7 @@ int t32_assemble(const char *src, const struct t32_gen *g, struct t32_blob *out,
 	}
 	rc = 0;
 out:
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	close_fds(fds, 2);
 	return rc;
 }
 
@@ -472,9 +484,7 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 	double insns = 0;
 	int fds[2] = { -1, -1 }, rc = -1;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	*bad = n;
 	memset(out, 0, n * sizeof(*out));
 	if (!base || !(text = batch_source(srcs, gens, n, base, &insns))) {
@@ -501,9 +511,7 @@ int t32_assemble_batch(const char *const *srcs, const struct t32_gen *const *gen
 		goto out;
 	rc = 0;
 out:
-	for (int k = 0; k < 2; k++)
-		if (fds[k] >= 0)
-			close(fds[k]);
+	close_fds(fds, 2);
 	free(bin);
 	free(text);
 	free(base);
@@ -520,9 +528,7 @@ int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fa
 	int fds[3] = { -1, -1, -1 }, rc = -1;
 	size_t len;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	*listing = *diag = NULL;
 	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0 ||
 	    (fds[2] = temp_fd(NULL, f)) < 0)
@@ -546,9 +552,7 @@ int t32_nasm_listing(const char *src, char **listing, char **diag, struct t32_fa
 		rc = -1;
 	}
 out:
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	close_fds(fds, 3);
 	return rc;
 }
 
@@ -594,9 +598,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 	struct t32_child_output res;
 	int fds[2] = { -1, -1 }, rc = -1;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	if ((fds[0] = temp_fd(src, f)) < 0 || (fds[1] = temp_fd(NULL, f)) < 0)
 		goto out;
 	snprintf(asmpath, sizeof(asmpath), "/dev/fd/%d", fds[0]);
@@ -625,9 +627,7 @@ int t32_build_elf(const char *src, const struct t32_gen *g, const char *path, st
 	}
 	rc = 0;
 out:
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	close_fds(fds, 2);
 	return rc;
 }
 
@@ -860,9 +860,7 @@ static void classify(const struct t32_blob *const *blobs, size_t nblobs, struct 
 {
 	const struct t32_blob *b = NULL;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	f->signo = sh->signo ? sh->signo : (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	f->code = sh->code;
 	f->addr = sh->addr;
@@ -964,10 +962,8 @@ static int reap(pid_t pid, int timed_out)
 
 static void fail_system(struct t32_fault *f, const char *what)
 {
-	memset(f, 0, sizeof(*f));
+	fault_clear(f);
 	f->kind = T32_FAIL_SYSTEM;
-	f->item = -1;
-	f->rip_off = -1;
 	snprintf(f->msg, sizeof(f->msg), "%s (%s)", what, strerror(errno));
 }
 
@@ -1301,9 +1297,7 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 	struct load l;
 	char ok;
 
-	memset(f, 0, sizeof(*f));
-	f->item = -1;
-	f->rip_off = -1;
+	fault_clear(f);
 	if (nblobs > T32_RUNNER_BLOBS || window_need(blobs, nblobs) > r->window) {
 		f->kind = T32_FAIL_SYSTEM;
 		snprintf(f->msg, sizeof(f->msg), "the blocks do not fit the measuring process's "

@@ -153,6 +153,24 @@ static unsigned place_of(const struct t32_share *s, int cpu)
 }
 
 /*
+ * A task of process pid (parent ppid), in state, last on cpu: counted when it is
+ * runnable where we look and neither ours nor a kernel thread (a child of
+ * kthreadd, pid 2: they run a softirq or an RCU callback between our looks all
+ * the time, not a task sharing the CPU; time they take shows in the block's
+ * readings).  Its T32_SHARE_* place, or 0.
+ */
+static unsigned sharer(struct t32_share *s, pid_t pid, pid_t ppid, char state, int cpu,
+		       const char *comm)
+{
+	unsigned where = place_of(s, cpu);
+
+	if (state != 'R' || !where || pid == 2 || ppid == 2 || descends_from(ppid, s->self))
+		return 0;
+	seen_task(s, pid, comm, where);
+	return where;
+}
+
+/*
  * Look once through /proc for runnable tasks that are not ours, on s->cpu or on
  * one of its possible siblings; the T32_SHARE_* places found.
  */
@@ -168,6 +186,7 @@ static unsigned walk(struct t32_share *s)
 		char path[600], state, comm[64];
 		int cpu;
 		long threads;
+		unsigned where;
 		pid_t pid, ppid;
 		DIR *tasks;
 		struct dirent *t;
@@ -183,13 +202,7 @@ static unsigned walk(struct t32_share *s)
 			continue;
 		/* a process of one thread is its own task: its stat says all */
 		if (threads == 1) {
-			unsigned where = place_of(s, cpu);
-
-			if (state == 'R' && where && pid != 2 && ppid != 2 &&
-			    !descends_from(ppid, s->self)) {
-				seen_task(s, pid, comm, where);
-				found |= where;
-			}
+			found |= sharer(s, pid, ppid, state, cpu, comm);
 			continue;
 		}
 		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
@@ -202,16 +215,8 @@ static unsigned walk(struct t32_share *s)
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", d->d_name, t->d_name);
 			if (task_stat(path, &state, &cpu, &ppid, comm, sizeof(comm)))
 				continue;
-			/*
-			 * Kernel threads (children of kthreadd, pid 2) run a softirq or an
-			 * RCU callback between our looks all the time: not a task sharing
-			 * the CPU.  Time they take shows in the block's readings.
-			 */
-			unsigned where = place_of(s, cpu);
-
-			if (state == 'R' && where && pid != 2 && ppid != 2 &&
-			    !descends_from(ppid, s->self)) {
-				seen_task(s, pid, comm, where);
+			where = sharer(s, pid, ppid, state, cpu, comm);
+			if (where) {
 				found |= where;
 				break;
 			}

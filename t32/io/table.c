@@ -258,6 +258,16 @@ static int key_rtp(struct t32_form *f, const char *value, char *why, size_t len)
 	return -1;
 }
 
+/* A key's text, checked, kept in the form (freed with it); -1 with why when out of memory. */
+static int keep_value(char **dst, const char *value, char *why, size_t len)
+{
+	*dst = strdup(value);
+	if (*dst)
+		return 0;
+	snprintf(why, len, "out of memory");
+	return -1;
+}
+
 /* init= is checked with the spec's own parser, so a table can only say what --init can. */
 static int key_init(struct t32_form *f, const char *value, char *why, size_t len)
 {
@@ -270,12 +280,7 @@ static int key_init(struct t32_form *f, const char *value, char *why, size_t len
 	}
 	if (t32_spec_parse_init(&scratch, value, why, len))
 		return -1;
-	f->init = strdup(value);
-	if (!f->init) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	return 0;
+	return keep_value(&f->init, value, why, len);
 }
 
 /*
@@ -343,12 +348,7 @@ static int key_tp(struct t32_form *f, const char *value, char *why, size_t len)
 	}
 	if (check_insn(value, why, len) || check_template(value, &f->tp_period, why, len))
 		return -1;
-	f->tp = strdup(value);
-	if (!f->tp) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	return 0;
+	return keep_value(&f->tp, value, why, len);
 }
 
 static const struct table_key table_keys[] = {

@@ -857,22 +857,6 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	fprintf(out, "}\n");
 }
 
-/* plots/: $T32_PLOTDIR, else beside data/ in the tree, else data/plots when installed. */
-static void corr_plotdir(char *buf, size_t len)
-{
-	const char *env = getenv("T32_PLOTDIR");
-	struct stat st;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	snprintf(buf, len, "%.3000s/../plots", t32_datadir());
-	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-		return;
-	snprintf(buf, len, "%.3000s/plots", t32_datadir());
-}
-
 /* Write one results file with provenance, the summary and rows; 0 or -1 (message printed). */
 /* The clock behind the cycles: the TSC, and how the curve's cycles were calibrated. */
 static void corr_clock_lines(FILE *f)
@@ -904,12 +888,11 @@ static int corr_write(const char *dir, const char *name, int argc, char **argv,
 static int corr_plot(const char *dir, const char *script, const char *in, const char *out,
 		     const char *title)
 {
-	char gp[PATH_MAX], pin[PATH_MAX], pout[PATH_MAX], pd[PATH_MAX];
+	char gp[PATH_MAX], pin[PATH_MAX], pout[PATH_MAX];
 	struct t32_child_output o;
 	int rc;
 
-	corr_plotdir(pd, sizeof(pd));
-	snprintf(gp, sizeof(gp), "%.3000s/%s.gp", pd, script);
+	snprintf(gp, sizeof(gp), "%.3000s/%s.gp", t32_plotdir(), script);
 	snprintf(pin, sizeof(pin), "%.3000s/%s", dir, in);
 	snprintf(pout, sizeof(pout), "%.3000s/%s", dir, out);
 	{
@@ -1007,6 +990,26 @@ static int corr_block(struct t32_correlate_req *a, struct corr_run *run)
 }
 
 /*
+ * A fresh empty file $TMPDIR/t32-corr-WHAT-XXXXXX, its name into path; 0, or -1
+ * after the message with path "" (nothing to remove at the end).
+ */
+static int corr_tmpfile(char *path, size_t len, const char *what)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, len, "%.3000s/t32-corr-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		t32_error("cannot create a temporary file (%s) '%s'", strerror(errno), path);
+		path[0] = 0;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * Where the measurements go: the files of --from DIR (read, not measured), of
  * -o DIR, else temporary ones removed at the end.  0, or an exit code.
  */
@@ -1028,28 +1031,9 @@ static int corr_files(const struct t32_correlate_req *a, struct corr_run *run)
 		}
 		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/sweep.tsv", a->outdir);
 		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/sample.tsv", a->outdir);
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		int fd;
-
-		snprintf(run->sweep_tsv, sizeof(run->sweep_tsv), "%.3000s/t32-corr-sweep-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		snprintf(run->sample_tsv, sizeof(run->sample_tsv), "%.3000s/t32-corr-sample-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if ((fd = mkstemp(run->sweep_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sweep_tsv);
-			run->sweep_tsv[0] = 0;
-			return T32_EXIT_ERROR;
-		}
-		close(fd);
-		if ((fd = mkstemp(run->sample_tsv)) < 0) {
-			t32_error("cannot create a temporary file (%s) '%s'", strerror(errno),
-				  run->sample_tsv);
-			run->sample_tsv[0] = 0;
-			return T32_EXIT_ERROR;
-		}
-		close(fd);
+	} else if (corr_tmpfile(run->sweep_tsv, sizeof(run->sweep_tsv), "sweep") ||
+		   corr_tmpfile(run->sample_tsv, sizeof(run->sample_tsv), "sample")) {
+		return T32_EXIT_ERROR;
 	}
 	return 0;
 }
