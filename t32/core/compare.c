@@ -424,17 +424,15 @@ static void write_json(FILE *f, const struct compare *cmp, int only_diff)
 	fputs("{\"machines\": [", f);
 	for (int k = 0; k < cmp->nm; k++) {
 		const struct machine *m = &cmp->m[k];
+		const char *const key[] = { "name", "cpu", "core", "host", "file" };
+		const char *const val[] = { m->name, m->cpu, m->core, cmp->hostname ? m->host : "",
+					    m->path };
 
-		fprintf(f, "%s{\"id\": \"m%d\", \"name\": ", k ? ", " : "", k + 1);
-		t32_json_string(f, m->name);
-		fputs(", \"cpu\": ", f);
-		t32_json_string(f, m->cpu);
-		fputs(", \"core\": ", f);
-		t32_json_string(f, m->core);
-		fputs(", \"host\": ", f);
-		t32_json_string(f, cmp->hostname ? m->host : "");
-		fputs(", \"file\": ", f);
-		t32_json_string(f, m->path);
+		fprintf(f, "%s{\"id\": \"m%d\"", k ? ", " : "", k + 1);
+		for (size_t j = 0; j < sizeof(key) / sizeof(key[0]); j++) {
+			fprintf(f, ", \"%s\": ", key[j]);
+			t32_json_string(f, val[j]);
+		}
 		fprintf(f, ", \"rows\": %zu, \"measured\": %zu, \"with_expected\": %zu, "
 			   "\"within_tolerance\": %zu}", m->rows, m->ok, m->with_expected, m->within);
 	}
@@ -581,15 +579,13 @@ static int write_html(const char *path, const struct compare *cmp, size_t nheat,
 	      "<th>within tolerance of the published value</th></tr>\n", h);
 	for (int k = 0; k < cmp->nm; k++) {
 		const struct machine *m = &cmp->m[k];
+		const char *const cell[] = { m->name, m->cpu, m->date, m->path };
 
-		fprintf(h, "<tr><td>m%d</td><td>", k + 1);
-		html_text(h, m->name);
-		fputs("</td><td>", h);
-		html_text(h, m->cpu);
-		fputs("</td><td>", h);
-		html_text(h, m->date);
-		fputs("</td><td>", h);
-		html_text(h, m->path);
+		fprintf(h, "<tr><td>m%d", k + 1);
+		for (size_t j = 0; j < sizeof(cell) / sizeof(cell[0]); j++) {
+			fputs("</td><td>", h);
+			html_text(h, cell[j]);
+		}
 		fprintf(h, "</td><td>%zu</td><td>%zu</td><td>", m->rows, m->ok);
 		if (m->with_expected)
 			fprintf(h, "%zu of %zu (%.1f%%)", m->within, m->with_expected,

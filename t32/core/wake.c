@@ -647,6 +647,21 @@ static void ns_value(FILE *f, double v, enum t32_format fmt)
 		fputs(v > 0 ? "inf" : "-inf", f);
 }
 
+/* A quantile's value and bounds, each after a tab (tsv) or its key (json). */
+static void q_values(FILE *f, const struct t32_wake_q *q, enum t32_format fmt)
+{
+	static const char *const key[] = { "value", "lo", "hi" };
+	const double v[] = { q->value, q->lo, q->hi };
+
+	for (int j = 0; j < 3; j++) {
+		if (fmt == T32_FMT_TSV)
+			fputc('\t', f);
+		else
+			fprintf(f, "%s\"%s\": ", j ? ", " : "", key[j]);
+		ns_value(f, v[j], fmt);
+	}
+}
+
 /* One metric's statistics, in ns, as tsv rows or a json member. */
 static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *s,
 		      enum t32_format fmt, int *first)
@@ -662,12 +677,8 @@ static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *
 			fputs("\t\t\t\n", f);
 		}
 		for (int i = 0; i < T32_WAKE_NQ; i++) {
-			fprintf(f, "%s\t%s\t", metric, t32_wake_pnames[i]);
-			ns_value(f, s->q[i].value, fmt);
-			fputc('\t', f);
-			ns_value(f, s->q[i].lo, fmt);
-			fputc('\t', f);
-			ns_value(f, s->q[i].hi, fmt);
+			fprintf(f, "%s\t%s", metric, t32_wake_pnames[i]);
+			q_values(f, &s->q[i], fmt);
 			fprintf(f, "\t%.4f\n", s->q[i].coverage);
 		}
 		return;
@@ -678,12 +689,8 @@ static void stat_rows(FILE *f, const char *metric, const struct t32_wake_stats *
 		ns_value(f, pv[i], fmt);
 	}
 	for (int i = 0; i < T32_WAKE_NQ; i++) {
-		fprintf(f, ", \"%s\": {\"value\": ", t32_wake_pnames[i]);
-		ns_value(f, s->q[i].value, fmt);
-		fputs(", \"lo\": ", f);
-		ns_value(f, s->q[i].lo, fmt);
-		fputs(", \"hi\": ", f);
-		ns_value(f, s->q[i].hi, fmt);
+		fprintf(f, ", \"%s\": {", t32_wake_pnames[i]);
+		q_values(f, &s->q[i], fmt);
 		fprintf(f, ", \"coverage\": %.4f}", s->q[i].coverage);
 	}
 	fputc('}', f);
