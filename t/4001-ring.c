@@ -1,7 +1,8 @@
 /*
  * 4001-ring: the perf ring buffer reader on synthetic rings - records in order,
  * a record wrapping around the end of the data area, PERF_RECORD_LOST counted,
- * other records skipped, raw payloads, and a malformed record stopping the pass.
+ * other records skipped, raw payloads, a malformed record stopping the pass, and
+ * every word a sample may carry written and read back in its place.
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -41,6 +42,11 @@ static void collect(const struct t32_ring_sample *s, void *ctx)
 	}
 }
 
+static void keep_whole(const struct t32_ring_sample *s, void *ctx)
+{
+	*(struct t32_ring_sample *)ctx = *s;
+}
+
 /* Append a sample record at *pos. */
 static void put_sample(uint64_t *pos, uint64_t type, uint64_t ip, uint32_t tid,
 		       const unsigned char *raw, uint32_t raw_size)
@@ -73,7 +79,7 @@ int main(void)
 	struct seen v;
 	uint64_t start, pos, tail;
 
-	plan(22);
+	plan(23);
 
 	is_int(32, (long long)t32_ring_sample_size(type, 0), "ip+tid+time sample is 32 bytes");
 	is_int(8 + 8 + 16, (long long)t32_ring_sample_size(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, 12),
@@ -145,6 +151,33 @@ int main(void)
 		is_int((long long)pos, (long long)tail, "tail stops before the truncated record");
 		is_int(1, (long long)st.bad, "truncated record counted as bad");
 		is_int(1, (long long)v.n, "the good record before it was read");
+	}
+
+	/* Every word, each with its own value, back in its own field. */
+	{
+		const uint64_t all = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+				     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		struct t32_ring_sample w = { .ip = 0x4001, .pid = 17, .tid = 19, .time = 23,
+					     .addr = 0x29000, .id = 31, .stream_id = 37,
+					     .cpu = 41, .period = 43 }, r;
+		unsigned char buf[256];
+		size_t n = t32_ring_encode_sample(buf, all, &w);
+
+		start = pos = 0;
+		ring_put(pos, buf, n);
+		pos += n;
+		memset(&st, 0, sizeof(st));
+		memset(&r, 0, sizeof(r));
+		t32_ring_parse(ring, RING, start, pos, all, keep_whole, &r, &st);
+		ok(n == 8 + 9 * 8 && st.samples == 1 && r.ip == w.ip && r.pid == w.pid &&
+		   r.tid == w.tid && r.time == w.time && r.addr == w.addr && r.id == w.id &&
+		   r.stream_id == w.stream_id && r.cpu == w.cpu && r.period == w.period,
+		   "all nine words read back where they were written (%zu bytes, ip %#llx pid %u "
+		   "tid %u time %llu addr %#llx id %llu stream %llu cpu %u period %llu)", n,
+		   (unsigned long long)r.ip, r.pid, r.tid, (unsigned long long)r.time,
+		   (unsigned long long)r.addr, (unsigned long long)r.id,
+		   (unsigned long long)r.stream_id, r.cpu, (unsigned long long)r.period);
 	}
 
 	/* Empty ring. */

@@ -2,6 +2,7 @@
  * ring.c - decoding perf_event ring buffer records (see ring.h).
  */
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "t32/sample/ring.h"
@@ -30,37 +31,62 @@ static int take_u64(const unsigned char **p, const unsigned char *end, uint64_t 
 	return 0;
 }
 
+/*
+ * The 8-byte words of a sample record, in the order perf writes those whose bit
+ * is in sample_type; at: where the word goes in struct t32_ring_sample (TID and
+ * CPU are split in two, and go by hand).
+ */
+#define AT(field) offsetof(struct t32_ring_sample, field)
+static const struct {
+	uint64_t bit;
+	size_t at;
+} sample_words[] = {
+	{ PERF_SAMPLE_IDENTIFIER, AT(id) },
+	{ PERF_SAMPLE_IP, AT(ip) },
+	{ PERF_SAMPLE_TID, 0 },
+	{ PERF_SAMPLE_TIME, AT(time) },
+	{ PERF_SAMPLE_ADDR, AT(addr) },
+	{ PERF_SAMPLE_ID, AT(id) },
+	{ PERF_SAMPLE_STREAM_ID, AT(stream_id) },
+	{ PERF_SAMPLE_CPU, 0 },
+	{ PERF_SAMPLE_PERIOD, AT(period) },
+};
+#undef AT
+#define NWORDS (sizeof(sample_words) / sizeof(sample_words[0]))
+
+/* Word i of sample_words as s holds it. */
+static uint64_t sample_word(const struct t32_ring_sample *s, size_t i)
+{
+	uint64_t v;
+
+	if (sample_words[i].bit == PERF_SAMPLE_TID)
+		return (uint64_t)s->tid << 32 | s->pid;
+	if (sample_words[i].bit == PERF_SAMPLE_CPU)
+		return s->cpu;
+	memcpy(&v, (const unsigned char *)s + sample_words[i].at, sizeof(v));
+	return v;
+}
+
 /* Decode the body of a PERF_RECORD_SAMPLE (after its header); -1 if it is too short. */
 static int decode_sample(const unsigned char *p, const unsigned char *end, uint64_t type,
 			 struct t32_ring_sample *s)
 {
-	uint64_t v;
+	for (size_t i = 0; i < NWORDS; i++) {
+		uint64_t bit = sample_words[i].bit, v;
 
-	if ((type & PERF_SAMPLE_IDENTIFIER) && take_u64(&p, end, &s->id))
-		return -1;
-	if ((type & PERF_SAMPLE_IP) && take_u64(&p, end, &s->ip))
-		return -1;
-	if (type & PERF_SAMPLE_TID) {
+		if (!(type & bit))
+			continue;
 		if (take_u64(&p, end, &v))
 			return -1;
-		s->pid = (uint32_t)v;
-		s->tid = (uint32_t)(v >> 32);
+		if (bit == PERF_SAMPLE_TID) {
+			s->pid = (uint32_t)v;
+			s->tid = (uint32_t)(v >> 32);
+		} else if (bit == PERF_SAMPLE_CPU) {
+			s->cpu = (uint32_t)v;	/* the upper half is reserved */
+		} else {
+			memcpy((unsigned char *)s + sample_words[i].at, &v, sizeof(v));
+		}
 	}
-	if ((type & PERF_SAMPLE_TIME) && take_u64(&p, end, &s->time))
-		return -1;
-	if ((type & PERF_SAMPLE_ADDR) && take_u64(&p, end, &s->addr))
-		return -1;
-	if ((type & PERF_SAMPLE_ID) && take_u64(&p, end, &s->id))
-		return -1;
-	if ((type & PERF_SAMPLE_STREAM_ID) && take_u64(&p, end, &s->stream_id))
-		return -1;
-	if (type & PERF_SAMPLE_CPU) {
-		if (take_u64(&p, end, &v))
-			return -1;
-		s->cpu = (uint32_t)v;
-	}
-	if ((type & PERF_SAMPLE_PERIOD) && take_u64(&p, end, &s->period))
-		return -1;
 	if (type & PERF_SAMPLE_RAW) {
 		uint32_t n;
 
@@ -132,15 +158,10 @@ uint64_t t32_ring_parse(const unsigned char *data, uint64_t size, uint64_t tail,
 
 size_t t32_ring_sample_size(uint64_t type, uint32_t raw_size)
 {
-	static const uint64_t u64_fields[] = {
-		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
-		PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-		PERF_SAMPLE_PERIOD,
-	};
 	size_t n = sizeof(struct perf_event_header);
 
-	for (size_t i = 0; i < sizeof(u64_fields) / sizeof(u64_fields[0]); i++)
-		if (type & u64_fields[i])
+	for (size_t i = 0; i < NWORDS; i++)
+		if (type & sample_words[i].bit)
 			n += 8;
 	if (type & PERF_SAMPLE_RAW)
 		n += (4 + (size_t)raw_size + 7) & ~(size_t)7;
@@ -164,24 +185,9 @@ size_t t32_ring_encode_sample(unsigned char *buf, uint64_t type, const struct t3
 	unsigned char *p = buf + sizeof(h);
 
 	memcpy(buf, &h, sizeof(h));
-	if (type & PERF_SAMPLE_IDENTIFIER)
-		put_u64(&p, s->id);
-	if (type & PERF_SAMPLE_IP)
-		put_u64(&p, s->ip);
-	if (type & PERF_SAMPLE_TID)
-		put_u64(&p, (uint64_t)s->tid << 32 | s->pid);
-	if (type & PERF_SAMPLE_TIME)
-		put_u64(&p, s->time);
-	if (type & PERF_SAMPLE_ADDR)
-		put_u64(&p, s->addr);
-	if (type & PERF_SAMPLE_ID)
-		put_u64(&p, s->id);
-	if (type & PERF_SAMPLE_STREAM_ID)
-		put_u64(&p, s->stream_id);
-	if (type & PERF_SAMPLE_CPU)
-		put_u64(&p, s->cpu);
-	if (type & PERF_SAMPLE_PERIOD)
-		put_u64(&p, s->period);
+	for (size_t i = 0; i < NWORDS; i++)
+		if (type & sample_words[i].bit)
+			put_u64(&p, sample_word(s, i));
 	if (type & PERF_SAMPLE_RAW) {
 		size_t padded = ((4 + (size_t)s->raw_size + 7) & ~(size_t)7) - 4;
 		uint32_t n = (uint32_t)padded;
