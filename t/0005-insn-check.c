@@ -32,10 +32,13 @@ static const char *const good[] = {
 	"jmp $",
 };
 
-/* Text refused by default, and the word the message names. */
-static const struct {
+/* Text refused, and the word the message names. */
+struct refusal {
 	const char *text, *word;
-} bad[] = {
+};
+
+/* Refused by default. */
+static const struct refusal bad[] = {
 	{ "nop; %include \"/dev/zero\"", "%include" },
 	{ "%define rdtsc lfence", "%define" },
 	{ "%error %!HOME", "%error" },
@@ -62,9 +65,7 @@ static const struct {
 };
 
 /* Refused even with --raw-nasm: they break the generated lines themselves. */
-static const struct {
-	const char *text, *word;
-} never[] = {
+static const struct refusal never[] = {
 	{ "nop\r%include \"x\"", "\\r" },
 	{ "nop\nnop", "\\n" },
 	{ "nop\033[2J", "\\x1b" },

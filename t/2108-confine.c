@@ -30,6 +30,7 @@
 
 #include "t/tap.h"
 #include "t32/core/confine.h"
+#include "t32/core/env.h"
 #include "t32/sample/sample.h"
 
 static char dir[64];		/* a scratch directory nothing may appear in */
@@ -358,13 +359,7 @@ static int open_perf(void)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	t32_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	return t32_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

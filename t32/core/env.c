@@ -27,19 +27,24 @@ static long perf_open(struct perf_event_attr *a)
 	return syscall(SYS_perf_event_open, a, 0, -1, -1, 0);
 }
 
+void t32_perf_attr_user(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
 /* Can this process open a perf event of this type and config? 1 yes, 0 no (err says why). */
 static int probe_perf(uint32_t type, uint64_t config, int precise, char *err, size_t len)
 {
 	struct perf_event_attr a;
 	long fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	t32_perf_attr_user(&a, type, config);
 	if (precise) {
 		a.precise_ip = 2;
 		a.sample_period = 100003;

@@ -49,4 +49,11 @@ void t32_env_gather(struct t32_env *v, const struct t32_block_opts *bo);
 /* The facts as one JSON object with provenance; null where a quantity was not measured. */
 void t32_env_json(FILE *f, const struct t32_env *v);
 
+struct perf_event_attr;
+/*
+ * a: a perf event of type and config on user space only (what perf_event_paranoid
+ * 2 allows), opened disabled; the rest zero.
+ */
+void t32_perf_attr_user(struct perf_event_attr *a, uint32_t type, uint64_t config);
+
 #endif
