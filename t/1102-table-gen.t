@@ -4,7 +4,7 @@
 # templates follow their rules, and sweeping it records what this CPU lacks as
 # `unsupported` rows rather than failing.
 . "$(dirname "$0")/lib-tap.sh"
-plan 34
+plan 36
 
 rows() { grep -c '^[0-9]' "$1"; }
 field() { awk -F' *[|] *' -v n="$1" -v f="$2" '$1 == n { print $f }' "$3"; }
@@ -32,6 +32,7 @@ is 0 "$bad" "no form pushes, pops, jumps, traps, is privileged or names rsp"
 like "$TMP/excl.tsv" '^push rax	reads or writes the stack pointer' "push is excluded by the stack rule"
 like "$TMP/excl.tsv" '^jmp .*	changes control flow' "jmp by the control-flow rule"
 like "$TMP/excl.tsv" '^wrmsr	privileged' "wrmsr by the privileged rule"
+like "$TMP/full.tbl" '^inc-r64 ' "inc is a form: the rule's in names in alone, not what it begins"
 like "$TMP/excl.tsv" '^ldmxcsr .*	changes state the harness relies on' "ldmxcsr by the state rule"
 like "$TMP/excl.tsv" '^bt qword \[rsi\], rax	could address memory outside' "bt with a register offset by the address rule"
 
@@ -48,6 +49,7 @@ like "$TMP/full.tbl" '^vaddps-zmm-zmm-zmm +[|] vaddps zmm0, zmm0, zmm2 .*tp=vadd
 # chains by rule: what carries no dependency as written is built another way or says why not
 like "$TMP/full.tbl" '^test-r32-i8 .*chain=none:flags' "test of an immediate writes only flags: no chain"
 like "$TMP/full.tbl" '^kortestd-k-k .*chain=none:flags' "kortest writes only flags: no chain"
+like "$TMP/full.tbl" '^btc-r64-r64 +[|] btc rax, rbx +[|] tp=' "btc writes its operand too: a chain (bt names bt alone)"
 like "$TMP/full.tbl" '^cdq .*chain=none:unread' "cdq writes edx from eax: no chain"
 like "$TMP/full.tbl" '^mov-r64-r64 +[|] mov rbx, rax; mov rax, rbx ' "a copy runs as two registers alternating"
 like "$TMP/full.tbl" '^lea-r64-i8 .*chain=none:constant' "lea of a constant has no chain"

@@ -248,90 +248,54 @@ static int family_of(const char *mn)
 
 /* Mnemonics a rule excludes by name (capstone's groups and registers catch the rest). */
 static const struct {
-	const char *mn;
-	int prefix;	/* match as a prefix */
 	enum t32_tablegen_rule rule;
+	const char *words;
 } named_rules[] = {
-	{ "xbegin", 0, T32_RULE_CONTROL }, { "xend", 0, T32_RULE_CONTROL },
-	{ "xabort", 0, T32_RULE_CONTROL }, { "loop", 1, T32_RULE_CONTROL },
-	{ "j", 1, T32_RULE_CONTROL }, { "call", 0, T32_RULE_CONTROL },
-	{ "ret", 1, T32_RULE_CONTROL }, { "ud", 1, T32_RULE_CONTROL },
-	{ "int", 1, T32_RULE_CONTROL },
-	{ "syscall", 0, T32_RULE_CONTROL }, { "sysenter", 0, T32_RULE_CONTROL },
-	{ "sysexit", 1, T32_RULE_CONTROL }, { "sysret", 1, T32_RULE_CONTROL },
-	{ "iret", 1, T32_RULE_CONTROL }, { "uiret", 0, T32_RULE_CONTROL },
-	{ "hlt", 0, T32_RULE_PRIVILEGED }, { "cli", 0, T32_RULE_PRIVILEGED },
-	{ "sti", 0, T32_RULE_PRIVILEGED }, { "rdmsr", 0, T32_RULE_PRIVILEGED },
-	{ "wrmsr", 0, T32_RULE_PRIVILEGED }, { "in", 0, T32_RULE_PRIVILEGED },
-	{ "out", 0, T32_RULE_PRIVILEGED }, { "ins", 1, T32_RULE_PRIVILEGED },
-	{ "outs", 1, T32_RULE_PRIVILEGED }, { "lgdt", 0, T32_RULE_PRIVILEGED },
-	{ "lidt", 0, T32_RULE_PRIVILEGED }, { "lldt", 0, T32_RULE_PRIVILEGED },
-	{ "ltr", 0, T32_RULE_PRIVILEGED }, { "lmsw", 0, T32_RULE_PRIVILEGED },
-	{ "invlpg", 1, T32_RULE_PRIVILEGED }, { "invd", 0, T32_RULE_PRIVILEGED },
-	{ "wbinvd", 0, T32_RULE_PRIVILEGED }, { "wbnoinvd", 0, T32_RULE_PRIVILEGED },
-	{ "clts", 0, T32_RULE_PRIVILEGED }, { "rdpmc", 0, T32_RULE_PRIVILEGED },
-	{ "invpcid", 0, T32_RULE_PRIVILEGED }, { "invept", 0, T32_RULE_PRIVILEGED },
-	{ "invvpid", 0, T32_RULE_PRIVILEGED }, { "xsetbv", 0, T32_RULE_PRIVILEGED },
-	{ "sgdt", 0, T32_RULE_PRIVILEGED }, { "sidt", 0, T32_RULE_PRIVILEGED },
-	{ "sldt", 0, T32_RULE_PRIVILEGED }, { "str", 0, T32_RULE_PRIVILEGED },
-	{ "smsw", 0, T32_RULE_PRIVILEGED }, { "clac", 0, T32_RULE_PRIVILEGED },
-	{ "stac", 0, T32_RULE_PRIVILEGED }, { "clgi", 0, T32_RULE_PRIVILEGED },
-	{ "stgi", 0, T32_RULE_PRIVILEGED }, { "skinit", 0, T32_RULE_PRIVILEGED },
-	{ "vmcall", 0, T32_RULE_PRIVILEGED }, { "vmclear", 0, T32_RULE_PRIVILEGED },
-	{ "vmfunc", 0, T32_RULE_PRIVILEGED }, { "vmlaunch", 0, T32_RULE_PRIVILEGED },
-	{ "vmload", 0, T32_RULE_PRIVILEGED }, { "vmmcall", 0, T32_RULE_PRIVILEGED },
-	{ "vmptrld", 0, T32_RULE_PRIVILEGED }, { "vmptrst", 0, T32_RULE_PRIVILEGED },
-	{ "vmread", 0, T32_RULE_PRIVILEGED }, { "vmresume", 0, T32_RULE_PRIVILEGED },
-	{ "vmrun", 0, T32_RULE_PRIVILEGED }, { "vmsave", 0, T32_RULE_PRIVILEGED },
-	{ "vmwrite", 0, T32_RULE_PRIVILEGED }, { "vmxoff", 0, T32_RULE_PRIVILEGED },
-	{ "vmxon", 0, T32_RULE_PRIVILEGED }, { "getsec", 0, T32_RULE_PRIVILEGED },
-	{ "rsm", 0, T32_RULE_PRIVILEGED }, { "encl", 1, T32_RULE_PRIVILEGED },
-	{ "pconfig", 0, T32_RULE_PRIVILEGED }, { "loadiwkey", 0, T32_RULE_PRIVILEGED },
-	{ "enqcmd", 1, T32_RULE_PRIVILEGED }, { "hreset", 0, T32_RULE_PRIVILEGED },
-	{ "rmpadjust", 0, T32_RULE_PRIVILEGED }, { "pvalidate", 0, T32_RULE_PRIVILEGED },
-	{ "psmash", 0, T32_RULE_PRIVILEGED }, { "rmpupdate", 0, T32_RULE_PRIVILEGED },
-	{ "swapgs", 0, T32_RULE_SEGMENT }, { "lar", 0, T32_RULE_SEGMENT },
-	{ "lsl", 0, T32_RULE_SEGMENT }, { "verr", 0, T32_RULE_SEGMENT },
-	{ "verw", 0, T32_RULE_SEGMENT }, { "arpl", 0, T32_RULE_SEGMENT },
-	{ "lds", 0, T32_RULE_SEGMENT }, { "les", 0, T32_RULE_SEGMENT },
-	{ "lfs", 0, T32_RULE_SEGMENT }, { "lgs", 0, T32_RULE_SEGMENT },
-	{ "lss", 0, T32_RULE_SEGMENT }, { "rdfsbase", 0, T32_RULE_SEGMENT },
-	{ "rdgsbase", 0, T32_RULE_SEGMENT }, { "wrfsbase", 0, T32_RULE_SEGMENT },
-	{ "wrgsbase", 0, T32_RULE_SEGMENT },
-	{ "std", 0, T32_RULE_STATE }, { "ldmxcsr", 0, T32_RULE_STATE },
-	{ "vldmxcsr", 0, T32_RULE_STATE }, { "fldcw", 0, T32_RULE_STATE },
-	{ "fldenv", 0, T32_RULE_STATE }, { "frstor", 0, T32_RULE_STATE },
-	{ "fnsave", 0, T32_RULE_STATE }, { "fsave", 0, T32_RULE_STATE },
-	{ "fnstenv", 0, T32_RULE_STATE }, { "fstenv", 0, T32_RULE_STATE },
-	{ "fninit", 0, T32_RULE_STATE }, { "finit", 0, T32_RULE_STATE },
-	{ "fxrstor", 1, T32_RULE_STATE }, { "fxsave", 1, T32_RULE_STATE },
-	{ "xrstor", 1, T32_RULE_STATE }, { "xsave", 1, T32_RULE_STATE },
-	{ "cpuid", 0, T32_RULE_STATE }, { "monitor", 1, T32_RULE_STATE },
-	{ "mwait", 1, T32_RULE_STATE }, { "umonitor", 0, T32_RULE_STATE },
-	{ "umwait", 0, T32_RULE_STATE }, { "tpause", 0, T32_RULE_STATE },
-	{ "xsusldtrk", 0, T32_RULE_STATE }, { "xresldtrk", 0, T32_RULE_STATE },
-	{ "clui", 0, T32_RULE_STATE }, { "stui", 0, T32_RULE_STATE },
-	{ "senduipi", 0, T32_RULE_STATE }, { "testui", 0, T32_RULE_STATE },
-	{ "ptwrite", 0, T32_RULE_STATE }, { "incssp", 1, T32_RULE_STATE },
-	{ "rdssp", 1, T32_RULE_STATE }, { "saveprevssp", 0, T32_RULE_STATE },
-	{ "rstorssp", 0, T32_RULE_STATE }, { "wrss", 1, T32_RULE_STATE },
-	{ "wruss", 1, T32_RULE_STATE }, { "setssbsy", 0, T32_RULE_STATE },
-	{ "clrssbsy", 0, T32_RULE_STATE }, { "wrpkru", 0, T32_RULE_STATE },
-	{ "xstore", 1, T32_RULE_STATE }, { "xcrypt", 1, T32_RULE_STATE },
-	{ "xsha", 1, T32_RULE_STATE }, { "montmul", 0, T32_RULE_STATE },
-	{ "ldtilecfg", 0, T32_RULE_STATE }, { "sttilecfg", 0, T32_RULE_STATE },
-	{ "tilerelease", 0, T32_RULE_STATE },
+	{ T32_RULE_CONTROL,
+	  "xbegin xend xabort loop* j* call ret* ud* int* syscall sysenter sysexit* "
+	  "sysret* iret* uiret" },
+	{ T32_RULE_PRIVILEGED,
+	  "hlt cli sti rdmsr wrmsr in out ins* outs* lgdt lidt lldt ltr lmsw invlpg* invd "
+	  "wbinvd wbnoinvd clts rdpmc invpcid invept invvpid xsetbv sgdt sidt sldt str "
+	  "smsw clac stac clgi stgi skinit vmcall vmclear vmfunc vmlaunch vmload vmmcall "
+	  "vmptrld vmptrst vmread vmresume vmrun vmsave vmwrite vmxoff vmxon getsec rsm "
+	  "encl* pconfig loadiwkey enqcmd* hreset rmpadjust pvalidate psmash rmpupdate" },
+	{ T32_RULE_SEGMENT,
+	  "swapgs lar lsl verr verw arpl lds les lfs lgs lss rdfsbase rdgsbase wrfsbase "
+	  "wrgsbase" },
+	{ T32_RULE_STATE,
+	  "std ldmxcsr vldmxcsr fldcw fldenv frstor fnsave fsave fnstenv fstenv fninit "
+	  "finit fxrstor* fxsave* xrstor* xsave* cpuid monitor* mwait* umonitor umwait "
+	  "tpause xsusldtrk xresldtrk clui stui senduipi testui ptwrite incssp* rdssp* "
+	  "saveprevssp rstorssp wrss* wruss* setssbsy clrssbsy wrpkru xstore* xcrypt* "
+	  "xsha* montmul ldtilecfg sttilecfg tilerelease" },
 };
+
+/*
+ * Is mn one of words (mnemonics separated by spaces)?  A word ending in '*'
+ * stands for every mnemonic it begins: ktest* for ktestb, ktestw...
+ */
+static int in_words(const char *mn, const char *words)
+{
+	size_t len = strlen(mn);
+
+	for (const char *w = words + strspn(words, " "); *w; w += strspn(w, " ")) {
+		size_t n = strcspn(w, " ");
+		int prefix = w[n - 1] == '*';
+		size_t m = n - (size_t)prefix;
+
+		if ((prefix ? len >= m : len == m) && strncmp(mn, w, m) == 0)
+			return 1;
+		w += n;
+	}
+	return 0;
+}
 
 static int named_rule(const char *mn)
 {
-	for (size_t i = 0; i < N(named_rules); i++) {
-		size_t n = strlen(named_rules[i].mn);
-
-		if (named_rules[i].prefix ? strncmp(mn, named_rules[i].mn, n) == 0
-					  : strcmp(mn, named_rules[i].mn) == 0)
+	for (size_t i = 0; i < N(named_rules); i++)
+		if (in_words(mn, named_rules[i].words))
 			return (int)named_rules[i].rule;
-	}
 	return -1;
 }
 
@@ -657,61 +621,39 @@ enum chain_rule {
 enum { WHY_UNREAD_ASIS, WHY_FLAGS, WHY_MERGE, WHY_CONSTANT, WHY_UNREAD };
 static const char *const why_words[] = { NULL, "flags", "merge", "constant", "unread" };
 
+/*
+ * The mnemonics whose chain a rule decides, first rule first (see in_words).
+ * capstone 4 has test of an immediate write its operand: it writes flags only.
+ */
 static const struct {
-	const char *mn;
-	int prefix;	/* match as a prefix */
 	enum chain_rule rule;
+	const char *words;
 } chain_rules[] = {
-	/* capstone 4 has test of an immediate write its operand: it writes flags only */
-	{ "test", 0, CR_FLAGS }, { "cmp", 0, CR_FLAGS }, { "bt", 0, CR_FLAGS },
-	{ "ptest", 0, CR_FLAGS }, { "vptest", 0, CR_FLAGS }, { "vtestps", 0, CR_FLAGS },
-	{ "vtestpd", 0, CR_FLAGS }, { "ktest", 1, CR_FLAGS }, { "kortest", 1, CR_FLAGS },
-	{ "comis", 1, CR_FLAGS }, { "ucomis", 1, CR_FLAGS }, { "vcomis", 1, CR_FLAGS },
-	{ "vucomis", 1, CR_FLAGS },
-	{ "cwd", 0, CR_UNREAD }, { "cdq", 0, CR_UNREAD }, { "cqo", 0, CR_UNREAD },
-	{ "mov", 0, CR_MOVE }, { "movapd", 0, CR_MOVE }, { "movaps", 0, CR_MOVE },
-	{ "movdqa", 0, CR_MOVE }, { "movdqu", 0, CR_MOVE }, { "movupd", 0, CR_MOVE },
-	{ "movups", 0, CR_MOVE }, { "movq", 0, CR_MOVE }, { "movss", 0, CR_MOVE },
-	{ "movsd", 0, CR_MOVE }, { "vmovapd", 0, CR_MOVE }, { "vmovaps", 0, CR_MOVE },
-	{ "vmovdq", 1, CR_MOVE }, { "vmovupd", 0, CR_MOVE }, { "vmovups", 0, CR_MOVE },
-	{ "vmovq", 0, CR_MOVE }, { "vmovss", 0, CR_MOVE }, { "vmovsd", 0, CR_MOVE },
-	{ "lea", 0, CR_MOVE },
-	{ "sqrtss", 0, CR_MERGE }, { "sqrtsd", 0, CR_MERGE }, { "rcpss", 0, CR_MERGE },
-	{ "rsqrtss", 0, CR_MERGE }, { "roundss", 0, CR_MERGE }, { "roundsd", 0, CR_MERGE },
-	{ "cvtss2sd", 0, CR_MERGE }, { "cvtsd2ss", 0, CR_MERGE }, { "cvtsi2ss", 0, CR_MERGE },
-	{ "cvtsi2sd", 0, CR_MERGE }, { "cvtpi2ps", 0, CR_MERGE }, { "movlps", 0, CR_MERGE },
-	{ "movlpd", 0, CR_MERGE }, { "movhps", 0, CR_MERGE }, { "movhpd", 0, CR_MERGE },
-	{ "pinsr", 1, CR_MERGE }, { "vpinsr", 1, CR_MERGE }, { "vsqrtss", 0, CR_MERGE },
-	{ "vsqrtsd", 0, CR_MERGE }, { "vrcpss", 0, CR_MERGE }, { "vrsqrtss", 0, CR_MERGE },
-	{ "vroundss", 0, CR_MERGE }, { "vroundsd", 0, CR_MERGE }, { "vcvtss2sd", 0, CR_MERGE },
-	{ "vcvtsd2ss", 0, CR_MERGE }, { "vcvtsi2ss", 0, CR_MERGE }, { "vcvtsi2sd", 0, CR_MERGE },
-	{ "vcvtusi2ss", 0, CR_MERGE }, { "vcvtusi2sd", 0, CR_MERGE }, { "vmovlps", 0, CR_MERGE },
-	{ "vmovlpd", 0, CR_MERGE }, { "vmovhps", 0, CR_MERGE }, { "vmovhpd", 0, CR_MERGE },
-	{ "vrcp14ss", 0, CR_MERGE }, { "vrcp14sd", 0, CR_MERGE }, { "vrsqrt14ss", 0, CR_MERGE },
-	{ "vrsqrt14sd", 0, CR_MERGE }, { "vrcp28ss", 0, CR_MERGE }, { "vrcp28sd", 0, CR_MERGE },
-	{ "vrsqrt28ss", 0, CR_MERGE }, { "vrsqrt28sd", 0, CR_MERGE }, { "vgetexpss", 0, CR_MERGE },
-	{ "vgetexpsd", 0, CR_MERGE }, { "vgetmantss", 0, CR_MERGE }, { "vgetmantsd", 0, CR_MERGE },
-	{ "vrndscaless", 0, CR_MERGE }, { "vrndscalesd", 0, CR_MERGE }, { "vreducess", 0, CR_MERGE },
-	{ "vreducesd", 0, CR_MERGE },
-	{ "xor", 0, CR_IDIOM }, { "sub", 0, CR_IDIOM }, { "pxor", 0, CR_IDIOM },
-	{ "xorps", 0, CR_IDIOM }, { "xorpd", 0, CR_IDIOM }, { "vxorps", 0, CR_IDIOM },
-	{ "vxorpd", 0, CR_IDIOM }, { "vpxor", 1, CR_IDIOM }, { "pandn", 0, CR_IDIOM },
-	{ "andnps", 0, CR_IDIOM }, { "andnpd", 0, CR_IDIOM }, { "vandnps", 0, CR_IDIOM },
-	{ "vandnpd", 0, CR_IDIOM }, { "vpandn", 1, CR_IDIOM }, { "psub", 1, CR_IDIOM },
-	{ "vpsub", 1, CR_IDIOM }, { "pcmpeq", 1, CR_IDIOM }, { "pcmpgt", 1, CR_IDIOM },
-	{ "vpcmpeq", 1, CR_IDIOM }, { "vpcmpgt", 1, CR_IDIOM }, { "kxor", 1, CR_IDIOM },
-	{ "kxnor", 1, CR_IDIOM },
+	{ CR_FLAGS,
+	  "test cmp bt ptest vptest vtestps vtestpd ktest* kortest* comis* ucomis* "
+	  "vcomis* vucomis*" },
+	{ CR_UNREAD,
+	  "cwd cdq cqo" },
+	{ CR_MOVE,
+	  "mov movapd movaps movdqa movdqu movupd movups movq movss movsd vmovapd vmovaps "
+	  "vmovdq* vmovupd vmovups vmovq vmovss vmovsd lea" },
+	{ CR_MERGE,
+	  "sqrtss sqrtsd rcpss rsqrtss roundss roundsd cvtss2sd cvtsd2ss cvtsi2ss "
+	  "cvtsi2sd cvtpi2ps movlps movlpd movhps movhpd pinsr* vpinsr* vsqrtss vsqrtsd "
+	  "vrcpss vrsqrtss vroundss vroundsd vcvtss2sd vcvtsd2ss vcvtsi2ss vcvtsi2sd "
+	  "vcvtusi2ss vcvtusi2sd vmovlps vmovlpd vmovhps vmovhpd vrcp14ss vrcp14sd "
+	  "vrsqrt14ss vrsqrt14sd vrcp28ss vrcp28sd vrsqrt28ss vrsqrt28sd vgetexpss "
+	  "vgetexpsd vgetmantss vgetmantsd vrndscaless vrndscalesd vreducess vreducesd" },
+	{ CR_IDIOM,
+	  "xor sub pxor xorps xorpd vxorps vxorpd vpxor* pandn andnps andnpd vandnps "
+	  "vandnpd vpandn* psub* vpsub* pcmpeq* pcmpgt* vpcmpeq* vpcmpgt* kxor* kxnor*" },
 };
 
 static enum chain_rule chain_rule_of(const char *mn)
 {
-	for (size_t i = 0; i < N(chain_rules); i++) {
-		size_t n = strlen(chain_rules[i].mn);
-
-		if (chain_rules[i].prefix ? strncmp(mn, chain_rules[i].mn, n) == 0
-					  : strcmp(mn, chain_rules[i].mn) == 0)
+	for (size_t i = 0; i < N(chain_rules); i++)
+		if (in_words(mn, chain_rules[i].words))
 			return chain_rules[i].rule;
-	}
 	return CR_PLAIN;
 }
 

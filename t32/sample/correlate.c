@@ -601,22 +601,32 @@ static void corr_print_param(FILE *out, const struct t32_corr_param *p)
 	fprintf(out, "  of %lu..%lu, started at %lu\n", p->lo, p->hi, p->start);
 }
 
+/*
+ * The micro-architecture modelled and where the latencies came from: two lines
+ * of the report for people, or (file) of the '#' summary.
+ */
+static void corr_model_lines(FILE *out, const struct corr_run *run, int file)
+{
+	char text[512];
+
+	t32_uarch_choice_text(&run->uarch, run->fit.u.name, text, sizeof(text));
+	fprintf(out, file ? "# uarch: %s\n" : "uarch      %s\n", text);
+	if (run->measured)
+		t32_latcache_text(&run->lat, text, sizeof(text));
+	else
+		snprintf(text, sizeof(text), "%s", file ? "table (--no-measure)"
+				: "the shipped table and class defaults (--no-measure)");
+	fprintf(out, file ? "# latencies: %s\n" : "latencies  %s\n", text);
+}
+
 /* The report for people. */
 static void corr_print_table(FILE *out, const struct t32_correlate_req *a, const struct corr_run *run)
 {
 	const struct t32_corr_result *r = &run->fit;
-	char text[512];
 
-	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
 	fprintf(out, "block      %s\n", a->block_file[0] ? a->block_file : run->unit_text);
 	fprintf(out, "unit       %zu instructions: %s\n", run->n, run->unit_text);
-	fprintf(out, "uarch      %s\n", text);
-	if (run->measured) {
-		t32_latcache_text(&run->lat, text, sizeof(text));
-		fprintf(out, "latencies  %s\n", text);
-	} else {
-		fprintf(out, "latencies  the shipped table and class defaults (--no-measure)\n");
-	}
+	corr_model_lines(out, run, 0);
 	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
 		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
 	if (run->loop)
@@ -711,16 +721,7 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
 	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
 	fprintf(out, "# loop_copies: %zu\n", run->loop ? run->loop_copies : 0);
-	char text[512];
-
-	t32_uarch_choice_text(&run->uarch, r->u.name, text, sizeof(text));
-	fprintf(out, "# uarch: %s\n", text);
-	if (run->measured) {
-		t32_latcache_text(&run->lat, text, sizeof(text));
-		fprintf(out, "# latencies: %s\n", text);
-	} else {
-		fprintf(out, "# latencies: table (--no-measure)\n");
-	}
+	corr_model_lines(out, run, 1);
 	corr_summary_param(out, r, "retire_width", r->u.retire_width);
 	corr_summary_param(out, r, "retire_group", t32_uarch_retire_group(&r->u));
 	for (size_t j = 0; j < r->np; j++) {
