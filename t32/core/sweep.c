@@ -42,19 +42,11 @@ struct sweep {
 	struct t32_table table;		/* when sweeping a table */
 	int from_table;
 	struct t32_spec spec;		/* barrier, store, init; the body when sweeping a spec */
-	const uint64_t *ns;
-	size_t nn;
-	unsigned modes;			/* bit per enum t32_sweep_mode */
-	unsigned max_k;			/* throughput: copies tried, 1..max_k */
-	unsigned klist[64];		/* --k-list: the copies tried instead, or nk = 0 */
-	unsigned nk;
-	unsigned shard, shards;		/* this is shard `shard` (1-based) of `shards` */
-	struct t32_block_opts bo;
-	struct t32_measure_opts mo;
-	const char *out_path;
-	int resume;
-	int whole;			/* latency and throughput as block minus empty over n */
-	int allow_mixed;		/* --allow-mixed-cpus: merge or resume rows of another CPU */
+	/*
+	 * the request as run: its modes (0 given: the default), its cpu (-1: the
+	 * default), resume (off when the file is not there yet)
+	 */
+	struct t32_sweep_req q;
 	char *signature;		/* the `# sweep:` line: what makes two files one sweep */
 	char shard_line[64];		/* `# shard: K/N` line, or "" */
 	unsigned char *done;		/* rows already in the output (resume) */
@@ -95,15 +87,15 @@ static int job_of(const struct sweep *w, size_t r, struct job *j)
 	unsigned mlist[T32_SWEEP_MODES];
 
 	for (m = 0; m < T32_SWEEP_MODES; m++)
-		if (w->modes & (1u << m))
+		if (w->q.modes & (1u << m))
 			mlist[k++] = (unsigned)m;
-	per_form = k * w->nn;
+	per_form = k * w->q.nn;
 	if (r >= per_form * forms_of(w))
 		return -1;
 	j->row = r;
 	j->form = w->from_table ? &w->table.forms[r / per_form] : NULL;
-	j->mode = (enum t32_sweep_mode)mlist[(r % per_form) / w->nn];
-	j->n = w->ns[r % w->nn];
+	j->mode = (enum t32_sweep_mode)mlist[(r % per_form) / w->q.nn];
+	j->n = w->q.ns[r % w->q.nn];
 	return 0;
 }
 
@@ -199,7 +191,7 @@ static int format_row(char *buf, size_t len, struct sweep *w, const struct job *
 	if (!m)
 		return snprintf(buf, len, "%zu\t%s\t%s\t%llu\t\t%s\t\t\t\t\t\t\t\t\t\t\t%s\t%s\t%s\n",
 				j->row, name, t32_sweep_modes[j->mode].name, (unsigned long long)j->n,
-				t32_unit_names[w->mo.unit], status, expected, reason);
+				t32_unit_names[w->q.mo.unit], status, expected, reason);
 	/* the row's own calibration; "-" where none ran (unit ticks or ns) */
 	if (m->ratio > 0)
 		snprintf(ratio, sizeof(ratio), "%.5f", m->ratio);
@@ -207,7 +199,7 @@ static int format_row(char *buf, size_t len, struct sweep *w, const struct job *
 	return snprintf(buf, len,
 			"%zu\t%s\t%s\t%llu\t%u\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%llu\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
 			j->row, name, t32_sweep_modes[j->mode].name, (unsigned long long)j->n, k,
-			t32_unit_names[w->mo.unit], m->value, m->value - m->halfwidth,
+			t32_unit_names[w->q.mo.unit], m->value, m->value - m->halfwidth,
 			m->value + m->halfwidth, m->block_value - m->empty_value, m->min_value,
 			m->insns ? (m->sblock.median - m->sempty.median) / (double)m->insns *
 					   (m->block_value / (m->block.value ? m->block.value : 1))
@@ -256,8 +248,8 @@ static int k_listed(const struct sweep *w, const struct job *j, unsigned k, unsi
 	for (unsigned c = kmax; c >= 1 && !top; c--)
 		if (j->n >= c && j->n % c == 0)
 			top = c;
-	for (unsigned i = 0; i < w->nk; i++)
-		if (w->klist[i] == k || (w->klist[i] > kmax && k == top))
+	for (unsigned i = 0; i < w->q.nk; i++)
+		if (w->q.klist[i] == k || (w->q.klist[i] > kmax && k == top))
 			return 1;
 	return 0;
 }
@@ -267,7 +259,7 @@ static int k_tried(const struct sweep *w, const struct job *j, unsigned k, unsig
 {
 	if (j->mode == T32_SWEEP_THROUGHPUT && (j->n < k || j->n % k))
 		return 0;
-	return !(j->mode == T32_SWEEP_THROUGHPUT && w->nk && !k_listed(w, j, k, kmax));
+	return !(j->mode == T32_SWEEP_THROUGHPUT && w->q.nk && !k_listed(w, j, k, kmax));
 }
 
 /*
@@ -293,13 +285,13 @@ static size_t assemble_next(const struct sweep *w, size_t r, size_t *rows)
 		struct job j;
 		unsigned kmax;
 
-		if (r % w->shards != w->shard - 1 || w->done[r] || job_of(w, r, &j))
+		if (r % w->q.shards != w->q.shard - 1 || w->done[r] || job_of(w, r, &j))
 			continue;
 		seen++;
 		if ((j.mode == T32_SWEEP_THROUGHPUT && j.form && !j.form->tp) ||
 		    (j.mode == T32_SWEEP_LATENCY && j.form && j.form->nochain))
 			continue;
-		kmax = j.mode == T32_SWEEP_THROUGHPUT ? w->max_k : 1;
+		kmax = j.mode == T32_SWEEP_THROUGHPUT ? w->q.max_k : 1;
 		if (j.mode == T32_SWEEP_THROUGHPUT && j.form && kmax > j.form->tp_period)
 			kmax = j.form->tp_period;
 		for (unsigned k = 1; k <= kmax; k++) {
@@ -327,11 +319,11 @@ static size_t assemble_next(const struct sweep *w, size_t r, size_t *rows)
 	for (size_t i = 0; list && i < n; i++)
 		list[i] = &specs[i];
 	if (n && list) {
-		struct t32_measure_opts mo = w->mo;
+		struct t32_measure_opts mo = w->q.mo;
 
 		/* latency and throughput rows are marginal costs (their twins), raw rows not */
-		mo.slope = !(w->modes & T32_SWEEP_BIT(T32_SWEEP_RAW)) && !w->whole;
-		t32_measure_prepare(list, n, &w->bo, &mo);
+		mo.slope = !(w->q.modes & T32_SWEEP_BIT(T32_SWEEP_RAW)) && !w->q.whole;
+		t32_measure_prepare(list, n, &w->q.bo, &mo);
 	}
 	for (size_t i = 0; i < n; i++)
 		t32_spec_free(&specs[i]);
@@ -350,14 +342,14 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
  */
 static int measure_ahead(struct sweep *w, const struct job *j, struct t32_rate *tp)
 {
-	size_t r = j->row + w->nn;
+	size_t r = j->row + w->q.nn;
 	struct ahead *a;
 	struct job t;
 	char line[8192];
 	int rc;
 
-	if (!(w->modes & T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT)) || !w->ahead || r >= w->nrows ||
-	    r % w->shards != w->shard - 1 || w->done[r] || w->ahead[r % w->nn].line ||
+	if (!(w->q.modes & T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT)) || !w->ahead || r >= w->nrows ||
+	    r % w->q.shards != w->q.shard - 1 || w->done[r] || w->ahead[r % w->q.nn].line ||
 	    job_of(w, r, &t) || t.mode != T32_SWEEP_THROUGHPUT || t.form != j->form)
 		return 0;
 	w->rate.have = 0;
@@ -365,7 +357,7 @@ static int measure_ahead(struct sweep *w, const struct job *j, struct t32_rate *
 	if (rc)
 		return rc;
 	*tp = w->rate;
-	a = &w->ahead[r % w->nn];
+	a = &w->ahead[r % w->q.nn];
 	a->row = r;
 	a->r = w->last;
 	a->m = w->last_m;
@@ -376,7 +368,7 @@ static int measure_ahead(struct sweep *w, const struct job *j, struct t32_rate *
 /* Row r when it was measured ahead of its turn: its line into buf, w->last its row. */
 static int take_ahead(struct sweep *w, size_t r, char *buf, size_t len)
 {
-	struct ahead *a = w->ahead ? &w->ahead[r % w->nn] : NULL;
+	struct ahead *a = w->ahead ? &w->ahead[r % w->q.nn] : NULL;
 
 	if (!a || !a->line || a->row != r)
 		return 0;
@@ -394,7 +386,7 @@ static int take_ahead(struct sweep *w, size_t r, char *buf, size_t len)
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
 	struct t32_measurement best, m;
-	unsigned kmax = j->mode == T32_SWEEP_THROUGHPUT ? w->max_k : 1, bestk = 0;
+	unsigned kmax = j->mode == T32_SWEEP_THROUGHPUT ? w->q.max_k : 1, bestk = 0;
 	char err[256] = "", reason[512] = "";
 	const char *status = "ok";
 	int rc = 0;
@@ -430,10 +422,10 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 			break;
 		}
 		/* latency and throughput rows are marginal costs; raw rows the study's quantity */
-		struct t32_measure_opts mo = w->mo;
+		struct t32_measure_opts mo = w->q.mo;
 
-		mo.slope = j->mode != T32_SWEEP_RAW && !w->whole;
-		rc = t32_measure(&s, &w->bo, &mo, &interrupted, &m);
+		mo.slope = j->mode != T32_SWEEP_RAW && !w->q.whole;
+		rc = t32_measure(&s, &w->q.bo, &mo, &interrupted, &m);
 		t32_spec_free(&s);
 		if (rc) {
 			snprintf(reason, sizeof(reason), "%s", t32_last_error);
@@ -465,8 +457,8 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 		rc = measure_ahead(w, j, &tp);
 		if (rc)
 			return rc;
-		if (t32_chain_judge(j->form->insn, w->mo.unit == T32_UNIT_CYCLES, &lat, &tp, reason,
-				    sizeof(reason)) != T32_CHAIN_OK) {
+		if (t32_chain_judge(j->form->insn, w->q.mo.unit == T32_UNIT_CYCLES, &lat, &tp,
+				    reason, sizeof(reason)) != T32_CHAIN_OK) {
 			format_row(buf, len, w, j, bestk, &best, T32_CHAIN_STATUS, reason);
 			return 0;
 		}
@@ -550,12 +542,13 @@ static int make_signature(struct sweep *w, const char *what)
 		fprintf(f, " forms=%016llx", (unsigned long long)t32_table_hash(&w->table));
 	fputs(" modes=", f);
 	for (int m = 0; m < T32_SWEEP_MODES; m++)
-		if (w->modes & (1u << m)) {
+		if (w->q.modes & (1u << m)) {
 			fprintf(f, "%s%s", sep, t32_sweep_modes[m].name);
 			sep = ",";
 		}
 	fprintf(f, " barrier=%s store=%c unit=%s estimate=%s shards=%u init=", w->spec.barrier,
-		w->spec.store, t32_unit_names[w->mo.unit], w->whole ? "block" : "slope", w->shards);
+		w->spec.store, t32_unit_names[w->q.mo.unit], w->q.whole ? "block" : "slope",
+		w->q.shards);
 	for (size_t i = 0; i < w->spec.ninit; i++) {
 		char one[96];
 
@@ -565,24 +558,24 @@ static int make_signature(struct sweep *w, const char *what)
 	if (!w->spec.ninit)
 		fputs("-", f);
 	fputs(" precision=", f);
-	exact_num(f, w->mo.precision);
+	exact_num(f, w->q.mo.precision);
 	fputs(" block-precision=", f);
-	exact_num(f, w->mo.block_precision);
+	exact_num(f, w->q.mo.block_precision);
 	fputs(" budget=", f);
-	exact_num(f, w->mo.budget);
-	fprintf(f, " max-runs=%llu max-k=%u", (unsigned long long)w->mo.max_runs, w->max_k);
-	for (unsigned i = 0; i < w->nk; i++)
-		fprintf(f, "%s%u", i ? "," : " k-list=", w->klist[i]);
-	fprintf(f, " warmup=%llu dither=%d n=", (unsigned long long)w->bo.warmup, w->bo.dither);
-	for (size_t i = 0; i < w->nn; i++)
-		fprintf(n, "%s%llu", i ? "," : "", (unsigned long long)w->ns[i]);
+	exact_num(f, w->q.mo.budget);
+	fprintf(f, " max-runs=%llu max-k=%u", (unsigned long long)w->q.mo.max_runs, w->q.max_k);
+	for (unsigned i = 0; i < w->q.nk; i++)
+		fprintf(f, "%s%u", i ? "," : " k-list=", w->q.klist[i]);
+	fprintf(f, " warmup=%llu dither=%d n=", (unsigned long long)w->q.bo.warmup, w->q.bo.dither);
+	for (size_t i = 0; i < w->q.nn; i++)
+		fprintf(n, "%s%llu", i ? "," : "", (unsigned long long)w->q.ns[i]);
 	fclose(n);
 	if (nlen <= 512)
 		fputs(nl, f);
 	else
 		fprintf(f, "%llu,%llu,...,%llu (%zu values, fnv1a64 %016llx)",
-			(unsigned long long)w->ns[0], (unsigned long long)w->ns[1],
-			(unsigned long long)w->ns[w->nn - 1], w->nn,
+			(unsigned long long)w->q.ns[0], (unsigned long long)w->q.ns[1],
+			(unsigned long long)w->q.ns[w->q.nn - 1], w->q.nn,
 			(unsigned long long)fnv1a(FNV_START, nl, nlen));
 	fputc('\n', f);
 	free(nl);
@@ -591,8 +584,9 @@ static int make_signature(struct sweep *w, const char *what)
 		return -1;
 	}
 	w->signature = buf;
-	if (w->shards > 1)
-		snprintf(w->shard_line, sizeof(w->shard_line), "# shard: %u/%u\n", w->shard, w->shards);
+	if (w->q.shards > 1)
+		snprintf(w->shard_line, sizeof(w->shard_line), "# shard: %u/%u\n", w->q.shard,
+			 w->q.shards);
 	return 0;
 }
 
@@ -629,7 +623,7 @@ static int load_resume(struct sweep *w, int fd, const char *path)
 		return -1;
 	}
 	t32_provenance_cpu_line(cpu, sizeof(cpu));
-	rc = t32_sweep_scan(f, path, w->signature, w->shard_line, cpu, w->allow_mixed, &mixed,
+	rc = t32_sweep_scan(f, path, w->signature, w->shard_line, cpu, w->q.allow_mixed, &mixed,
 			    w->nrows, w->done, &good);
 	fclose(f);
 	/* rows from this CPU follow: the file says so, and --merge sees it */
@@ -658,7 +652,7 @@ static int load_resume(struct sweep *w, int fd, const char *path)
  */
 static int sink_open(struct sweep *w, struct sink *k)
 {
-	const char *path = w->out_path;
+	const char *path = w->q.out_path;
 	struct stat st;
 
 	memset(k, 0, sizeof(*k));
@@ -666,11 +660,11 @@ static int sink_open(struct sweep *w, struct sink *k)
 	k->oldfd = -1;
 	k->path = "stdout";
 	if (!path || strcmp(path, "-") == 0)
-		return w->resume ? (t32_error("cannot resume '%s' (not a file)", "stdout"),
+		return w->q.resume ? (t32_error("cannot resume '%s' (not a file)", "stdout"),
 				    T32_EXIT_USAGE) : 0;
-	k->path = w->out_path;
-	if (!(k->target = t32_out_target(w->out_path))) {
-		t32_error("cannot write '%s' (%s)", w->out_path, strerror(errno));
+	k->path = w->q.out_path;
+	if (!(k->target = t32_out_target(w->q.out_path))) {
+		t32_error("cannot write '%s' (%s)", w->q.out_path, strerror(errno));
 		return T32_EXIT_ERROR;
 	}
 	path = k->target;
@@ -681,7 +675,7 @@ static int sink_open(struct sweep *w, struct sink *k)
 	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* a device or a FIFO is written where it is */
-		if (w->resume) {
+		if (w->q.resume) {
 			t32_error("cannot resume '%s' (not a regular file)", path);
 			return T32_EXIT_ERROR;
 		}
@@ -695,17 +689,17 @@ static int sink_open(struct sweep *w, struct sink *k)
 	for (int tries = 0; tries < 10; tries++) {
 		int fd;
 
-		if (w->resume || tries) {
+		if (w->q.resume || tries) {
 			/* --resume: the file as it is, locked */
-			fd = t32_lock_path(path, w->resume ? O_RDWR : O_RDONLY);
+			fd = t32_lock_path(path, w->q.resume ? O_RDWR : O_RDONLY);
 			if (fd == -2)
 				return T32_EXIT_ERROR;
 			if (fd < 0 && errno == ENOENT) {
-				w->resume = 0;	/* nothing there yet: start afresh */
-			} else if (fd < 0 && w->resume) {
+				w->q.resume = 0;	/* nothing there yet: start afresh */
+			} else if (fd < 0 && w->q.resume) {
 				t32_error("cannot write '%s' (%s)", k->path, strerror(errno));
 				return T32_EXIT_ERROR;
-			} else if (w->resume) {
+			} else if (w->q.resume) {
 				k->fd = fd;
 				if (load_resume(w, fd, k->path))
 					return T32_EXIT_ERROR;
@@ -964,32 +958,19 @@ static int sweep_setup(const struct t32_sweep_req *q, struct sweep *w)
 	int rc;
 
 	w->spec = *q->spec;
-	w->ns = q->ns;
-	w->nn = q->nn;
-	w->modes = q->modes;
-	w->max_k = q->max_k;
-	memcpy(w->klist, q->klist, sizeof(w->klist));
-	w->nk = q->nk;
-	w->shard = q->shard;
-	w->shards = q->shards;
-	w->bo = q->bo;
-	w->mo = q->mo;
-	w->out_path = q->out_path;
-	w->resume = q->resume;
-	w->whole = q->whole;
-	w->allow_mixed = q->allow_mixed;
+	w->q = *q;
 	if (!q->nn || !q->shard || q->shard > q->shards) {
 		t32_error("an empty sweep '%zu n, shard %u/%u'", q->nn, q->shard, q->shards);
 		return T32_EXIT_USAGE;
 	}
-	if (w->resume && !w->out_path) {
+	if (w->q.resume && !w->q.out_path) {
 		t32_error("--resume needs the output file '%s'", "-o FILE");
 		return T32_EXIT_USAGE;
 	}
 	if (q->table) {
-		if (t32_same_file(w->out_path, q->table)) {
+		if (t32_same_file(w->q.out_path, q->table)) {
 			t32_error("the output is the table being swept '%s' (choose another -o)",
-				  w->out_path);
+				  w->q.out_path);
 			return T32_EXIT_USAGE;
 		}
 		rc = t32_table_load(q->table, &w->table, err, sizeof(err));
@@ -998,32 +979,33 @@ static int sweep_setup(const struct t32_sweep_req *q, struct sweep *w)
 			return rc == -2 ? T32_EXIT_USAGE : T32_EXIT_ERROR;	/* not a table: usage */
 		}
 		w->from_table = 1;
-		if (!w->modes)
-			w->modes = T32_SWEEP_BIT(T32_SWEEP_LATENCY) | T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT);
-	} else if (!w->modes) {
-		w->modes = T32_SWEEP_BIT(T32_SWEEP_RAW);
+		if (!w->q.modes)
+			w->q.modes = T32_SWEEP_BIT(T32_SWEEP_LATENCY) |
+				     T32_SWEEP_BIT(T32_SWEEP_THROUGHPUT);
+	} else if (!w->q.modes) {
+		w->q.modes = T32_SWEEP_BIT(T32_SWEEP_RAW);
 	}
-	if (!w->from_table && (w->modes & ~T32_SWEEP_BIT(T32_SWEEP_RAW))) {
+	if (!w->from_table && (w->q.modes & ~T32_SWEEP_BIT(T32_SWEEP_RAW))) {
 		char names[64] = "";
 
 		for (int m = 0; m < T32_SWEEP_MODES; m++)
-			if (w->modes & T32_SWEEP_BIT(m))
+			if (w->q.modes & T32_SWEEP_BIT(m))
 				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 					 names[0] ? "," : "", t32_sweep_modes[m].name);
 		t32_error("a spec sweeps in raw mode only '%s'", names);
 		return T32_EXIT_USAGE;
 	}
 	for (int m = 0; m < T32_SWEEP_MODES; m++)
-		k += !!(w->modes & T32_SWEEP_BIT(m));
+		k += !!(w->q.modes & T32_SWEEP_BIT(m));
 	/* rows are counted in the files read back: keep them within what those accept */
-	if (w->nn > T32_SWEEP_MAX_ROWS || forms_of(w) * k > T32_SWEEP_MAX_ROWS / w->nn) {
+	if (w->q.nn > T32_SWEEP_MAX_ROWS || forms_of(w) * k > T32_SWEEP_MAX_ROWS / w->q.nn) {
 		t32_error("too many rows '%zu forms x %zu modes x %zu n' (at most %u)", forms_of(w), k,
-			  w->nn, T32_SWEEP_MAX_ROWS);
+			  w->q.nn, T32_SWEEP_MAX_ROWS);
 		return T32_EXIT_USAGE;
 	}
-	w->nrows = forms_of(w) * k * w->nn;
-	if (w->bo.run.cpu < 0)
-		w->bo.run.cpu = t32_default_cpu();
+	w->nrows = forms_of(w) * k * w->q.nn;
+	if (w->q.bo.run.cpu < 0)
+		w->q.bo.run.cpu = t32_default_cpu();
 	{
 		char what[4096];
 
@@ -1032,7 +1014,7 @@ static int sweep_setup(const struct t32_sweep_req *q, struct sweep *w)
 		else
 			spec_name(&w->spec, what, sizeof(what));
 		w->done = calloc(w->nrows ? w->nrows : 1, 1);
-		w->ahead = w->from_table ? calloc(w->nn ? w->nn : 1, sizeof(*w->ahead)) : NULL;
+		w->ahead = w->from_table ? calloc(w->q.nn ? w->q.nn : 1, sizeof(*w->ahead)) : NULL;
 		if (!w->done || (w->from_table && !w->ahead) || make_signature(w, what)) {
 			t32_error("out of memory for '%zu rows'", w->nrows);
 			return T32_EXIT_ERROR;
@@ -1057,20 +1039,21 @@ static int write_header(const struct t32_sweep_req *q, struct sweep *w, const st
 		t32_provenance_of(h, q->command);
 	else
 		t32_provenance(h, 0, NULL);
-	if (w->mo.rec && t32_rec_replaying(w->mo.rec))
-		fprintf(h, "# tsc: %s\n", t32_rec_provenance(w->mo.rec, "tsc"));
+	if (w->q.mo.rec && t32_rec_replaying(w->q.mo.rec))
+		fprintf(h, "# tsc: %s\n", t32_rec_provenance(w->q.mo.rec, "tsc"));
 	else
 		fprintf(h, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
 			(unsigned long long)t32_machine_tsc_step(NULL));
-	if (w->mo.unit == T32_UNIT_CYCLES)
+	if (w->q.mo.unit == T32_UNIT_CYCLES)
 		fprintf(h, "# calibration: per row, chains of %llu and %llu 'add eax, 1' run "
 			   "beside the block (column cycles_per_tick, core cycles per tick)\n",
-			(unsigned long long)w->mo.cal_len, (unsigned long long)w->mo.cal_len / 2);
+			(unsigned long long)w->q.mo.cal_len,
+			(unsigned long long)w->q.mo.cal_len / 2);
 	else
-		fprintf(h, "# calibration: none (the unit is %s%s)\n", t32_unit_names[w->mo.unit],
-			w->mo.unit == T32_UNIT_NS ? ": ticks over the TSC's rate" : "");
+		fprintf(h, "# calibration: none (the unit is %s%s)\n", t32_unit_names[w->q.mo.unit],
+			w->q.mo.unit == T32_UNIT_NS ? ": ticks over the TSC's rate" : "");
 	fprintf(h, "# barrier: %s, store %c, cpu %d\n", w->spec.barrier, w->spec.store,
-		w->bo.run.cpu);
+		w->q.bo.run.cpu);
 	fputs(w->signature, h);
 	fputs(w->shard_line, h);
 	fputs(t32_sweep_columns, h);
@@ -1093,9 +1076,9 @@ static void write_failed(const struct sweep *w, const struct sink *sink, size_t 
 	if (sink->tmp)
 		t32_error("cannot write '%s' (%s), the file is left as it was", sink->path,
 			  strerror(e));
-	else if (w->out_path && strcmp(w->out_path, "-"))
+	else if (w->q.out_path && strcmp(w->q.out_path, "-"))
 		t32_error("cannot write '%s' (%s), %zu rows written: resume with --resume -o %s",
-			  sink->path, strerror(e), written, w->out_path);
+			  sink->path, strerror(e), written, w->q.out_path);
 	else
 		t32_error("cannot write '%s' (%s)", sink->path, strerror(e));
 }
@@ -1137,11 +1120,11 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 	int rc = 0, progress = q->progress && isatty(2);
 
 	for (size_t r = 0; r < w->nrows; r++)
-		todo += r % w->shards == w->shard - 1 && !w->done[r];
+		todo += r % w->q.shards == w->q.shard - 1 && !w->done[r];
 	for (size_t r = 0; r < w->nrows; r++) {
 		struct job j = { 0 };
 
-		if (r % w->shards != w->shard - 1 || w->done[r])
+		if (r % w->q.shards != w->q.shard - 1 || w->done[r])
 			continue;
 		job_of(w, r, &j);
 		/* the blocks of this row and the next ones, assembled together */
@@ -1183,10 +1166,10 @@ static int sweep_rows(const struct t32_sweep_req *q, struct sweep *w, const stru
 	 */
 	if (!rc && (progress || (w->counts.not_ok && !q->quiet))) {
 		char st[512];
-		int to = w->out_path && w->out_path[0] && strcmp(w->out_path, "-");
+		int to = w->q.out_path && w->q.out_path[0] && strcmp(w->q.out_path, "-");
 
 		fprintf(stderr, "t32 sweep: %zu row%s written%s%s in %.1f s: %s%s\n", *written,
-			*written == 1 ? "" : "s", to ? " to " : "", to ? w->out_path : "",
+			*written == 1 ? "" : "s", to ? " to " : "", to ? w->q.out_path : "",
 			t32_now() - start, *written ? status_text(&w->counts, st, sizeof(st)) : "none",
 			w->counts.not_ok && q->rows_exit
 				? " (exit 5; t32 help flags says what each status means)" : "");
@@ -1206,11 +1189,11 @@ int t32_sweep(const struct t32_sweep_req *q)
 	memset(&w, 0, sizeof(w));
 	interrupted = 0;
 	rc = sweep_setup(q, &w);
-	if (!rc && w.out_path && !w.out_path[0])
+	if (!rc && w.q.out_path && !w.q.out_path[0])
 		sink.fd = -1;	/* the rows go to the caller alone */
 	else if (!rc)
 		rc = sink_open(&w, &sink);
-	if (!rc && !w.resume && sink.fd >= 0)
+	if (!rc && !w.q.resume && sink.fd >= 0)
 		rc = write_header(q, &w, &sink);
 	if (rc)
 		goto out;
@@ -1229,16 +1212,18 @@ out:
 		rc = T32_EXIT_ERROR;
 	if (rc == T32_EXIT_INTERRUPTED && sink.partial)
 		t32_error("interrupted: %zu rows written to '%s', '%s' is left as it was; finish "
-			  "them with --resume -o %s", written, sink.partial, w.out_path, sink.partial);
+			  "them with --resume -o %s", written, sink.partial, w.q.out_path,
+			  sink.partial);
 	else if (rc == T32_EXIT_INTERRUPTED)
 		t32_error("interrupted: %zu rows written%s%s", written,
-			  w.out_path ? ", resume with --resume -o " : "", w.out_path ? w.out_path : "");
+			  w.q.out_path ? ", resume with --resume -o " : "",
+			  w.q.out_path ? w.q.out_path : "");
 	free(sink.partial);
 	free(sink.target);
 	free(w.signature);
 	t32_table_free(&w.table);
 	free(w.done);
-	for (size_t r = 0; w.ahead && r < w.nn; r++)
+	for (size_t r = 0; w.ahead && r < w.q.nn; r++)
 		free(w.ahead[r].line);
 	free(w.ahead);
 	/* written whole, but not every row is a measurement to use: a batch script can tell */
