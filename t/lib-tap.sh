@@ -19,28 +19,28 @@ diag() {
 	[ "$_tap_failed" -eq 0 ] || printf '# %s\n' "$@" >&2
 }
 
-# ok COND-STATUS NAME: ok 0 "name" passes
-ok() {
+# _tap_line STATUS NAME [DIRECTIVE]: the next test's line, "ok" where STATUS is
+# 0; returns STATUS's truth
+_tap_line() {
 	_tap_n=$((_tap_n + 1))
 	if [ "$1" -eq 0 ]; then
-		echo "ok $_tap_n - $2"
+		echo "ok $_tap_n - $2$3"
 	else
-		echo "not ok $_tap_n - $2"
-		echo "#   Failed test $_tap_n - $2" >&2
-		_tap_failed=$((_tap_failed + 1))
+		echo "not ok $_tap_n - $2$3"
+		return 1
 	fi
+}
+
+# ok COND-STATUS NAME: ok 0 "name" passes
+ok() {
+	_tap_line "$1" "$2" && return
+	echo "#   Failed test $_tap_n - $2" >&2
+	_tap_failed=$((_tap_failed + 1))
 }
 
 # todo STATUS NAME REASON: a check known to fail, with why (TAP's TODO: a failure
 # is reported and not counted; a pass is reported as unexpected by prove)
-todo() {
-	_tap_n=$((_tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $_tap_n - $2 # TODO $3"
-	else
-		echo "not ok $_tap_n - $2 # TODO $3"
-	fi
-}
+todo() { _tap_line "$1" "$2" " # TODO $3" || :; }
 
 # is EXPECTED SEEN NAME
 is() {
@@ -78,6 +78,20 @@ bail() { echo "Bail out! $*"; exit 1; }
 # run ARGS...: run t32 with stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run() {
 	"$T32" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+
+# interrupt OUT ERR ARGS...: t32 ARGS in a process group of its own, stdout in OUT
+# and stderr in ERR, given Ctrl-C after a second the way a terminal sends it (to
+# the whole group, a measuring child too); its status in $rc
+interrupt() {
+	out=$1 err=$2
+	shift 2
+	setsid "$T32" "$@" >"$out" 2>"$err" &
+	pid=$!
+	sleep 1
+	kill -INT -- -$pid 2>/dev/null || kill -INT $pid
+	wait $pid
 	rc=$?
 }
 
