@@ -110,6 +110,19 @@ col() {
 	awk -F'\t' -v c="$1" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k; exit}' "$2"
 }
 
+# wake_events FILE METHOD BASE_NS N EVERY KEPT STATUS: a synthetic wake result of N
+# events, latency BASE_NS + 0..2 us, the gap BASE_NS + 3 us; every EVERY-th event
+# (the first too) has kept KEPT and status STATUS, the others 1 and ok
+wake_events() {
+	awk -v m="$2" -v b="$3" -v n="$4" -v e="$5" -v k="$6" -v s="$7" 'BEGIN {
+		srand(7); print "# wake: method=" m " ldist_ns=20000..4000000 idle_only=no"
+		print "i\tldist_ns\tlatency_ns\tgap_ns\tkept\tstatus"
+		for (i = 0; i < n; i++)
+			printf "%d\t%d\t%.1f\t%.1f\t%d\t%s\n", i, 20000 + i * 9000, b + 2000 * rand(),
+				b + 3000, i % e ? 1 : k, i % e ? "ok" : s
+	}' >"$1"
+}
+
 done_testing() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
