@@ -220,23 +220,23 @@ const char *t32_res_name(unsigned res)
 	return res < T32_NRES ? res_names[res] : "?";
 }
 
-int t32_insn_reads(const struct t32_insn *in, unsigned res)
+/* Is res one of the n resources at list? */
+static int res_in(const uint8_t *list, unsigned n, unsigned res)
 {
-	for (unsigned i = 0; i < in->nreads; i++)
-		if (in->reads[i] == res)
-			return 1;
-	for (unsigned i = 0; i < in->naddrs; i++)
-		if (in->addrs[i] == res)
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] == res)
 			return 1;
 	return 0;
 }
 
+int t32_insn_reads(const struct t32_insn *in, unsigned res)
+{
+	return res_in(in->reads, in->nreads, res) || res_in(in->addrs, in->naddrs, res);
+}
+
 int t32_insn_writes(const struct t32_insn *in, unsigned res)
 {
-	for (unsigned i = 0; i < in->nwrites; i++)
-		if (in->writes[i] == res)
-			return 1;
-	return 0;
+	return res_in(in->writes, in->nwrites, res);
 }
 
 int t32_class_parse(const char *name)

@@ -320,6 +320,18 @@ static void learn_interval(struct t32_corr_param *p, const double *f, double s)
 		p->ci_hi++;
 }
 
+/* The default fit's keys of retirement in groups, asked of every block. */
+static const char *const group_keys[] = {
+	"retire_width", "retire_group", "retire_group_any", "retire_group_flags",
+};
+
+/*
+ * And, after the classes' delays, of the front end: how many of a class start a
+ * cycle (the ALUs: every loop's counter is one), the share of samples the sampler
+ * spreads evenly, and how many allocate a cycle (the front end's delivery).
+ */
+static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_width" };
+
 size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_learn_probe *pr,
 				size_t npr, char keys[][48], size_t max)
 {
@@ -337,31 +349,15 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 			present[b[k].cls] = 1;
 		free(b);
 	}
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_width");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group_any");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group_flags");
-	for (int c = 0; c < T32_NCLASS; c++) {
-		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
-			continue;
-		if (m < max)
+	for (size_t k = 0; k < sizeof(group_keys) / sizeof(group_keys[0]) && m < max; k++)
+		snprintf(keys[m++], 48, "%s", group_keys[k]);
+	for (int c = 0; c < T32_NCLASS && m < max; c++)
+		if (present[c] && c != T32_CLASS_NOP && c != T32_CLASS_SERIAL)
 			snprintf(keys[m++], 48, "retire_delay.%s", t32_classes[c].name);
-	}
 	if (present[T32_CLASS_ATRETIRE] && m < max)
 		snprintf(keys[m++], 48, "lock_early");
-	/* how many of a class start a cycle: the ALUs (every loop's counter is one) */
-	if (m < max)
-		snprintf(keys[m++], 48, "ports.alu");
-	/* and the share of samples the sampler spreads evenly */
-	if (m < max)
-		snprintf(keys[m++], 48, "sample_stray");
-	/* and how many allocate a cycle: the front end's delivery */
-	if (m < max)
-		snprintf(keys[m++], 48, "alloc_width");
+	for (size_t k = 0; k < sizeof(front_keys) / sizeof(front_keys[0]) && m < max; k++)
+		snprintf(keys[m++], 48, "%s", front_keys[k]);
 	return m;
 }
 
