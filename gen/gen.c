@@ -310,8 +310,8 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 	char store = s->store ? s->store : 'm';
 
 	emit_header(e, s, "t32_block", 0);
-	emit_prologue(e, s, "t32_block",
-		      "uint64_t *out /* rdi */, uint64_t count /* rsi */, void *arena /* rdx */", "rdx");
+	emit_prologue(e, s, "t32_block", "uint64_t *out /* rdi */, uint64_t count /* rsi */, "
+		      "void *arena /* rdx */", "rdx");
 	emit(e, "\tmov [rel out_ptr], rdi\n\tmov [rel left], rsi\n\ttest rsi, rsi\n\tjz run_done\n");
 	emit(e, "\talign 64\nrun_next:\n");
 	if (o->dither) {
@@ -354,7 +354,8 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 
 	if (!o->elf_iterations)
 		emit_header(e, s, "t32_loop", 1);
-	emit_prologue(e, s, "t32_loop", "uint64_t iterations /* rdi */, void *arena /* rsi */", "rsi");
+	emit_prologue(e, s, "t32_loop", "uint64_t iterations /* rdi */, void *arena /* rsi */",
+		      "rsi");
 	emit(e, "\tmov [rel left], rdi\n\ttest rdi, rdi\n\tjz run_done\n\tLOAD_REGS\n");
 	emit(e, "\talign 64\nloop_top:\n");
 	if (o->loop_barrier)

@@ -174,9 +174,8 @@ int main(void)
 				if (kind == 2)
 					add_outliers(rng, y, h);
 				if (h < 6) {
-					snprintf(name, sizeof(name),
-						 "q = %g, %g cycles/tick, %s: treads under 6 n, a line",
-						 q, r, kinds[kind]);
+					snprintf(name, sizeof(name), "q = %g, %g cycles/tick, %s: %s",
+						 q, r, kinds[kind], "treads under 6 n, a line");
 					is_int(1, no_steps(x, y, NPTS, name), "  one plateau");
 					continue;
 				}

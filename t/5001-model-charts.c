@@ -307,7 +307,8 @@ int main(void)
 			  "mov [rax], rax; mov rax, [rax]: the store-forward latency (4) per iteration");
 		is_double(5.0, cycles_of(&u, p2, 2), 1e-9,
 			  "mov [rax+8], rax; mov rax, [rax]: another address, the load latency (5)");
-		is_double(5.0, cycles_of(&u, p3, 1), 1e-9, "add [rbx], 1 chains through memory: 4 + 1");
+		is_double(5.0, cycles_of(&u, p3, 1), 1e-9,
+			  "add [rbx], 1 chains through memory: 4 + 1");
 	}
 
 	/* barrier-wrapped curves: n nops take ceil(n/4) cycles, n dependent adds n + 1 */
