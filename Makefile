@@ -179,6 +179,22 @@ report:
 	@$(MAKE) --no-print-directory all
 	$(B)/t32 study --profile $(PROFILE) -o report
 
+# The shell that installs the Debian packages in $$missing with apt-get, as root
+# or with password-less sudo, saying "t32: $$installing", "t32: $$failed" where
+# apt-get fails and "t32: $$unable" where it cannot run; exits 0 once they are
+# installed (or none is missing), $$fail otherwise.
+APT_INSTALL = [ -z "$$missing" ] && exit 0; \
+	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
+	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \
+		echo "t32: $$installing" >&2; \
+		$$sudo apt-get update -qq >&2 && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >&2 && \
+		exit 0; \
+		echo "t32: $$failed" >&2; \
+	else \
+		echo "t32: $$unable" >&2; \
+	fi; exit $$fail
+
 # Install what is missing with apt-get when we can; otherwise name it in one line.
 deps:
 	@missing=''; \
@@ -189,16 +205,9 @@ deps:
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v $(PROVE) >/dev/null 2>&1 || missing="$$missing perl"; \
 	command -v $(CC) >/dev/null 2>&1 || missing="$$missing gcc"; \
-	[ -z "$$missing" ] && exit 0; \
-	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
-	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \
-		echo "t32: installing$$missing" >&2; \
-		$$sudo apt-get update -qq >&2 && \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >&2 || \
-		{ echo "t32: apt-get could not install:$$missing" >&2; exit 1; }; \
-	else \
-		echo "t32: missing packages, install them with: apt-get install$$missing" >&2; exit 1; \
-	fi
+	installing="installing$$missing"; failed="apt-get could not install:$$missing"; \
+	unable="missing packages, install them with: apt-get install$$missing"; fail=1; \
+	$(APT_INSTALL)
 	@$(MAKE) --no-print-directory test-deps
 
 # The tests' optional tools: installed as root (or with password-less sudo) when
@@ -209,16 +218,10 @@ test-deps:
 	command -v slurmctld >/dev/null 2>&1 || missing="$$missing slurm-wlm"; \
 	command -v munged >/dev/null 2>&1 || missing="$$missing munge"; \
 	command -v cyclictest >/dev/null 2>&1 || missing="$$missing rt-tests"; \
-	[ -z "$$missing" ] && exit 0; \
-	sudo=''; [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && sudo='sudo -n'; }; \
-	if command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" = 0 ] || [ -n "$$sudo" ]; }; then \
-		echo "t32: installing, for the tests:$$missing" >&2; \
-		$$sudo apt-get update -qq >&2 && \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >&2 || \
-		echo "t32: could not install$$missing; the tests that need them will skip" >&2; \
-	else \
-		echo "t32: not installed:$$missing; the tests that need them will skip" >&2; \
-	fi; exit 0
+	installing="installing, for the tests:$$missing"; \
+	failed="could not install$$missing; the tests that need them will skip"; \
+	unable="not installed:$$missing; the tests that need them will skip"; fail=0; \
+	$(APT_INSTALL)
 
 install: all
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(DATADIR)/plots' \

@@ -346,8 +346,9 @@ static double corr_search(struct corr_ctx *c, long wj, const unsigned long *v,
 }
 
 /* Resolve a key into a range and a start value; -1 with err for an unknown key. */
-static int corr_param_init(struct corr_ctx *c, size_t j, const char *key, char *err, size_t errlen)
+static int corr_param_init(void *ctx, size_t j, const char *key, char *err, size_t errlen)
 {
+	struct corr_ctx *c = ctx;
 	struct t32_corr_param *p = &c->p[j];
 	unsigned long start = 0, kmin = 0, kmax = 0;
 
@@ -366,12 +367,9 @@ static int corr_param_init(struct corr_ctx *c, size_t j, const char *key, char *
 		kmin = 0;
 		kmax = 100000;
 	} else {
-		const struct t32_uarch_key *k;
+		const struct t32_uarch_key *k = t32_uarch_key_find(key);
 
-		for (k = t32_uarch_keys; k->key; k++)
-			if (strcmp(k->key, key) == 0)
-				break;
-		if (!k->key || t32_uarch_get(c->u0, key, &start)) {
+		if (!k || t32_uarch_get(c->u0, key, &start)) {
 			snprintf(err, errlen, "unknown parameter '%s'", key);
 			return -1;
 		}
@@ -433,6 +431,13 @@ static void corr_uncertainty(struct t32_corr_param *p, const double *f, double s
 		p->sd = s / sqrt(a);
 		p->determined = 1;
 	}
+	t32_corr_ci(p, f, s);
+}
+
+void t32_corr_ci(struct t32_corr_param *p, const double *f, double s)
+{
+	double f0 = f[p->value - p->lo];
+
 	p->ci_lo = p->ci_hi = p->value;
 	while (p->ci_lo > p->lo && f[p->ci_lo - 1 - p->lo] - f0 <= s * s)
 		p->ci_lo--;
@@ -447,6 +452,33 @@ int t32_corr_key_again(const char *const *keys, size_t j, char *err, size_t errl
 			snprintf(err, errlen, "parameter named twice '%s'", keys[j]);
 			return -1;
 		}
+	return 0;
+}
+
+double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *err,
+			     size_t errlen)
+{
+	size_t m = 1;
+	double *buf;
+
+	for (size_t j = 0; j < np; j++)
+		if (p[j].hi - p[j].lo + 1 > m)
+			m = p[j].hi - p[j].lo + 1;
+	buf = malloc(m * sizeof(*buf));
+	if (!buf)
+		snprintf(err, errlen, "out of memory");
+	return buf;
+}
+
+int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_corr_param *p,
+			 unsigned long *v, t32_corr_param_init_fn *init, void *ctx, char *err,
+			 size_t errlen)
+{
+	for (size_t j = 0; j < np; j++) {
+		if (t32_corr_key_again(keys, j, err, errlen) || init(ctx, j, keys[j], err, errlen))
+			return -1;
+		v[j] = p[j].start;
+	}
 	return 0;
 }
 
@@ -497,14 +529,11 @@ static int corr_params_init(struct corr_ctx *c, struct t32_corr_result *r,
 			    char *err, size_t errlen)
 {
 	r->np = np;
-	for (size_t j = 0; j < np; j++) {
-		if (t32_corr_key_again(params, j, err, errlen) ||
-		    corr_param_init(c, j, params[j], err, errlen))
-			return -1;
-		v[j] = r->p[j].start;
+	if (t32_corr_params_init(params, np, r->p, v, corr_param_init, c, err, errlen))
+		return -1;
+	for (size_t j = 0; j < np; j++)
 		if (strcmp(params[j], "retire_width") == 0)
 			*wj = (long)j;
-	}
 	return 0;
 }
 
@@ -561,8 +590,7 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 	const struct t32_corr_data *d = c->d;
 	const struct t32_corr_opts *o = c->o;
 	size_t np = c->np, dof;
-	double *prof = NULL, misfit;
-	int rc = -1;
+	double *prof, misfit;
 
 	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
 	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
@@ -573,27 +601,20 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 	misfit = (best - c->penalty) / (double)dof;
 	r->scale = sqrt(misfit > 1 ? misfit : 1);
 	r->admissible = c->penalty == 0;
+	prof = t32_corr_profile_buf(r->p, np, err, errlen);
+	if (!prof)
+		return -1;
 	for (size_t j = 0; j < np; j++) {
 		struct t32_corr_param *p = &r->p[j];
-		size_t m = p->hi - p->lo + 1;
 
-		free(prof);
-		prof = malloc(m * sizeof(double));
-		if (!prof) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		if ((long)j == wj) {
-			memcpy(prof, r->width_objective, m * sizeof(double));
-		} else {
+		if ((long)j == wj)
+			memcpy(prof, r->width_objective, (p->hi - p->lo + 1) * sizeof(double));
+		else
 			t32_descend_profile(corr_objective, c, best_v, np, j, p->lo, p->hi, prof);
-		}
 		corr_uncertainty(p, prof, r->scale);
 	}
-	rc = 0;
-out:
 	free(prof);
-	return rc;
+	return 0;
 }
 
 /* The model at the best values: its predictions and figures, and how they meet the data. */

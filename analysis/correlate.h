@@ -187,8 +187,25 @@ struct t32_insitu {
 int t32_insitu_latency(uint64_t k_test, uint64_t k_ref, double ref_cycles, int nested, double z,
 		       struct t32_insitu *r);
 
+/*
+ * p's interval [ci_lo, ci_hi]: the run of values around p->value whose objective
+ * f[x - lo] is within s^2 of the best.
+ */
+void t32_corr_ci(struct t32_corr_param *p, const double *f, double s);
 /* -1 with err when keys[j] is one of keys[0..j), else 0. */
 int t32_corr_key_again(const char *const *keys, size_t j, char *err, size_t errlen);
+/* Give parameter j, called key, its range and start (in the caller's p[j]); -1 with err. */
+typedef int t32_corr_param_init_fn(void *ctx, size_t j, const char *key, char *err, size_t errlen);
+/*
+ * The np parameters keys[]: each named once and set up by init(ctx, j, keys[j]),
+ * then v[j] = p[j].start; -1 with err at the first that fails.
+ */
+int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_corr_param *p,
+			 unsigned long *v, t32_corr_param_init_fn *init, void *ctx, char *err,
+			 size_t errlen);
+/* A buffer for the profile of any of the np parameters p[] (free it); NULL with err. */
+double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *err,
+			     size_t errlen);
 /* Least-squares slope of d's curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
 

@@ -220,23 +220,23 @@ const char *t32_res_name(unsigned res)
 	return res < T32_NRES ? res_names[res] : "?";
 }
 
-int t32_insn_reads(const struct t32_insn *in, unsigned res)
+/* Is res one of the n resources at list? */
+static int res_in(const uint8_t *list, unsigned n, unsigned res)
 {
-	for (unsigned i = 0; i < in->nreads; i++)
-		if (in->reads[i] == res)
-			return 1;
-	for (unsigned i = 0; i < in->naddrs; i++)
-		if (in->addrs[i] == res)
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] == res)
 			return 1;
 	return 0;
 }
 
+int t32_insn_reads(const struct t32_insn *in, unsigned res)
+{
+	return res_in(in->reads, in->nreads, res) || res_in(in->addrs, in->naddrs, res);
+}
+
 int t32_insn_writes(const struct t32_insn *in, unsigned res)
 {
-	for (unsigned i = 0; i < in->nwrites; i++)
-		if (in->writes[i] == res)
-			return 1;
-	return 0;
+	return res_in(in->writes, in->nwrites, res);
 }
 
 int t32_class_parse(const char *name)
@@ -447,6 +447,23 @@ static void describe_text(const cs_insn *ci, struct t32_insn *in)
 	}
 }
 
+/*
+ * The resource of reg, from capstone's list of the registers in reads (write 0) or
+ * writes (1); -1 for one that is none, and for EFLAGS, whose flags this adds to
+ * in's reads or writes as x reads or writes them.
+ */
+static int listed_res(x86_reg reg, const cs_x86 *x, int write, struct t32_insn *in,
+		      unsigned *bytes, const char **shape)
+{
+	if (reg != X86_REG_EFLAGS)
+		return reg_res(reg, bytes, shape);
+	if (write)
+		add_flags(in->writes, &in->nwrites, x->eflags, CF_WRITE, OSZAP_WRITE);
+	else
+		add_flags(in->reads, &in->nreads, x->eflags, CF_READ, OSZAP_READ);
+	return -1;
+}
+
 /* Fill in one instruction from capstone's decoding. */
 static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 {
@@ -498,32 +515,20 @@ static void describe(csh h, const cs_insn *ci, struct t32_insn *in)
 	if (cs_regs_access(h, ci, rr, &nrr, rw, &nrw) != CS_ERR_OK)
 		nrr = nrw = 0;
 	for (unsigned i = 0; i < nrr; i++) {
-		int r;
+		int r = listed_res(rr[i], x, 0, in, &bytes, &shape);
 
-		if (rr[i] == X86_REG_EFLAGS) {
-			add_flags(in->reads, &in->nreads, x->eflags, CF_READ, OSZAP_READ);
-			continue;
-		}
-		r = reg_res(rr[i], &bytes, &shape);
 		if (r < 0)
 			continue;
-		if (shape)
-			vector = 1;
+		vector |= shape != NULL;
 		if (is_lea || !addr_only[r])
 			add_res(in->reads, &in->nreads, (unsigned)r);
 	}
 	for (unsigned i = 0; i < nrw; i++) {
-		int r;
+		int r = listed_res(rw[i], x, 1, in, &bytes, &shape);
 
-		if (rw[i] == X86_REG_EFLAGS) {
-			add_flags(in->writes, &in->nwrites, x->eflags, CF_WRITE, OSZAP_WRITE);
-			continue;
-		}
-		r = reg_res(rw[i], &bytes, &shape);
 		if (r < 0)
 			continue;
-		if (shape)
-			vector = 1;
+		vector |= shape != NULL;
 		add_res(in->writes, &in->nwrites, (unsigned)r);
 		/* an 8- or 16-bit write merges into the full register: it reads it too */
 		if (!shape && bytes < 4)

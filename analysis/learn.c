@@ -252,17 +252,14 @@ static double learn_objective(void *c, const unsigned long *v)
 }
 
 /* Range and start of parameter j; -1 with err for an unknown key. */
-static int learn_param_init(struct learn_ctx *c, size_t j, const char *key, char *err,
-			    size_t errlen)
+static int learn_param_init(void *ctx, size_t j, const char *key, char *err, size_t errlen)
 {
+	struct learn_ctx *c = ctx;
 	struct t32_corr_param *p = &c->p[j];
-	const struct t32_uarch_key *k;
+	const struct t32_uarch_key *k = t32_uarch_key_find(key);
 	unsigned long start;
 
-	for (k = t32_uarch_keys; k->key; k++)
-		if (strcmp(k->key, key) == 0)
-			break;
-	if (!k->key || t32_uarch_get(c->u0, key, &start)) {
+	if (!k || t32_uarch_get(c->u0, key, &start)) {
 		snprintf(err, errlen, "unknown parameter '%s'", key);
 		return -1;
 	}
@@ -313,12 +310,20 @@ static void learn_interval(struct t32_corr_param *p, const double *f, double s)
 
 		p->sd = s / sqrt(a);
 	}
-	p->ci_lo = p->ci_hi = p->value;
-	while (p->ci_lo > p->lo && f[p->ci_lo - 1 - p->lo] - f0 <= s * s)
-		p->ci_lo--;
-	while (p->ci_hi < p->hi && f[p->ci_hi + 1 - p->lo] - f0 <= s * s)
-		p->ci_hi++;
+	t32_corr_ci(p, f, s);
 }
+
+/* The default fit's keys of retirement in groups, asked of every block. */
+static const char *const group_keys[] = {
+	"retire_width", "retire_group", "retire_group_any", "retire_group_flags",
+};
+
+/*
+ * And, after the classes' delays, of the front end: how many of a class start a
+ * cycle (the ALUs: every loop's counter is one), the share of samples the sampler
+ * spreads evenly, and how many allocate a cycle (the front end's delivery).
+ */
+static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_width" };
 
 size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_learn_probe *pr,
 				size_t npr, char keys[][48], size_t max)
@@ -337,31 +342,15 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 			present[b[k].cls] = 1;
 		free(b);
 	}
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_width");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group_any");
-	if (m < max)
-		snprintf(keys[m++], 48, "retire_group_flags");
-	for (int c = 0; c < T32_NCLASS; c++) {
-		if (!present[c] || c == T32_CLASS_NOP || c == T32_CLASS_SERIAL)
-			continue;
-		if (m < max)
+	for (size_t k = 0; k < sizeof(group_keys) / sizeof(group_keys[0]) && m < max; k++)
+		snprintf(keys[m++], 48, "%s", group_keys[k]);
+	for (int c = 0; c < T32_NCLASS && m < max; c++)
+		if (present[c] && c != T32_CLASS_NOP && c != T32_CLASS_SERIAL)
 			snprintf(keys[m++], 48, "retire_delay.%s", t32_classes[c].name);
-	}
 	if (present[T32_CLASS_ATRETIRE] && m < max)
 		snprintf(keys[m++], 48, "lock_early");
-	/* how many of a class start a cycle: the ALUs (every loop's counter is one) */
-	if (m < max)
-		snprintf(keys[m++], 48, "ports.alu");
-	/* and the share of samples the sampler spreads evenly */
-	if (m < max)
-		snprintf(keys[m++], 48, "sample_stray");
-	/* and how many allocate a cycle: the front end's delivery */
-	if (m < max)
-		snprintf(keys[m++], 48, "alloc_width");
+	for (size_t k = 0; k < sizeof(front_keys) / sizeof(front_keys[0]) && m < max; k++)
+		snprintf(keys[m++], 48, "%s", front_keys[k]);
 	return m;
 }
 
@@ -416,13 +405,7 @@ static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
 			     char *err, size_t errlen)
 {
 	r->np = nk;
-	for (size_t j = 0; j < nk; j++) {
-		if (t32_corr_key_again(keys, j, err, errlen) ||
-		    learn_param_init(c, j, keys[j], err, errlen))
-			return -1;
-		v[j] = r->p[j].start;
-	}
-	return 0;
+	return t32_corr_params_init(keys, nk, r->p, v, learn_param_init, c, err, errlen);
 }
 
 /*
@@ -484,8 +467,7 @@ static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
 	const struct t32_learn_probe *pr = c->pr;
 	const struct learn_part *part;
 	size_t npr = c->npr, nk = c->np;
-	double *prof = NULL;
-	int rc = -1;
+	double *prof;
 
 	dof = dof > nk ? dof - nk : 1;
 	{
@@ -498,21 +480,17 @@ static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
 		misfit = (best - pen) / (double)dof;
 		r->scale = sqrt(misfit > 1 ? misfit : 1);
 	}
+	prof = t32_corr_profile_buf(r->p, nk, err, errlen);
+	if (!prof)
+		return -1;
 	for (size_t j = 0; j < nk; j++) {
 		struct t32_corr_param *p = &r->p[j];
 
-		free(prof);
-		if (!(prof = malloc((p->hi - p->lo + 1) * sizeof(double)))) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
 		t32_descend_profile(learn_objective, c, best_v, nk, j, p->lo, p->hi, prof);
 		learn_interval(p, prof, r->scale);
 	}
-	rc = 0;
-out:
 	free(prof);
-	return rc;
+	return 0;
 }
 
 int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, size_t npr,

@@ -88,7 +88,7 @@ static int parse_unsigned(const char *s, unsigned long lo, unsigned long hi, uns
 	return 0;
 }
 
-static const struct t32_uarch_key *find_key(const char *key)
+const struct t32_uarch_key *t32_uarch_key_find(const char *key)
 {
 	for (const struct t32_uarch_key *k = keys; k->key; k++)
 		if (strcmp(k->key, key) == 0)
@@ -98,7 +98,7 @@ static const struct t32_uarch_key *find_key(const char *key)
 
 int t32_uarch_set_value(struct t32_uarch *u, const char *key, unsigned long value)
 {
-	const struct t32_uarch_key *k = find_key(key);
+	const struct t32_uarch_key *k = t32_uarch_key_find(key);
 
 	if (!k || value < k->min || value > k->max)
 		return -1;
@@ -108,7 +108,7 @@ int t32_uarch_set_value(struct t32_uarch *u, const char *key, unsigned long valu
 
 int t32_uarch_get(const struct t32_uarch *u, const char *key, unsigned long *value)
 {
-	const struct t32_uarch_key *k = find_key(key);
+	const struct t32_uarch_key *k = t32_uarch_key_find(key);
 
 	if (!k)
 		return -1;
@@ -131,7 +131,7 @@ static int set_text(struct t32_uarch *u, const char *key, const char *value, cha
 		strcpy(u->name, value);
 		return 0;
 	}
-	k = find_key(key);
+	k = t32_uarch_key_find(key);
 	if (!k) {
 		snprintf(err, errlen, "unknown key '%s'", key);
 		return -1;

@@ -60,6 +60,8 @@ struct t32_uarch_key {
 	const char *summary;
 };
 extern const struct t32_uarch_key *t32_uarch_keys;	/* ends with key == NULL */
+/* The row of key, or NULL for none. */
+const struct t32_uarch_key *t32_uarch_key_find(const char *key);
 
 /*
  * Read a .uarch file: `key = value` lines, '#' comments.  A name or a path: a

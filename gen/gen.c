@@ -121,9 +121,14 @@ static void emit_macros(struct emitter *e, const struct t32_spec *s)
 	emit(e, "%%endmacro\n\n");
 }
 
-/* Save callee-saved registers and fill the start table from the arena pointer. */
-static void emit_prologue(struct emitter *e, const struct t32_spec *s, const char *arena_reg)
+/*
+ * The entry point: its C prototype (args) as a comment, its label, then save the
+ * callee-saved registers and fill the start table from the arena pointer.
+ */
+static void emit_prologue(struct emitter *e, const struct t32_spec *s, const char *entry,
+			  const char *args, const char *arena_reg)
 {
+	emit(e, "; %s(%s)\n%s:\n", entry, args, entry);
 	emit(e, "\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n\tpush r14\n\tpush r15\n");
 	emit(e, "\tmov [rel saved_rsp], rsp\n");
 	emit(e, "\tstmxcsr [rel mxcsr_saved]\t; the caller's controls, put back after each run\n"
@@ -305,9 +310,8 @@ static void emit_timed(struct emitter *e, const struct t32_spec *s, const struct
 	char store = s->store ? s->store : 'm';
 
 	emit_header(e, s, "t32_block", 0);
-	emit(e, "; t32_block(uint64_t *out /* rdi */, uint64_t count /* rsi */, void *arena /* rdx */)\n");
-	emit(e, "t32_block:\n");
-	emit_prologue(e, s, "rdx");
+	emit_prologue(e, s, "t32_block", "uint64_t *out /* rdi */, uint64_t count /* rsi */, "
+		      "void *arena /* rdx */", "rdx");
 	emit(e, "\tmov [rel out_ptr], rdi\n\tmov [rel left], rsi\n\ttest rsi, rsi\n\tjz run_done\n");
 	emit(e, "\talign 64\nrun_next:\n");
 	if (o->dither) {
@@ -350,9 +354,8 @@ static void emit_loop(struct emitter *e, const struct t32_spec *s, const struct 
 
 	if (!o->elf_iterations)
 		emit_header(e, s, "t32_loop", 1);
-	emit(e, "; t32_loop(uint64_t iterations /* rdi */, void *arena /* rsi */)\n");
-	emit(e, "t32_loop:\n");
-	emit_prologue(e, s, "rsi");
+	emit_prologue(e, s, "t32_loop", "uint64_t iterations /* rdi */, void *arena /* rsi */",
+		      "rsi");
 	emit(e, "\tmov [rel left], rdi\n\ttest rdi, rdi\n\tjz run_done\n\tLOAD_REGS\n");
 	emit(e, "\talign 64\nloop_top:\n");
 	if (o->loop_barrier)

@@ -344,6 +344,29 @@ static void test_files(void)
 	unlink(path);
 }
 
+/* One test: data/NAME.tbl of the source tree loads into *t; -1 when it does not. */
+static int load_shipped(const char *name, struct t32_table *t)
+{
+	char path[4096], err[512] = "";
+
+	snprintf(path, sizeof(path), "%s/data/%s.tbl", src_dir(), name);
+	if (t32_table_load(path, t, err, sizeof(err))) {
+		ok(0, "data/%s.tbl parses (%s)", name, err);
+		return -1;
+	}
+	ok(1, "data/%s.tbl parses", name);
+	return 0;
+}
+
+/* One test: every form and template of the table called what assembles (a skip without nasm). */
+static void assembles(const struct t32_table *t, int nasm, const char *what)
+{
+	if (nasm)
+		is_int(0, assemble_table(t), "every %s form and template assembles", what);
+	else
+		skip("nasm is not installed");
+}
+
 /* The 24 forms of the study, in the order of its results table. */
 static void test_coursework(int nasm)
 {
@@ -354,15 +377,10 @@ static void test_coursework(int nasm)
 		"xor-ax-ax", "xor-bx-bx", "xor-eax-eax",
 	};
 	struct t32_table t;
-	char path[4096], err[512] = "";
 	int same = 1;
 
-	snprintf(path, sizeof(path), "%s/data/coursework.tbl", src_dir());
-	if (t32_table_load(path, &t, err, sizeof(err))) {
-		ok(0, "data/coursework.tbl parses (%s)", err);
+	if (load_shipped("coursework", &t))
 		return;
-	}
-	ok(1, "data/coursework.tbl parses");
 	is_int(24, (long long)t.n, "24 forms");
 	for (size_t i = 0; i < 24 && i < t.n; i++)
 		if (strcmp(names[i], t.forms[i].name)) {
@@ -373,10 +391,7 @@ static void test_coursework(int nasm)
 	ok(t.nsource >= 1 && t.napplies >= 1, "has source and applies-to lines");
 	is_string("inc eax", t32_table_find(&t, "inc-eax") ? t32_table_find(&t, "inc-eax")->insn : "",
 		  "inc-eax is the study's mnemonic 43");
-	if (nasm)
-		is_int(0, assemble_table(&t), "every coursework form and template assembles");
-	else
-		skip("nasm is not installed");
+	assembles(&t, nasm, "coursework");
 	t32_table_free(&t);
 }
 
@@ -384,15 +399,10 @@ static void test_coursework(int nasm)
 static void test_common(int nasm)
 {
 	struct t32_table t;
-	char path[4096], err[512] = "";
 	size_t with_values = 0, with_tp = 0;
 
-	snprintf(path, sizeof(path), "%s/data/common.tbl", src_dir());
-	if (t32_table_load(path, &t, err, sizeof(err))) {
-		ok(0, "data/common.tbl parses (%s)", err);
+	if (load_shipped("common", &t))
 		return;
-	}
-	ok(1, "data/common.tbl parses");
 	ok(t.n >= 50, "about 60 forms (%zu)", t.n);
 	ok(t.nsource >= 1 && t.napplies >= 1, "has source and applies-to lines");
 	for (size_t i = 0; i < t.n; i++) {
@@ -404,10 +414,7 @@ static void test_common(int nasm)
 	ok(with_tp > t.n / 2, "most forms have a throughput template (%zu)", with_tp);
 	ok(t32_table_find(&t, "div-r64") && t32_table_find(&t, "div-r64")->init,
 	   "div-r64 sets up its registers");
-	if (nasm)
-		is_int(0, assemble_table(&t), "every common form and template assembles");
-	else
-		skip("nasm is not installed");
+	assembles(&t, nasm, "common");
 	t32_table_free(&t);
 }
 

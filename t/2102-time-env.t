@@ -68,12 +68,8 @@ run time --raw "$TMP/raw.tsv" l m 500 10 nop
 like "$TMP/raw.tsv" '^0	block	[0-9]+$' "--raw keeps every delta"
 
 # Ctrl-C (to the process group) mid-measurement: the result so far, exit 130
-setsid "$T32" time --budget 20 l m 100000000 100 'add eax, 1' >"$TMP/int.out" 2>"$TMP/int.err" &
-pid=$!
-sleep 1
-kill -INT -- -$pid 2>/dev/null || kill -INT $pid
-wait $pid
-is 130 "$?" "Ctrl-C stops t32 time with 130"
+interrupt "$TMP/int.out" "$TMP/int.err" time --budget 20 l m 100000000 100 'add eax, 1'
+is 130 "$rc" "Ctrl-C stops t32 time with 130"
 like "$TMP/int.out" '^per insn     [0-9.]+ \+- [0-9.]+ cycles' "and it reports what it measured"
 
 run env --format=json

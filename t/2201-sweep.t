@@ -16,12 +16,8 @@ like "$TMP/full.tsv" '^row	form	mode	n	k	unit	per_insn	ci_lo	ci_hi	total	' "colu
 # interrupted, then resumed: the same row set as the uninterrupted run
 # Ctrl-C as a terminal sends it: to the whole process group, measuring child too
 C="--budget 0.3 --block-precision 0 --precision 0"
-setsid "$T32" sweep $C --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax' 2>"$TMP/cut.err" &
-pid=$!
-sleep 1
-kill -INT -- -$pid 2>/dev/null || kill -INT $pid
-wait $pid
-is 130 "$?" "Ctrl-C stops the sweep with 130"
+interrupt "$TMP/cut.out" "$TMP/cut.err" sweep $C --n 1..10 -o "$TMP/cut.tsv" l m 'inc eax'
+is 130 "$rc" "Ctrl-C stops the sweep with 130"
 like "$TMP/cut.err" "interrupted: [0-9]+ rows written, resume with --resume" "and says how to resume"
 printf '3\tpartial row with no newline' >>"$TMP/cut.tsv"
 run sweep $C --budget 0.2 --n 1..10 -o "$TMP/cut.tsv" --resume l m 'inc eax'

@@ -9,19 +9,17 @@
 #include <gsl/gsl_rng.h>
 
 #include "analysis/fit.h"
+#include "t/rng.h"
 #include "t/tap.h"
 
 #define N 100
 
 int main(void)
 {
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng *r = test_rng(3010);
 	double x[N], y[N], res[N];
 	struct t32_linfit f;
 
-	if (!r)
-		bail("out of memory");
-	gsl_rng_set(r, 3010);
 	plan(26);
 
 	/* An exact line. */

@@ -8,19 +8,17 @@
 #include <gsl/gsl_rng.h>
 
 #include "analysis/fit.h"
+#include "t/rng.h"
 #include "t/tap.h"
 
 #define N 300
 
 int main(void)
 {
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng *r = test_rng(3011);
 	double x[N], y[N], xs[N], ys[N];
 	struct t32_steps s, s2;
 
-	if (!r)
-		bail("out of memory");
-	gsl_rng_set(r, 3011);
 	plan(39);
 
 	/* The minimum of n = 1..100 under a TSC of step 21 at 37 n per step: exact data. */

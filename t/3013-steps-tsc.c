@@ -26,6 +26,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "analysis/fit.h"
+#include "t/rng.h"
 #include "t/tap.h"
 
 #define NPTS 100
@@ -58,6 +59,22 @@ static const char *list_steps(const struct t32_steps *s, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%g(%+.3g)", j ? " " : "",
 					s->steps[j].x, s->steps[j].height);
 	return buf;
+}
+
+/* One test: no steps in y over x (n points), those found diag'd; the plateaus' count. */
+static size_t no_steps(const double *x, const double *y, size_t n, const char *name)
+{
+	struct t32_steps s;
+	char buf[2048];
+	size_t plateaus;
+
+	if (t32_steps_find(x, y, n, NULL, &s) != 0)
+		bail("t32_steps_find failed");
+	if (!is_int(0, s.nsteps, "%s: no steps", name))
+		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
+	plateaus = s.nplateaus;
+	t32_steps_free(&s);
+	return plateaus;
 }
 
 /* Every found step within one n of a true jump, one to one, and as many. */
@@ -113,20 +130,29 @@ static const double measured[NPTS] = {
 	116.981, 116.895, 117.236, 115.742, 117.905, 118.013, 116.526, 116.620, 114.701, 113.890,
 };
 
+/* Straight lines a + b n, Gaussian noise of sd, three outliers of 2 or none. */
+static const struct line {
+	double a, b, sd;
+	int outliers;
+	const char *name;
+} lines[] = {
+	{ 3, 1, 0, 0, "y = 3 + n, n = 1..100" },
+	{ 72, 1, 0.3, 0, "1 cycle/insn with noise of 0.3" },
+	{ 5, 3, 1, 0, "3 cycles/insn with noise of 1" },
+	{ 10, 0.5, 0.05, 1, "0.5 cycles/insn, small noise and three outliers" },
+};
+
 int main(void)
 {
 	static const double qs[] = { 1, 2, 21, 26, 37, 64 };
 	static const double rs[] = { 1.0, 1.4, 1.76, 2.3 };
 	static const char *const kinds[] = { "exact", "noisy", "noisy with outliers" };
 	const size_t nq = sizeof(qs) / sizeof(qs[0]), nr = sizeof(rs) / sizeof(rs[0]);
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng *rng = test_rng(3013);
 	double x[NPTS], y[NPTS], at[MAXJ];
-	char buf[2048];
+	char buf[2048], name[128];
 	struct t32_steps s;
 
-	if (!rng)
-		bail("out of memory");
-	gsl_rng_set(rng, 3013);
 	plan((int)(nq * nr * 3 * 2) + 10);
 
 	for (int i = 0; i < NPTS; i++)
@@ -147,25 +173,23 @@ int main(void)
 						y[i] += gsl_ran_gaussian(rng, 0.02 * h);
 				if (kind == 2)
 					add_outliers(rng, y, h);
+				if (h < 6) {
+					snprintf(name, sizeof(name), "q = %g, %g cycles/tick, %s: %s",
+						 q, r, kinds[kind], "treads under 6 n, a line");
+					is_int(1, no_steps(x, y, NPTS, name), "  one plateau");
+					continue;
+				}
 				if (t32_steps_find(x, y, NPTS, NULL, &s) != 0)
 					bail("t32_steps_find failed");
-				if (h >= 6) {
-					if (!ok(steps_at(&s, at, nj),
-						"q = %g, %g cycles/tick, %s: %zu steps at the jumps",
-						q, r, kinds[kind], nj)) {
-						for (size_t j = 0; j < nj; j++)
-							diag("jump at n = %g", at[j]);
-						diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-					}
-					if (!ok(heights_are(&s, h), "  each %g cycles high (one step)", h))
-						diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-				} else {
-					if (!is_int(0, s.nsteps,
-						    "q = %g, %g cycles/tick, %s: treads under 6 n, a line: no steps",
-						    q, r, kinds[kind]))
-						diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-					is_int(1, s.nplateaus, "  one plateau");
+				if (!ok(steps_at(&s, at, nj),
+					"q = %g, %g cycles/tick, %s: %zu steps at the jumps",
+					q, r, kinds[kind], nj)) {
+					for (size_t j = 0; j < nj; j++)
+						diag("jump at n = %g", at[j]);
+					diag("found: %s", list_steps(&s, buf, sizeof(buf)));
 				}
+				if (!ok(heights_are(&s, h), "  each %g cycles high (one step)", h))
+					diag("found: %s", list_steps(&s, buf, sizeof(buf)));
 				t32_steps_free(&s);
 			}
 		}
@@ -195,44 +219,24 @@ int main(void)
 	t32_steps_free(&s);
 
 	/* Straight lines: a rise of the same size at every n is a slope, not steps. */
-	for (int i = 0; i < NPTS; i++)
-		y[i] = 3 + x[i];
-	t32_steps_find(x, y, NPTS, NULL, &s);
-	if (!is_int(0, s.nsteps, "y = 3 + n, n = 1..100: no steps"))
-		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-	is_int(1, s.nplateaus, "  one plateau");
-	t32_steps_free(&s);
+	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		const struct line *l = &lines[k];
+		size_t plateaus;
 
-	for (int i = 0; i < NPTS; i++)
-		y[i] = 72 + x[i] + gsl_ran_gaussian(rng, 0.3);
-	t32_steps_find(x, y, NPTS, NULL, &s);
-	if (!is_int(0, s.nsteps, "1 cycle/insn with noise of 0.3: no steps"))
-		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-	t32_steps_free(&s);
-
-	for (int i = 0; i < NPTS; i++)
-		y[i] = 5 + 3 * x[i] + gsl_ran_gaussian(rng, 1);
-	t32_steps_find(x, y, NPTS, NULL, &s);
-	if (!is_int(0, s.nsteps, "3 cycles/insn with noise of 1: no steps"))
-		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-	t32_steps_free(&s);
-
-	for (int i = 0; i < NPTS; i++)
-		y[i] = 10 + 0.5 * x[i] + gsl_ran_gaussian(rng, 0.05);
-	add_outliers(rng, y, 2);
-	t32_steps_find(x, y, NPTS, NULL, &s);
-	if (!is_int(0, s.nsteps, "0.5 cycles/insn, small noise and three outliers: no steps"))
-		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-	t32_steps_free(&s);
+		for (int i = 0; i < NPTS; i++)
+			y[i] = l->a + l->b * x[i] + (l->sd ? gsl_ran_gaussian(rng, l->sd) : 0);
+		if (l->outliers)
+			add_outliers(rng, y, 2);
+		plateaus = no_steps(x, y, NPTS, l->name);
+		if (!l->sd)	/* an exact line is one plateau */
+			is_int(1, plateaus, "  one plateau");
+	}
 
 	/* n = 1..1e5 at 20 points a decade: the rise between points grows with their distance. */
 	size_t m = 0;
 	for (double e = 0; e <= 5 + 1e-9 && m < NPTS; e += 0.05)
 		x[m] = round(pow(10, e)), y[m] = 40 + 1.5 * x[m], m++;
-	t32_steps_find(x, y, m, NULL, &s);
-	if (!is_int(0, s.nsteps, "a line at log-spaced n: no steps"))
-		diag("found: %s", list_steps(&s, buf, sizeof(buf)));
-	t32_steps_free(&s);
+	no_steps(x, y, m, "a line at log-spaced n");
 
 	/* The same line, one step of 2000 at n = 1000 (ten times the rise between points there). */
 	for (size_t i = 0; i < m; i++)

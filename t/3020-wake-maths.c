@@ -39,6 +39,16 @@ static struct t32_wake_event sleep_event(int64_t late_ticks)
 	return e;
 }
 
+/* The flags of event e measured by method m, with the conversion c. */
+static unsigned flags_of(enum t32_wake_method m, const struct t32_wake_event *e,
+			 const struct t32_wake_conv *c)
+{
+	struct t32_wake_point p;
+
+	t32_wake_point_of(m, e, c, &p);
+	return p.flags;
+}
+
 static uint64_t rng_state = 0x243f6a8885a308d3u;
 static double uniform(void)
 {
@@ -111,41 +121,37 @@ int main(void)
 
 	/* every filter */
 	e = sleep_event(-2600);
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(T32_WAKE_NEGATIVE, p.flags, "waking 1 us before the deadline is impossible");
+	is_int(T32_WAKE_NEGATIVE, flags_of(T32_WAKE_SLEEP, &e, &c),
+	       "waking 1 us before the deadline is impossible");
 	e = sleep_event(-2);
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(0, p.flags, "waking within the conversion error before it is not");
+	is_int(0, flags_of(T32_WAKE_SLEEP, &e, &c),
+	       "waking within the conversion error before it is not");
 	e = sleep_event(100);
 	e.launch = 2601006;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	ok(p.flags & T32_WAKE_LATE, "armed after the deadline: late");
+	ok(flags_of(T32_WAKE_SLEEP, &e, &c) & T32_WAKE_LATE, "armed after the deadline: late");
 	e = sleep_event(100);
 	e.wake = 1050;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(T32_WAKE_TSC_BACK, p.flags, "woken before launch: TSC backwards (and nothing else)");
+	is_int(T32_WAKE_TSC_BACK, flags_of(T32_WAKE_SLEEP, &e, &c),
+	       "woken before launch: TSC backwards (and nothing else)");
 	e = sleep_event(100);
 	e.anchor.tsc_hi = 900;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	ok(p.flags & T32_WAKE_TSC_BACK, "an anchor bracket that went backwards");
+	ok(flags_of(T32_WAKE_SLEEP, &e, &c) & T32_WAKE_TSC_BACK,
+	   "an anchor bracket that went backwards");
 	e = sleep_event(100);
 	e.irqs = 3;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(T32_WAKE_OTHER_IRQ, p.flags, "three interrupts for one timer: other_irq");
+	is_int(T32_WAKE_OTHER_IRQ, flags_of(T32_WAKE_SLEEP, &e, &c),
+	       "three interrupts for one timer: other_irq");
 	e.irqs = -1;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(0, p.flags, "interrupts not counted: no flag");
+	is_int(0, flags_of(T32_WAKE_SLEEP, &e, &c), "interrupts not counted: no flag");
 	e = sleep_event(100);
 	e.idle_entries[1] = 0;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(T32_WAKE_NO_IDLE, p.flags, "no idle entry: no_idle");
+	is_int(T32_WAKE_NO_IDLE, flags_of(T32_WAKE_SLEEP, &e, &c), "no idle entry: no_idle");
 	e.nidle = 0;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(0, p.flags, "no idle states known: no flag");
+	is_int(0, flags_of(T32_WAKE_SLEEP, &e, &c), "no idle states known: no flag");
 	e = sleep_event(100);
 	e.idle_entries[0] = 7;
-	t32_wake_point_of(T32_WAKE_SLEEP, &e, &c, &p);
-	is_int(0, p.flags, "several idle entries (a polling state) are not a flag");
+	is_int(0, flags_of(T32_WAKE_SLEEP, &e, &c),
+	       "several idle entries (a polling state) are not a flag");
 
 	/* spin: the gap around the handler */
 	e = sleep_event(2600);
@@ -157,22 +163,22 @@ int main(void)
 	is_int(1500, p.gap_ticks, "gap in ticks");
 	is_double(1500 / 2.6, p.gap_ns, 1e-9, "gap in ns");
 	e.other_gaps = 2;
-	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
-	is_int(T32_WAKE_OTHER_IRQ, p.flags, "other gaps while waiting: other_irq");
+	is_int(T32_WAKE_OTHER_IRQ, flags_of(T32_WAKE_SPIN, &e, &c),
+	       "other gaps while waiting: other_irq");
 	e.other_gaps = 0;
 	e.gap_start = e.wake + 1;
-	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
-	is_int(T32_WAKE_TSC_BACK, p.flags, "a handler outside its gap: readings out of order");
+	is_int(T32_WAKE_TSC_BACK, flags_of(T32_WAKE_SPIN, &e, &c),
+	       "a handler outside its gap: readings out of order");
 	e.gap_start = e.wake - 1000;
 	e.gap_end = e.wake - 1;
-	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
-	is_int(T32_WAKE_TSC_BACK, p.flags, "a handler after its gap closed: out of order too");
+	is_int(T32_WAKE_TSC_BACK, flags_of(T32_WAKE_SPIN, &e, &c),
+	       "a handler after its gap closed: out of order too");
 	e = sleep_event(2600);
 	e.gap_start = e.wake - 5;
 	e.gap_end = e.wake + 5;
 	e.tsc_back = 1;
-	t32_wake_point_of(T32_WAKE_SPIN, &e, &c, &p);
-	is_int(T32_WAKE_TSC_BACK, p.flags, "a loop reading that went backwards");
+	is_int(T32_WAKE_TSC_BACK, flags_of(T32_WAKE_SPIN, &e, &c),
+	       "a loop reading that went backwards");
 
 	/* status text both ways */
 	t32_wake_status(T32_WAKE_LATE | T32_WAKE_NO_IDLE, buf, sizeof(buf));

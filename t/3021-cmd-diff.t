@@ -4,19 +4,10 @@
 . "$(dirname "$0")/lib-tap.sh"
 plan 24
 
-# wake FILE METHOD BASE_NS: 400 synthetic events, latency BASE + 0..2 us
-wake() {
-	awk -v m="$2" -v b="$3" 'BEGIN {
-		srand(7); print "# wake: method=" m " ldist_ns=20000..4000000 idle_only=no"
-		print "i\tldist_ns\tlatency_ns\tgap_ns\tkept\tstatus"
-		for (i = 0; i < 400; i++)
-			printf "%d\t%d\t%.1f\t%.1f\t1\t%s\n", i, 20000 + i * 9000, b + 2000 * rand(),
-				b + 3000, i % 40 ? "ok" : "other_irq"
-	}' >"$1"
-}
-wake "$TMP/a.tsv" sleep 10000
-wake "$TMP/b.tsv" sleep 20000
-wake "$TMP/s.tsv" spin 12000
+# 400 events each, latency BASE + 0..2 us, every 40th other_irq
+wake_events "$TMP/a.tsv" sleep 10000 400 40 1 other_irq
+wake_events "$TMP/b.tsv" sleep 20000 400 40 1 other_irq
+wake_events "$TMP/s.tsv" spin 12000 400 40 1 other_irq
 
 run diff "$TMP/a.tsv" "$TMP/b.tsv"
 is 0 "$rc" "two wake results compare"

@@ -4,6 +4,7 @@
  * its load-nop10 retire pattern and its vpmulld / lock add split, plus store
  * forwarding, barrier-wrapped curves and the allocation, retirement and ROB limits.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,22 @@ static size_t block(const struct t32_uarch *u, const struct piece *p, size_t np,
 	return n;
 }
 
+/* Steady-state cycles per iteration of the pieces' block; bails where the model fails. */
+static double cycles_of(const struct t32_uarch *u, const struct piece *p, size_t np)
+{
+	struct t32_model_insn *b = NULL;
+	struct t32_model_result r;
+	size_t n = block(u, p, np, &b);
+	double c;
+
+	if (!n || t32_model_steady(u, b, n, 1, &r))
+		bail("the model fails on a block of %zu pieces", np);
+	c = r.cycles_per_iter;
+	t32_model_result_free(&r);
+	free(b);
+	return c;
+}
+
 /* One row of a blog chart: allocated (scheduled), ready, complete, retired, selected. */
 struct chart_row {
 	long alloc, ready, complete, retire;
@@ -112,17 +129,11 @@ static int chart_matches(const struct t32_model_row *rows, const struct chart_ro
 	return 1;
 }
 
-/* Skylake's execution ports (data/uarch/skylake.uarch) on the blog's machine. */
-static void skylake_ports(struct t32_uarch *u)
-{
-	u->ports[T32_CLASS_ALU] = 4;
-	u->ports[T32_CLASS_LOAD] = 2;
-	u->ports[T32_CLASS_STORE] = 1;
-	u->ports[T32_CLASS_MUL] = 1;
-	u->ports[T32_CLASS_DIV] = 1;
-	u->ports[T32_CLASS_VECTOR] = 3;
-	u->ports[T32_CLASS_BRANCH] = 2;
-}
+/* Skylake's execution ports (data/uarch/skylake.uarch), for the blog's machine. */
+static const unsigned skylake_ports[T32_NCLASS] = {
+	[T32_CLASS_ALU] = 4, [T32_CLASS_LOAD] = 2, [T32_CLASS_STORE] = 1, [T32_CLASS_MUL] = 1,
+	[T32_CLASS_DIV] = 1, [T32_CLASS_VECTOR] = 3, [T32_CLASS_BRANCH] = 2,
+};
 
 /* Rows obey the widths and the ROB: at most W a cycle, allocated after row i - ROB retires. */
 static int limits_hold(const struct t32_uarch *u, const struct t32_model_row *rows, size_t n)
@@ -146,6 +157,71 @@ static int limits_hold(const struct t32_uarch *u, const struct t32_model_row *ro
 	return 1;
 }
 
+/*
+ * A block of the blog and what the model predicts for it: its chart from an empty
+ * machine, and in the steady state each instruction's weight (the cycles it is
+ * the oldest, stalling retirement) and its share of the samples with skid 1 and 0.
+ */
+struct blog_case {
+	const char *name;
+	struct piece p[7];
+	const struct chart_row *chart;
+	double weight[7], share1[7], share0[7];
+};
+
+static const struct blog_case blog_cases[] = {
+	/* mov rax, [rax]; 5 x nop; add rax, 0: the mov 5 cycles, the fourth nop 1, the add never */
+	{ "load-add2", { P(MOV_LOAD), P(NOP), P(NOP), P(NOP), P(NOP), P(NOP), P(ADD0) }, load_add2,
+	  { 5, 0, 0, 0, 1, 0, 0 }, { 0, 5.0 / 6, 0, 0, 0, 1.0 / 6, 0 },
+	  { 5.0 / 6, 0, 0, 0, 1.0 / 6, 0, 0 } },
+	/* mov rax, [rax]; nop; nop; add rax, 0; 3 x nop: the add is selected now, no nop */
+	{ "load-add3", { P(MOV_LOAD), P(NOP), P(NOP), P(ADD0), P(NOP), P(NOP), P(NOP) }, load_add3,
+	  { 5, 0, 0, 1, 0, 0, 0 }, { 0, 5.0 / 6, 0, 0, 1.0 / 6, 0, 0 },
+	  { 5.0 / 6, 0, 0, 1.0 / 6, 0, 0, 0 } },
+};
+#define NCASES (sizeof(blog_cases) / sizeof(blog_cases[0]))
+
+/* One test: seen[0..n) is want[0..n), each within 1e-9; the two diag'd where not. */
+static void is_vector(const double *want, const double *seen, size_t n, const char *name,
+		      const char *what)
+{
+	int same = 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (fabs(want[i] - seen[i]) > 1e-9)
+			same = 0;
+	if (!ok(same, "%s: %s", name, what))
+		for (size_t i = 0; i < n; i++)
+			diag("%zu: expected %g, seen %g", i, want[i], seen[i]);
+}
+
+/* The case's chart (16 tests) and its steady state (6 tests). */
+static void check_blog(const struct t32_uarch *u, const struct blog_case *c)
+{
+	struct t32_model_row rows[3 * 7];
+	struct t32_model_insn *b = NULL;
+	struct t32_model_result r;
+
+	if (block(u, c->p, 7, &b) != 7)
+		bail("cannot decode %s", c->name);
+	t32_model_trace(u, b, 7, 3, rows);
+	check_chart(c->name, rows, c->chart, 16);
+
+	if (t32_model_steady(u, b, 7, 1, &r))
+		bail("the model fails on %s", c->name);
+	is_double(6.0, r.cycles_per_iter, 1e-9, "%s: 6 cycles per iteration", c->name);
+	is_int(1, (long long)r.period, "%s: the pattern repeats every iteration", c->name);
+	ok(limits_hold(u, r.rows, r.nrows), "%s: widths and ROB hold in the steady state", c->name);
+	is_vector(c->weight, r.weight, 7, c->name, "each instruction's weight");
+	is_vector(c->share1, r.share, 7, c->name, "skid 1: each instruction's share of samples");
+	t32_model_result_free(&r);
+	if (t32_model_steady(u, b, 7, 0, &r))
+		bail("the model fails on %s", c->name);
+	is_vector(c->share0, r.share, 7, c->name, "skid 0: each instruction's share of samples");
+	t32_model_result_free(&r);
+	free(b);
+}
+
 int main(void)
 {
 	struct t32_uarch u;
@@ -154,62 +230,11 @@ int main(void)
 	struct t32_model_result r;
 	size_t n;
 
-	plan(16 + 10 + 16 + 9 + 7 + 6 + 3 + 4 + 3);
+	plan((int)NCASES * (16 + 6) + 7 + 6 + 3 + 4 + (int)NCASES + 1);
 	blog_uarch(&u);
 
-	/* load-add2: mov rax, [rax]; 5 x nop; add rax, 0 */
-	{
-		struct piece p[] = { P(MOV_LOAD), P(NOP), P(NOP), P(NOP), P(NOP), P(NOP), P(ADD0) };
-
-		n = block(&u, p, 7, &b);
-		if (n != 7)
-			bail("cannot decode load-add2");
-		t32_model_trace(&u, b, n, 3, rows);
-		check_chart("load-add2", rows, load_add2, 16);
-
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(6.0, r.cycles_per_iter, 1e-9, "load-add2: 6 cycles per iteration");
-		is_double(5.0, r.weight[0], 1e-9, "load-add2: the mov is selected with weight 5");
-		is_double(1.0, r.weight[4], 1e-9, "load-add2: the fourth nop with weight 1");
-		is_double(0.0, r.weight[6], 1e-9, "load-add2: the add is never selected");
-		is_double(5.0 / 6.0, r.share[1], 1e-9, "load-add2 skid 1: 5/6 of samples on the first nop");
-		is_double(1.0 / 6.0, r.share[5], 1e-9, "load-add2 skid 1: 1/6 on the fifth nop");
-		is_double(0.0, r.share[0] + r.share[6], 1e-9, "load-add2 skid 1: none on mov or add");
-		t32_model_result_free(&r);
-		t32_model_steady(&u, b, n, 0, &r);
-		is_double(5.0 / 6.0, r.share[0], 1e-9, "load-add2 skid 0: 5/6 of samples on the mov");
-		is_double(1.0 / 6.0, r.share[4], 1e-9, "load-add2 skid 0: 1/6 on the fourth nop");
-		is_int(1, (long long)r.period, "load-add2: the pattern repeats every iteration");
-		t32_model_result_free(&r);
-		free(b);
-	}
-
-	/* load-add3: mov rax, [rax]; nop; nop; add rax, 0; nop; nop; nop */
-	{
-		struct piece p[] = { P(MOV_LOAD), P(NOP), P(NOP), P(ADD0), P(NOP), P(NOP), P(NOP) };
-
-		n = block(&u, p, 7, &b);
-		if (n != 7)
-			bail("cannot decode load-add3");
-		t32_model_trace(&u, b, n, 3, rows);
-		check_chart("load-add3", rows, load_add3, 16);
-
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(6.0, r.cycles_per_iter, 1e-9, "load-add3: 6 cycles per iteration");
-		is_double(5.0, r.weight[0], 1e-9, "load-add3: mov weight 5");
-		is_double(1.0, r.weight[3], 1e-9, "load-add3: add weight 1 (selected now)");
-		is_double(0.0, r.weight[1] + r.weight[2] + r.weight[4] + r.weight[5] + r.weight[6],
-			  1e-9, "load-add3: no nop is selected");
-		is_double(5.0 / 6.0, r.share[1], 1e-9, "load-add3 skid 1: 5/6 on the nop after mov");
-		is_double(1.0 / 6.0, r.share[4], 1e-9, "load-add3 skid 1: 1/6 on the nop after add");
-		ok(limits_hold(&u, r.rows, r.nrows), "load-add3: widths and ROB hold in the steady state");
-		t32_model_result_free(&r);
-		t32_model_steady(&u, b, n, 0, &r);
-		is_double(5.0 / 6.0, r.share[0], 1e-9, "load-add3 skid 0: 5/6 on the mov");
-		is_double(1.0 / 6.0, r.share[3], 1e-9, "load-add3 skid 0: 1/6 on the add");
-		t32_model_result_free(&r);
-		free(b);
-	}
+	for (size_t k = 0; k < NCASES; k++)
+		check_blog(&u, &blog_cases[k]);
 
 	/* load-nop10 with the 4-cycle pointer-chase load: retire cycles 0,0,0,0,1,..,2,2,2 then 4 */
 	{
@@ -278,23 +303,12 @@ int main(void)
 		struct piece p2[] = { P(STORE_RAX8), P(MOV_LOAD) };
 		struct piece p3[] = { P(ADD_MEM) };
 
-		n = block(&u, p1, 2, &b);
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(4.0, r.cycles_per_iter, 1e-9,
+		is_double(4.0, cycles_of(&u, p1, 2), 1e-9,
 			  "mov [rax], rax; mov rax, [rax]: the store-forward latency (4) per iteration");
-		t32_model_result_free(&r);
-		free(b);
-		n = block(&u, p2, 2, &b);
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(5.0, r.cycles_per_iter, 1e-9,
+		is_double(5.0, cycles_of(&u, p2, 2), 1e-9,
 			  "mov [rax+8], rax; mov rax, [rax]: another address, the load latency (5)");
-		t32_model_result_free(&r);
-		free(b);
-		n = block(&u, p3, 1, &b);
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(5.0, r.cycles_per_iter, 1e-9, "add [rbx], 1 chains through memory: 4 + 1");
-		t32_model_result_free(&r);
-		free(b);
+		is_double(5.0, cycles_of(&u, p3, 1), 1e-9,
+			  "add [rbx], 1 chains through memory: 4 + 1");
 	}
 
 	/* barrier-wrapped curves: n nops take ceil(n/4) cycles, n dependent adds n + 1 */
@@ -319,15 +333,11 @@ int main(void)
 		ok(good, "curve: k dependent adds take k + 1 cycles (0 for k = 0)");
 		free(b);
 		/* the load-add2 block: 6 more cycles per copy once the chain dominates */
-		{
-			struct piece p3[] = { P(MOV_LOAD), P(NOP), P(NOP), P(NOP), P(NOP), P(NOP), P(ADD0) };
-
-			n = block(&u, p3, 7, &b);
-			t32_model_curve(&u, b, n, 40, cyc);
-			is_double(7.0, cyc[1], 1e-9, "curve: one load-add2 copy retires in cycle 6");
-			is_double(6.0, cyc[40] - cyc[39], 1e-9, "curve: each further copy adds 6 cycles");
-			free(b);
-		}
+		n = block(&u, blog_cases[0].p, 7, &b);
+		t32_model_curve(&u, b, n, 40, cyc);
+		is_double(7.0, cyc[1], 1e-9, "curve: one load-add2 copy retires in cycle 6");
+		is_double(6.0, cyc[40] - cyc[39], 1e-9, "curve: each further copy adds 6 cycles");
+		free(b);
 	}
 
 	/*
@@ -335,26 +345,20 @@ int main(void)
 	 * stay as drawn, because none of these blocks has more work for a class
 	 * in a cycle than Skylake has units.
 	 */
-	skylake_ports(&u);
+	memcpy(u.ports, skylake_ports, sizeof(u.ports));
 	u.load_latency_chase = 0;
+	for (size_t k = 0; k < NCASES; k++) {
+		n = block(&u, blog_cases[k].p, 7, &b);
+		t32_model_trace(&u, b, n, 3, rows);
+		ok(chart_matches(rows, blog_cases[k].chart, 16), "%s chart with Skylake's ports",
+		   blog_cases[k].name);
+		free(b);
+	}
 	{
-		struct piece p2[] = { P(MOV_LOAD), P(NOP), P(NOP), P(NOP), P(NOP), P(NOP), P(ADD0) };
-		struct piece p3[] = { P(MOV_LOAD), P(NOP), P(NOP), P(ADD0), P(NOP), P(NOP), P(NOP) };
 		struct piece p4[] = { P(VPMULLD), P(VPMULLD), P(VPMULLD), P(VPMULLD), P(LOCK_ADD) };
 
-		n = block(&u, p2, 7, &b);
-		t32_model_trace(&u, b, n, 3, rows);
-		ok(chart_matches(rows, load_add2, 16), "load-add2 chart with Skylake's ports");
-		free(b);
-		n = block(&u, p3, 7, &b);
-		t32_model_trace(&u, b, n, 3, rows);
-		ok(chart_matches(rows, load_add3, 16), "load-add3 chart with Skylake's ports");
-		free(b);
-		n = block(&u, p4, 5, &b);
-		t32_model_steady(&u, b, n, 1, &r);
-		is_double(40.0, r.cycles_per_iter, 1e-9, "vpmulld x4 + lock add with Skylake's ports: 40 cycles");
-		t32_model_result_free(&r);
-		free(b);
+		is_double(40.0, cycles_of(&u, p4, 5), 1e-9,
+			  "vpmulld x4 + lock add with Skylake's ports: 40 cycles");
 	}
 	return done_testing();
 }

@@ -38,10 +38,27 @@ static const char base_uarch[] =
 	"latency.mul = 3\nlatency.div = 26\nlatency.vector = 1\nlatency.branch = 1\n"
 	"latency.fence = 4\nlatency.atretire = 18\nlatency.serial = 100\n";
 
+/* Load base then extra, written to a temporary file, into *u: 0, -1, or -2 unwritten. */
+static int load_text(struct t32_uarch *u, const char *base, const char *extra, char *err,
+		     size_t errlen)
+{
+	char path[PATH_MAX], text[2048];
+	int rc;
+
+	snprintf(text, sizeof(text), "%s%s", base, extra);
+	if (write_tmp(path, sizeof(path), text)) {
+		snprintf(err, errlen, "cannot write a temporary file");
+		return -2;
+	}
+	rc = t32_uarch_load(u, path, NULL, err, errlen);
+	unlink(path);
+	return rc;
+}
+
 int main(void)
 {
 	struct t32_uarch u;
-	char err[512] = "", path[PATH_MAX], src[PATH_MAX], text[2048], dir[PATH_MAX];
+	char err[512] = "", path[PATH_MAX], src[PATH_MAX], dir[PATH_MAX];
 	const char *root = getenv("T32_SRC");
 	unsigned long v;
 	struct t32_lattab tab;
@@ -80,32 +97,19 @@ int main(void)
 	ok(u.ports[T32_CLASS_ALU] == 0 && u.ports[T32_CLASS_LOAD] == 0,
 	   "no ports.CLASS lines: every class unlimited");
 	unlink(path);
-	snprintf(text, sizeof(text), "%sports.alu = 3\n", base_uarch);
-	write_tmp(path, sizeof(path), text);
-	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == 0 && u.ports[T32_CLASS_ALU] == 3 &&
-	   u.ports[T32_CLASS_MUL] == 0, "ports.alu = 3 read, the other classes unlimited (%s)", err);
-	unlink(path);
+	ok(load_text(&u, base_uarch, "ports.alu = 3\n", err, sizeof(err)) == 0 &&
+	   u.ports[T32_CLASS_ALU] == 3 && u.ports[T32_CLASS_MUL] == 0,
+	   "ports.alu = 3 read, the other classes unlimited (%s)", err);
 
 	/* a bad line names its line */
-	snprintf(text, sizeof(text), "%sbogus_key = 3\n", base_uarch);
-	write_tmp(path, sizeof(path), text);
-	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: unknown key 'bogus_key'"),
-	   "unknown key on line 23 (%s)", err);
-	unlink(path);
-	snprintf(text, sizeof(text), "%srob_size = lots\n", base_uarch);
-	write_tmp(path, sizeof(path), text);
-	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: bad value for rob_size"),
-	   "bad number on line 23 (%s)", err);
-	unlink(path);
-	snprintf(text, sizeof(text), "%sjust words\n", base_uarch);
-	write_tmp(path, sizeof(path), text);
-	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, ":23: expected key = value"),
-	   "a line without '=' (%s)", err);
-	unlink(path);
-	write_tmp(path, sizeof(path), "name = x\nalloc_width = 4\n");
-	ok(t32_uarch_load(&u, path, NULL, err, sizeof(err)) == -1 && strstr(err, "missing key 'retire_width'"),
-	   "a missing key is named (%s)", err);
-	unlink(path);
+	ok(load_text(&u, base_uarch, "bogus_key = 3\n", err, sizeof(err)) == -1 &&
+	   strstr(err, ":23: unknown key 'bogus_key'"), "unknown key on line 23 (%s)", err);
+	ok(load_text(&u, base_uarch, "rob_size = lots\n", err, sizeof(err)) == -1 &&
+	   strstr(err, ":23: bad value for rob_size"), "bad number on line 23 (%s)", err);
+	ok(load_text(&u, base_uarch, "just words\n", err, sizeof(err)) == -1 &&
+	   strstr(err, ":23: expected key = value"), "a line without '=' (%s)", err);
+	ok(load_text(&u, "name = x\nalloc_width = 4\n", "", err, sizeof(err)) == -1 &&
+	   strstr(err, "missing key 'retire_width'"), "a missing key is named (%s)", err);
 	ok(t32_uarch_load(&u, "/nonexistent/x.uarch", NULL, err, sizeof(err)) == -1 &&
 	   strstr(err, "cannot open"), "a missing file (%s)", err);
 

@@ -90,7 +90,6 @@ int main(void)
 	struct t32_model_insn *b = NULL;
 	struct t32_model_row rows[64 * 8];
 	struct t32_model_result r;
-	unsigned long v = 0;
 	char err[256] = "";
 	double cyc[17];
 	size_t n;
@@ -99,10 +98,7 @@ int main(void)
 	wide_uarch(&u);
 
 	/* the table behind --set: ports.CLASS keys, 0 allowed, range checked */
-	ok(t32_uarch_set(&u, "ports.alu=4", err, sizeof(err)) == 0, "--set ports.alu=4 (%s)", err);
-	ok(t32_uarch_get(&u, "ports.alu", &v) == 0 && v == 4, "ports.alu reads back 4");
-	ok(t32_uarch_set(&u, "ports.alu=65", err, sizeof(err)) == -1 && strstr(err, "ports.alu"),
-	   "ports.alu=65 is out of range (%s)", err);
+	kit_key(&u, "ports.alu", 4, 65);
 	ok(t32_uarch_set_value(&u, "ports.nop", 1) == -1, "a nop takes no unit: no ports.nop key");
 	ok(t32_uarch_set_value(&u, "ports.load", 0) == 0 && t32_uarch_set_value(&u, "ports.store", 0) == 0 &&
 	   t32_uarch_set_value(&u, "ports.mul", 0) == 0 && t32_uarch_set_value(&u, "ports.vector", 0) == 0 &&

@@ -8,18 +8,9 @@ plots=$T32_SRC/plots
 command -v gnuplot >/dev/null 2>&1 || skip_all "gnuplot is not installed"
 plan 17
 
-# raw FILE METHOD BASE_NS: 300 events, two of them left out
-raw() {
-	awk -v m="$2" -v b="$3" 'BEGIN {
-		srand(3); print "# wake: method=" m " idle_only=no"
-		print "i\tldist_ns\tlatency_ns\tgap_ns\tkept\tstatus"
-		for (i = 0; i < 300; i++)
-			printf "%d\t%d\t%.1f\t%.1f\t%d\t%s\n", i, 20000 + i * 13000, b + 3000 * rand() ^ 4,
-				b + 2000, i % 150 ? 1 : 0, i % 150 ? "ok" : "late"
-	}' >"$1"
-}
-raw "$TMP/a.tsv" sleep 10000
-raw "$TMP/b.tsv" spin 14000
+# 300 events each, two of them left out (late)
+wake_events "$TMP/a.tsv" sleep 10000 300 150 0 late
+wake_events "$TMP/b.tsv" spin 14000 300 150 0 late
 
 # figure NAME OUT ARGS...: gnuplot -c plots/NAME.gp ARGS, OUT must be a non-empty SVG/PNG
 figure() {

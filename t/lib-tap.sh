@@ -19,28 +19,28 @@ diag() {
 	[ "$_tap_failed" -eq 0 ] || printf '# %s\n' "$@" >&2
 }
 
-# ok COND-STATUS NAME: ok 0 "name" passes
-ok() {
+# _tap_line STATUS NAME [DIRECTIVE]: the next test's line, "ok" where STATUS is
+# 0; returns STATUS's truth
+_tap_line() {
 	_tap_n=$((_tap_n + 1))
 	if [ "$1" -eq 0 ]; then
-		echo "ok $_tap_n - $2"
+		echo "ok $_tap_n - $2$3"
 	else
-		echo "not ok $_tap_n - $2"
-		echo "#   Failed test $_tap_n - $2" >&2
-		_tap_failed=$((_tap_failed + 1))
+		echo "not ok $_tap_n - $2$3"
+		return 1
 	fi
+}
+
+# ok COND-STATUS NAME: ok 0 "name" passes
+ok() {
+	_tap_line "$1" "$2" && return
+	echo "#   Failed test $_tap_n - $2" >&2
+	_tap_failed=$((_tap_failed + 1))
 }
 
 # todo STATUS NAME REASON: a check known to fail, with why (TAP's TODO: a failure
 # is reported and not counted; a pass is reported as unexpected by prove)
-todo() {
-	_tap_n=$((_tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $_tap_n - $2 # TODO $3"
-	else
-		echo "not ok $_tap_n - $2 # TODO $3"
-	fi
-}
+todo() { _tap_line "$1" "$2" " # TODO $3" || :; }
 
 # is EXPECTED SEEN NAME
 is() {
@@ -81,6 +81,20 @@ run() {
 	rc=$?
 }
 
+# interrupt OUT ERR ARGS...: t32 ARGS in a process group of its own, stdout in OUT
+# and stderr in ERR, given Ctrl-C after a second the way a terminal sends it (to
+# the whole group, a measuring child too); its status in $rc
+interrupt() {
+	out=$1 err=$2
+	shift 2
+	setsid "$T32" "$@" >"$out" 2>"$err" &
+	pid=$!
+	sleep 1
+	kill -INT -- -$pid 2>/dev/null || kill -INT $pid
+	wait $pid
+	rc=$?
+}
+
 # expect STATUS REGEX NAME -- ARGS...: t32 ARGS exits STATUS with a line of stderr
 # matching REGEX (two assertions)
 expect() {
@@ -94,6 +108,19 @@ expect() {
 # col NAME FILE: the value of column NAME in the first data row of a tsv
 col() {
 	awk -F'\t' -v c="$1" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k; exit}' "$2"
+}
+
+# wake_events FILE METHOD BASE_NS N EVERY KEPT STATUS: a synthetic wake result of N
+# events, latency BASE_NS + 0..2 us, the gap BASE_NS + 3 us; every EVERY-th event
+# (the first too) has kept KEPT and status STATUS, the others 1 and ok
+wake_events() {
+	awk -v m="$2" -v b="$3" -v n="$4" -v e="$5" -v k="$6" -v s="$7" 'BEGIN {
+		srand(7); print "# wake: method=" m " ldist_ns=20000..4000000 idle_only=no"
+		print "i\tldist_ns\tlatency_ns\tgap_ns\tkept\tstatus"
+		for (i = 0; i < n; i++)
+			printf "%d\t%d\t%.1f\t%.1f\t%d\t%s\n", i, 20000 + i * 9000, b + 2000 * rand(),
+				b + 3000, i % e ? 1 : k, i % e ? "ok" : s
+	}' >"$1"
 }
 
 done_testing() {

@@ -48,3 +48,16 @@ size_t kit_block(const struct t32_uarch *u, const unsigned char *code, size_t le
 	free(in);
 	return n;
 }
+
+void kit_key(struct t32_uarch *u, const char *key, unsigned long good, unsigned long bad)
+{
+	char set[64], err[256] = "";
+	unsigned long v = 0;
+
+	snprintf(set, sizeof(set), "%s=%lu", key, good);
+	ok(t32_uarch_set(u, set, err, sizeof(err)) == 0, "--set %s (%s)", set, err);
+	ok(t32_uarch_get(u, key, &v) == 0 && v == good, "%s reads back %lu", key, good);
+	snprintf(set, sizeof(set), "%s=%lu", key, bad);
+	ok(t32_uarch_set(u, set, err, sizeof(err)) == -1 && strstr(err, key),
+	   "%s is out of range (%s)", set, err);
+}

@@ -20,4 +20,7 @@ void kit_uarch(struct t32_uarch *u, const char *name, unsigned width, unsigned r
 size_t kit_block(const struct t32_uarch *u, const unsigned char *code, size_t len,
 		 struct t32_model_insn **out);
 
+/* Three tests: KEY=good is taken and reads back good, KEY=bad is refused naming KEY. */
+void kit_key(struct t32_uarch *u, const char *key, unsigned long good, unsigned long bad);
+
 #endif

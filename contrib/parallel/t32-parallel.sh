@@ -12,12 +12,7 @@
 # (parallel's --transferfile and --return), so no shared file system is needed.
 # The result is OUTDIR/merged.tsv; the shards stay beside it for --resume.
 set -eu
-[ $# -ge 3 ] || { echo "usage: $0 N TABLE.tbl OUTDIR [SWEEP OPTIONS...]" >&2; exit 2; }
-n=$1
-table=$2
-outdir=$3
-shift 3
-case $n in ''|*[!0-9]*|0) echo "t32: bad shard count '$n' (1 or more)" >&2; exit 2 ;; esac
+. "$(dirname "$0")/../shard-args.sh"
 command -v parallel >/dev/null 2>&1 || { echo "t32: GNU parallel is not installed 'parallel'" >&2; exit 3; }
 t32=${T32:-t32}
 mkdir -p "$outdir"

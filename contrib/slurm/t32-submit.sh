@@ -11,12 +11,7 @@
 # sbatch options go in SBATCH_ARGS (e.g. "--partition=short --exclusive").  Prints
 # the two job ids; the result is OUTDIR/merged.tsv.
 set -eu
-[ $# -ge 3 ] || { echo "usage: $0 N TABLE.tbl OUTDIR [SWEEP OPTIONS...]" >&2; exit 2; }
-n=$1
-table=$2
-outdir=$3
-shift 3
-case $n in ''|*[!0-9]*|0) echo "t32: bad shard count '$n' (1 or more)" >&2; exit 2 ;; esac
+. "$(dirname "$0")/../shard-args.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$outdir"
 # shellcheck disable=SC2086 # SBATCH_ARGS is a list of options
