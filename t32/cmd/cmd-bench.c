@@ -20,6 +20,7 @@
 #include "analysis/uarch.h"
 #include "t32/core/block.h"
 #include "t32/cmd/cmd.h"
+#include "t32/sample/correlate.h"
 #include "t32/sample/sampling.h"
 #include "t32/core/measure.h"
 #include "t32/cmd/options.h"
@@ -508,41 +509,20 @@ static void bench_sampling(void)
 	}
 }
 
-/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
-static double summary_value(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "# %s: ", key);
-	char *end;
-	double v;
-
-	p = text ? strstr(text, pat) : NULL;
-	if (!p)
-		return NAN;
-	v = strtod(p + strlen(pat), &end);
-	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
-}
-
 /*
- * `t32 correlate` on every block file in data/blocks, with the TVD of the fitted
+ * t32_correlate on every block file in data/blocks, with the TVD of the fitted
  * shares (target <= 0.10), the retire width and group chosen, the error of the
- * predicted cycles per iteration (target <= 5%) and the time taken.  Each runs as
- * a program, a fresh process as a user runs it: the time taken is part of the
- * figure, and its summary lines are read from its output.
+ * predicted cycles per iteration (target <= 5%) and the time taken.  Called in
+ * this process as study calls it (the sampled loop and the sweep's blocks run in
+ * their measuring children): the figures are its typed result, not its text.
  */
 static void bench_correlate(void)
 {
-	char dir[PATH_MAX], self[PATH_MAX];
+	char dir[PATH_MAX];
 	struct dirent **names = NULL;
 	int count;
 
 	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
-	if (t32_self_path(self, sizeof(self))) {
-		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
-		return;
-	}
 	count = scandir(dir, &names, NULL, alphasort);
 	if (count < 0) {
 		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
@@ -551,9 +531,12 @@ static void bench_correlate(void)
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16], cpu[16];
-		struct t32_child_output o;
-		double t0, took, tvd, err, w, g;
+		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
+		char *body[] = { path, NULL };
+		struct t32_correlate_req q;
+		struct t32_correlate_res res;
+		double t0, took;
+		int rc;
 
 		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
 			free(names[i]);
@@ -561,38 +544,32 @@ static void bench_correlate(void)
 		}
 		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
 		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
-		snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
-		{
-			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
-					 "--seconds", "3", "--cpu", cpu, path, NULL };
-
-			t0 = t32_now();
-			if (t32_run_program(argv, &o) < 0) {
-				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
-				t32_child_output_free(&o);
-				free(names[i]);
-				continue;
-			}
-			took = t32_now() - t0;
-		}
-		if (o.status == T32_EXIT_UNAVAILABLE) {
+		t32_correlate_req_init(&q);
+		q.samples = 2000;
+		q.seconds = 3;
+		q.cpu = t32_default_cpu();
+		q.body_argc = 1;
+		q.body_argv = body;
+		t0 = t32_now();
+		rc = t32_correlate(&q, 0, NULL, NULL, &res);
+		took = t32_now() - t0;
+		if (rc == T32_EXIT_UNAVAILABLE) {
 			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
-		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
-			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
+		} else if (rc != 0 && (rc != T32_EXIT_UNTRUSTED || !isfinite(res.tvd))) {
+			/* exit 7 before any fit (samples that did not stay put): no figures */
+			snprintf(fig, sizeof(fig), "failed (exit %d)", rc);
 			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
 		} else {
-			tvd = summary_value(o.text, "tvd");
-			err = summary_value(o.text, "cycles_error_percent");
-			w = summary_value(o.text, "retire_width");
-			g = summary_value(o.text, "retire_group");
-			/* an undetermined width or group reads as NaN: shown as '?' */
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
-				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
-				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
+			/* an undetermined width or group is NaN: shown as '?' */
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", res.tvd,
+				 isfinite(res.retire_width) ?
+				 (snprintf(wt, sizeof(wt), "%.0f", res.retire_width), wt) : "?",
+				 isfinite(res.retire_group) ?
+				 (snprintf(gt, sizeof(gt), "%.0f", res.retire_group), gt) : "?",
+				 res.cycles_error_percent, took);
 			report(what, fig, "TVD <= 0.10, err <= 5%",
-			       t32_corr_meets_target(tvd, err) && o.status == 0);
+			       t32_corr_meets_target(res.tvd, res.cycles_error_percent) && rc == 0);
 		}
-		t32_child_output_free(&o);
 		free(names[i]);
 	}
 	free(names);

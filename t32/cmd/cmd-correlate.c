@@ -172,7 +172,7 @@ int cmd_correlate(int argc, char **argv)
 	rc = corr_parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	rc = t32_correlate(&a, argc, argv, stdout);
+	rc = t32_correlate(&a, argc, argv, stdout, NULL);
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
 	return rc;

@@ -111,7 +111,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			if (isatty(2))
 				fprintf(stderr, "t32 learn: probe %.*s\n", (int)(nl - 4), nm);
 			/* the files' provenance names the learn command that made them */
-			rc = t32_correlate(&q, 0, NULL, NULL);
+			rc = t32_correlate(&q, 0, NULL, NULL, NULL);
 			if (rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_INTERRUPTED) {
 				for (int k = i; k < count; k++)
 					free(names[k]);

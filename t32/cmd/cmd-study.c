@@ -1532,7 +1532,7 @@ static int run_interrupts(struct study *st)
 		q.body_argc = 1;
 		q.body_argv = body;
 		/* the files' provenance names the study command that made them */
-		crc = t32_correlate(&q, 0, NULL, NULL);
+		crc = t32_correlate(&q, 0, NULL, NULL, NULL);
 		if (crc == T32_EXIT_INTERRUPTED) {
 			stop = 1;
 			break;
