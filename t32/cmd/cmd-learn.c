@@ -133,19 +133,6 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	return done;
 }
 
-/* --set KEY=VALUE: kept, applied to the data learning starts from */
-static int learn_opt_set(const struct t32_option *row, const char *arg)
-{
-	struct learn_args *a = row->ctx;
-
-	if (a->nsets >= sizeof(a->sets) / sizeof(a->sets[0])) {
-		t32_error("too many --set options '%s'", arg);
-		return -1;
-	}
-	a->sets[a->nsets++] = arg;
-	return 0;
-}
-
 static int learn_parse(int argc, char **argv, struct learn_args *a)
 {
 	struct t32_block_opts bo;
@@ -179,8 +166,9 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 			       "write the learned model to FILE (with --from, it is kept in\n"
 			       "the cache only when the probes were recorded on this CPU)"),
 		T32_OPT_FLAG("no-store", 0, &a->no_store, "print the learned model only"),
-		T32_OPT_FN("set", "KEY=VALUE", learn_opt_set, a,
-			   "pin a parameter (not learned): an experiment on the probes"),
+		/* kept, applied to the data learning starts from */
+		T32_OPT_LIST("set", "KEY=VALUE", a->sets, &a->nsets, sizeof(a->sets) / sizeof(a->sets[0]),
+			     "changes", "pin a parameter (not learned): an experiment on the probes"),
 		T32_OPT_STRING("keys", 0, "K,...|none", &a->keys,
 			       "the parameters to learn (default: those the probes touch);\n"
 			       "none: learn nothing, only predict the probes"),
