@@ -315,6 +315,7 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
 		       struct t32_uarch_choice *choice, struct t32_lattab *tab)
 {
 	char err[1024], core[32];
+	int rc;
 
 	core[0] = 0;
 	if (!a->uarch && a->from)
@@ -324,16 +325,13 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
 	} else {
 		t32_block_uarch(a->uarch, choice);
 	}
-	if (t32_uarch_load(u, choice->data, t32_datadir(), err, sizeof(err)) ||
-	    t32_shipped_lattab(tab, err, sizeof(err))) {
+	rc = t32_block_uarch_load(u, choice->data, t32_datadir(), a->sets, a->nsets);
+	if (rc)
+		return rc;
+	if (t32_shipped_lattab(tab, err, sizeof(err))) {
 		t32_error("%s", err);
 		return T32_EXIT_ERROR;
 	}
-	for (size_t k = 0; k < a->nsets; k++)
-		if (t32_uarch_set(u, a->sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			return T32_EXIT_USAGE;
-		}
 	return 0;
 }
 

@@ -405,16 +405,10 @@ static int model_machine(const struct model_args *m, const char *dir,
 			 struct t32_lattab *tab)
 {
 	char err[1024], path[PATH_MAX];
+	int rc = t32_block_uarch_load(u, choice->data, dir, m->sets, m->nsets);
 
-	if (t32_uarch_load(u, choice->data, dir, err, sizeof(err))) {
-		t32_error("%s", err);
-		return T32_EXIT_ERROR;
-	}
-	for (size_t k = 0; k < m->nsets; k++)
-		if (t32_uarch_set(u, m->sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			return T32_EXIT_USAGE;
-		}
+	if (rc)
+		return rc;
 	if (m->lat_path)
 		snprintf(path, sizeof(path), "%s", m->lat_path);
 	else
