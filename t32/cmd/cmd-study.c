@@ -1861,17 +1861,8 @@ static int allforms_table(const char *tbl)
 {
 	struct t32_tablegen_opts go = { 0 };
 	struct t32_tablegen_stats gs;
-	struct t32_out out;
-	int rc;
 
-	if (t32_out_open(&out, tbl))
-		return T32_EXIT_ERROR;
-	rc = t32_tablegen(out.f, &go, &gs);
-	if (rc)
-		t32_out_abort(&out);
-	else if (t32_out_commit(&out))
-		rc = T32_EXIT_ERROR;
-	return rc;
+	return t32_tablegen_file(tbl, &go, &gs);
 }
 
 /*
