@@ -167,9 +167,7 @@ static void fit_input_free(struct fit_input *in)
 	}
 	free(in->g);
 	free(in->slot);
-	for (size_t i = 0; i < in->ncomments; i++)
-		free(in->comments[i]);
-	free(in->comments);
+	t32_free_strings(in->comments, in->ncomments);
 	memset(in, 0, sizeof(*in));
 }
 
