@@ -212,6 +212,12 @@ void t32_provenance_recorded(const char *cpu, const char *core, const char *host
 void t32_provenance_cpu_line(char *buf, size_t len);
 /* `"provenance": {...}` (no comma around it), for a JSON object being written. */
 void t32_provenance_json(FILE *f, int argc, char **argv);
+/*
+ * Open a JSON object with the provenance and then the n string fields kv[i][0]:
+ * kv[i][1], and leave it open for the caller's other fields:
+ * `{"provenance": {...}, "input": "a.tsv", "x": "n"`.
+ */
+void t32_json_open(FILE *f, int argc, char **argv, const char *const (*kv)[2], size_t n);
 /* The source commit t32 was built from ("unknown" outside a git checkout). */
 const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */

@@ -137,20 +137,12 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 		       size_t unit, const struct t32_sample_check *ck)
 {
 	char desc[4096];
+	const char *const head[][2] = { { "block", desc }, { "block_file", a->block_file },
+					{ "barrier", loop_barrier ? s->barrier : "none" },
+					{ "backend", r->backend->name }, { "event", r->event } };
 
 	t32_sampling_body_text(s, desc, sizeof(desc));
-	printf("{");
-	t32_provenance_json(stdout, 0, NULL);
-	printf(", \"block\": ");
-	t32_json_string(stdout, desc);
-	printf(", \"block_file\": ");
-	t32_json_string(stdout, a->block_file);
-	printf(", \"barrier\": ");
-	t32_json_string(stdout, loop_barrier ? s->barrier : "none");
-	printf(", \"backend\": ");
-	t32_json_string(stdout, r->backend->name);
-	printf(", \"event\": ");
-	t32_json_string(stdout, r->event);
+	t32_json_open(stdout, 0, NULL, head, 5);
 	printf(", \"period\": %llu, \"period_unit\": ", (unsigned long long)r->period);
 	t32_json_string(stdout, r->unit);
 	printf(", \"skid\": ");
