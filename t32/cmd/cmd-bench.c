@@ -1030,10 +1030,7 @@ static int bench_options(int argc, char **argv, int *first)
 	size_t used = 1;
 	int rc;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "bench";
-	bo.accept = T32_OPT_CPU;
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "bench", T32_OPT_CPU, 0);
 	for (const struct bench *b = benches; b->name && used < sizeof(outro); b++)
 		used += (size_t)snprintf(outro + used, sizeof(outro) - used, "  %-14s %s\n", b->name,
 					 b->summary);

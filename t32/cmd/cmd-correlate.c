@@ -53,10 +53,7 @@ static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 	struct t32_block_optset shared;
 	int rc, first;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "correlate";
-	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "correlate", T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM, 0);
 	t32_block_optset_help(&shared, T32_OPT_FORMAT,
 			      "table (default), tsv (shares, two blank lines, curve) or json");
 	{

@@ -138,11 +138,8 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 	struct t32_block_opts bo;
 	struct t32_block_optset shared;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "learn";
-	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT;
-	bo.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV);
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "learn", T32_OPT_CPU | T32_OPT_FORMAT,
+			     T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV));
 	t32_block_optset_help(&shared, T32_OPT_CPU, "measure the probes on CPU N (default: the last\n"
 			      "allowed CPU, a P-core on a hybrid part)");
 	t32_block_optset_help(&shared, T32_OPT_FORMAT,

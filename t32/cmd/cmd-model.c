@@ -281,10 +281,7 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	struct t32_block_optset shared;
 	int rc;
 
-	t32_block_opts_init(bo);
-	bo->cmd = "model";
-	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
-	t32_block_optset_init(&shared, bo, NULL);
+	t32_block_optset_for(&shared, bo, "model", T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM, 0);
 	t32_block_optset_help(&shared, T32_OPT_CPU,
 			      "model CPU N's core and time forms there (default: the last\n"
 			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)");

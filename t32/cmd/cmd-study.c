@@ -2117,10 +2117,7 @@ static int study_options(int argc, char **argv, struct study *st, struct t32_blo
 	char intro[4096];
 	size_t used;
 
-	t32_block_opts_init(bo);
-	bo->cmd = "study";
-	bo->accept = T32_OPT_CPU;
-	t32_block_optset_init(&shared, bo, NULL);
+	t32_block_optset_for(&shared, bo, "study", T32_OPT_CPU, 0);
 	used = (size_t)snprintf(intro, sizeof(intro), "Recipes (all when none is named; one named "
 				"is run into the directory and the page keeps the others):\n");
 	for (const struct recipe *r = recipes; r->name && used < sizeof(intro); r++)
