@@ -1386,7 +1386,7 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out,
 	int rc;
 
 	if (res)
-		*res = (struct t32_correlate_res){ NAN, NAN, NAN, NAN, 0, 0 };
+		*res = (struct t32_correlate_res){ NAN, NAN, NAN, NAN };
 	if (!run) {
 		t32_error("out of memory");
 		return T32_EXIT_ERROR;
@@ -1431,8 +1431,6 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out,
 						   run->fit.u.retire_width);
 		res->retire_group = corr_res_param(&run->fit, "retire_group",
 						   t32_uarch_retire_group(&run->fit.u));
-		res->predicted = run->predicted;
-		res->seconds = run->seconds;
 	}
 out:
 	if (!a->outdir && !a->from) {

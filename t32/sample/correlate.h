@@ -1,7 +1,7 @@
 /*
  * correlate.h - one block measured two ways and one retirement model fitted to
- * both, as a library call (`t32 correlate`, `t32 learn` and `t32 study` call it
- * in process): the step curve of k = 0..K copies of the block's unit between
+ * both, as a library call (`t32 correlate`, `t32 learn`, `t32 study` and `t32
+ * bench correlate` call it in process): the step curve of k = 0..K copies of the block's unit between
  * lfences (t32_sweep), where timer interrupts land in it run as a loop
  * (t32_sampling_take), and the model (analysis/correlate.h) fitted to both at
  * once, or predicted from the learned model of this CPU.
@@ -58,8 +58,6 @@ struct t32_correlate_res {
 	double cycles_error_percent;	/* predicted cycles per iteration against the curve's slope */
 	double retire_width;		/* NaN when the fit left it undetermined */
 	double retire_group;
-	int predicted;			/* from the learned model, nothing fitted */
-	double seconds;
 };
 
 /*
