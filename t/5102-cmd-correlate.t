@@ -36,7 +36,7 @@ for again in 1 2; do
 	run correlate --format=tsv $SHORT "$B"
 done
 
-plan 41
+plan 42
 
 is "0 0" "$help" "correlate --help and sample --help exit 0"
 is 0 "$rc" "correlate exits 0"
@@ -219,5 +219,22 @@ like "$TMP/err" "^t32: cannot read '.*nothere/sweep.tsv' \(No such file or direc
 ok "$([ -e "$TMP/fresh-cache" ] && echo 1 || echo 0)" "before any form was timed (no cache written)"
 run correlate --samples 10 load-nop10
 is 2 "$rc" "--samples below what shares need: a usage error"
+
+# bench correlate: correlate on each block of the data folder (here one whose
+# samples spread over all its positions), its figures on one line; exit 7 when
+# a target is missed
+mkdir -p "$TMP/bdata/blocks"
+for e in "$T32_SRC"/data/*; do
+	[ "$(basename "$e")" = blocks ] || ln -s "$e" "$TMP/bdata/"
+done
+cp "$T32_SRC/data/blocks/indep-add.blk" "$TMP/bdata/blocks/"
+T32_DATADIR=$TMP/bdata "$T32" bench correlate >"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+if grep -q '^correlate: indep-add *failed (exit 7)' "$TMP/out"; then
+	skip "bench correlate: correlate refused the samples ($(head -c 160 "$TMP/err"))"
+else
+	like "$TMP/out" '^correlate: indep-add +TVD [01]\.[0-9]{3}, W ([0-9]+|\?)/G([12]|\?), cpi [-+][0-9]+\.[0-9]%, [0-9]+\.[0-9] s ' \
+		"bench correlate: the block's TVD, width and group, cycles error and time (exit $rc)"
+fi
 
 done_testing

@@ -173,6 +173,24 @@ void t32_on_stop_signals(void (*handler)(int))
 	}
 }
 
+volatile sig_atomic_t t32_stop_asked;
+
+static void on_stop_asked(int sig)
+{
+	(void)sig;
+	t32_stop_asked = 1;
+}
+
+void t32_catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_asked };
+
+	/* even where ignored: the command stops keeping its result, not dies */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* Note tmp (NULL: forget it) for out_cleanup. */
 static void out_note(char *tmp, int add)
 {
@@ -809,6 +827,13 @@ int t32_run_program(char *const argv[], struct t32_child_output *out)
 		return -1;
 	}
 	return 0;
+}
+
+void t32_free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 void t32_child_output_free(struct t32_child_output *out)

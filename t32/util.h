@@ -5,6 +5,7 @@
 #ifndef T32_UTIL_H
 #define T32_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -111,6 +112,8 @@ int t32_tmp_beside(const char *path, char **tmp);
 void t32_strays_beside(const char *path);
 /* Forget tmp (free it); unlink it too unless keep. */
 void t32_tmp_done(char *tmp, int keep);
+/* Free the n strings of v, then v (NULL when n is 0 is fine). */
+void t32_free_strings(char **v, size_t n);
 /*
  * The file an output named path goes to: path, or where its symbolic links lead
  * (a relative link read from its own directory), so that the link stays.
@@ -137,6 +140,14 @@ int t32_tmp_keep_partial(const char *tmp, const char *path, int in_place, char *
  * already ignored (nohup) stays ignored.
  */
 void t32_on_stop_signals(void (*handler)(int));
+/*
+ * Set to 1 by SIGINT, SIGTERM or SIGHUP once t32_catch_stop_signals has run
+ * (ignored ones too: a background run is stopped, not killed): a command that
+ * stops on Ctrl-C, keeping what it measured, polls it (or hands it to the loop
+ * that does).
+ */
+extern volatile sig_atomic_t t32_stop_asked;
+void t32_catch_stop_signals(void);
 /*
  * Open path with flags and take its lock (flock, exclusive), the file the name
  * holds once locked: an fd, -1 with errno, or -2 after the message that another
@@ -210,6 +221,12 @@ void t32_provenance_recorded(const char *cpu, const char *core, const char *host
 void t32_provenance_cpu_line(char *buf, size_t len);
 /* `"provenance": {...}` (no comma around it), for a JSON object being written. */
 void t32_provenance_json(FILE *f, int argc, char **argv);
+/*
+ * Open a JSON object with the provenance and then the n string fields kv[i][0]:
+ * kv[i][1], and leave it open for the caller's other fields:
+ * `{"provenance": {...}, "input": "a.tsv", "x": "n"`.
+ */
+void t32_json_open(FILE *f, int argc, char **argv, const char *const (*kv)[2], size_t n);
 /* The source commit t32 was built from ("unknown" outside a git checkout). */
 const char *t32_commit(void);
 /* The command line as one shell-readable string into buf. */

@@ -20,6 +20,7 @@
 #include "analysis/uarch.h"
 #include "t32/core/block.h"
 #include "t32/cmd/cmd.h"
+#include "t32/sample/correlate.h"
 #include "t32/sample/sampling.h"
 #include "t32/core/measure.h"
 #include "t32/cmd/options.h"
@@ -230,70 +231,61 @@ static int sweep_header(const struct t32_tsv *t, struct sweep_cols *c)
 	       c->status < 0 ? -1 : 0;
 }
 
-/* Over a sweep's ok rows: the largest half-width per instruction and on the block. */
-static size_t sweep_rows(const char *path, double *max_hw, double *max_block_hw)
+/*
+ * The next row of the sweep being read in t, split into its fields, the header's
+ * columns read into c on the way (comments passed over; *header 0 before the
+ * first call).  1, or 0 at the end or when a column the benches need is missing.
+ */
+static int sweep_next(struct t32_tsv *t, struct sweep_cols *c, int *header)
+{
+	while (t32_tsv_next(t) > 0) {
+		if (t->line[0] == '#')
+			continue;
+		t32_tsv_split(t);
+		if (*header)
+			return 1;
+		if (sweep_header(t, c))
+			return 0;
+		*header = 1;
+	}
+	return 0;
+}
+
+/* What the benches read from a sweep's rows. */
+struct sweep_sums {
+	size_t ok;			/* rows whose status is ok */
+	double max_hw, max_block_hw;	/* over those: the largest half-width per
+					   instruction, and on the block */
+	size_t rows;			/* rows written, whatever their status */
+	double measuring;		/* the sum of their seconds: the measuring time
+					   (without a seconds column, 0 and rows 0) */
+};
+
+static void sweep_sum(const char *path, struct sweep_sums *sum)
 {
 	struct t32_tsv t;
 	struct sweep_cols c;
-	size_t rows = 0;
 	int header = 0;
 
-	*max_hw = *max_block_hw = 0;
+	memset(sum, 0, sizeof(*sum));
 	if (t32_tsv_open(&t, path))
-		return 0;
-	while (t32_tsv_next(&t) > 0) {
+		return;
+	while (sweep_next(&t, &c, &header)) {
 		double hw;
 
-		if (t.line[0] == '#')
-			continue;
-		t32_tsv_split(&t);
-		if (!header) {
-			if (sweep_header(&t, &c))
-				break;
-			header = 1;
-			continue;
+		if (c.seconds >= 0) {
+			if ((size_t)c.seconds < t.nfields)
+				sum->measuring += strtod(t.fields[c.seconds], NULL);
+			sum->rows++;
 		}
 		if ((size_t)c.status >= t.nfields || strcmp(t.fields[c.status], "ok") != 0)
 			continue;
 		hw = (strtod(t.fields[c.hi], NULL) - strtod(t.fields[c.lo], NULL)) / 2;
-		*max_hw = fmax(*max_hw, hw);
-		*max_block_hw = fmax(*max_block_hw, hw * strtod(t.fields[c.n], NULL));
-		rows++;
+		sum->max_hw = fmax(sum->max_hw, hw);
+		sum->max_block_hw = fmax(sum->max_block_hw, hw * strtod(t.fields[c.n], NULL));
+		sum->ok++;
 	}
 	t32_tsv_close(&t);
-	return rows;
-}
-
-/*
- * The sum of a sweep's rows' seconds: its measuring time (0 when it has none);
- * *rows: the rows written, whatever their status.
- */
-static double sweep_measuring(const char *path, size_t *rows)
-{
-	struct t32_tsv t;
-	struct sweep_cols c;
-	double sum = 0;
-	int header = 0;
-
-	*rows = 0;
-	if (t32_tsv_open(&t, path))
-		return 0;
-	while (t32_tsv_next(&t) > 0) {
-		if (t.line[0] == '#')
-			continue;
-		t32_tsv_split(&t);
-		if (!header) {
-			if (sweep_header(&t, &c) || c.seconds < 0)
-				break;
-			header = 1;
-			continue;
-		}
-		if ((size_t)c.seconds < t.nfields)
-			sum += strtod(t.fields[c.seconds], NULL);
-		(*rows)++;
-	}
-	t32_tsv_close(&t);
-	return sum;
 }
 
 /*
@@ -323,23 +315,23 @@ static void bench_table(void)
 	int fd = mkstemp(path);
 	char *args[] = { "--n", "100,1000,10000,100000", "--mode", "latency", "--unit", "ticks",
 			 "--precision", "0.004", "--block-precision", "0", "--budget", "1", tbl, NULL };
-	double took, hw, bhw, measuring;
-	size_t rows, all;
+	struct sweep_sums sum;
+	double took;
 
 	if (fd < 0)
 		return;
 	close(fd);
 	snprintf(tbl, sizeof(tbl), "%s/coursework.tbl", t32_datadir());
 	took = sweep_child(NULL, args, path);
-	rows = sweep_rows(path, &hw, &bhw);
-	measuring = sweep_measuring(path, &all);
+	sweep_sum(path, &sum);
 	unlink(path);
-	snprintf(fig, sizeof(fig), "%zu rows in %.1f s, worst +-%.4f tick/insn", rows, took, hw);
+	snprintf(fig, sizeof(fig), "%zu rows in %.1f s, worst +-%.4f tick/insn", sum.ok, took,
+		 sum.max_hw);
 	report("table: 24 forms x n = 100..100,000", fig, "96 rows, +-0.005, < 10 s",
-	       took > 0 && rows == 96 && hw <= 0.005 && took < 10);
-	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
+	       took > 0 && sum.ok == 96 && sum.max_hw <= 0.005 && took < 10);
+	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)sum.ok / took : 0);
 	report("sweep throughput (the table)", fig, "(figure only)", took > 0);
-	report_overhead("table", took, measuring, all);
+	report_overhead("table", took, sum.measuring, sum.rows);
 }
 
 /*
@@ -356,24 +348,24 @@ static void bench_steps(void)
 		char *args[] = { "--n", "1..100", "--unit", "ticks", "--precision", "0",
 				 "--block-precision", "0.8", "--budget", "0.5", "l", "m",
 				 (char *)insns[i], NULL };
-		double took, hw, bhw, measuring;
-		size_t rows, all;
+		struct sweep_sums sum;
+		double took;
 
 		if (fd < 0)
 			return;
 		close(fd);
 		took = sweep_child(NULL, args, path);
-		rows = sweep_rows(path, &hw, &bhw);
-		measuring = sweep_measuring(path, &all);
+		sweep_sum(path, &sum);
 		unlink(path);
 		snprintf(what, sizeof(what), "step curve: n = 1..100 x %s", insns[i]);
-		snprintf(fig, sizeof(fig), "%zu n in %.2f s, worst block +-%.2f ticks", rows, took,
-			 bhw);
-		report(what, fig, "+-1 tick, < 2 s", took > 0 && rows == 100 && bhw <= 1 && took < 2);
+		snprintf(fig, sizeof(fig), "%zu n in %.2f s, worst block +-%.2f ticks", sum.ok, took,
+			 sum.max_block_hw);
+		report(what, fig, "+-1 tick, < 2 s",
+		       took > 0 && sum.ok == 100 && sum.max_block_hw <= 1 && took < 2);
 		if (i == 0) {
-			snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)rows / took : 0);
+			snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)sum.ok / took : 0);
 			report("sweep throughput (a step curve)", fig, "(figure only)", took > 0);
-			report_overhead("step curve", took, measuring, all);
+			report_overhead("step curve", took, sum.measuring, sum.rows);
 		}
 	}
 }
@@ -508,41 +500,20 @@ static void bench_sampling(void)
 	}
 }
 
-/* One figure line of `t32 correlate --format=tsv` output: the value of `# key: `. */
-static double summary_value(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "# %s: ", key);
-	char *end;
-	double v;
-
-	p = text ? strstr(text, pat) : NULL;
-	if (!p)
-		return NAN;
-	v = strtod(p + strlen(pat), &end);
-	return end == p + strlen(pat) ? NAN : v;	/* "undetermined (5..11)" is no number */
-}
-
 /*
- * `t32 correlate` on every block file in data/blocks, with the TVD of the fitted
+ * t32_correlate on every block file in data/blocks, with the TVD of the fitted
  * shares (target <= 0.10), the retire width and group chosen, the error of the
- * predicted cycles per iteration (target <= 5%) and the time taken.  Each runs as
- * a program, a fresh process as a user runs it: the time taken is part of the
- * figure, and its summary lines are read from its output.
+ * predicted cycles per iteration (target <= 5%) and the time taken.  Called in
+ * this process as study calls it (the sampled loop and the sweep's blocks run in
+ * their measuring children): the figures are its typed result, not its text.
  */
 static void bench_correlate(void)
 {
-	char dir[PATH_MAX], self[PATH_MAX];
+	char dir[PATH_MAX];
 	struct dirent **names = NULL;
 	int count;
 
 	snprintf(dir, sizeof(dir), "%.3000s/blocks", t32_datadir());
-	if (t32_self_path(self, sizeof(self))) {
-		report("correlate: the blocks", "cannot find this program", "(figure only)", 0);
-		return;
-	}
 	count = scandir(dir, &names, NULL, alphasort);
 	if (count < 0) {
 		report("correlate: the blocks", "no data/blocks folder", "(figure only)", 0);
@@ -551,9 +522,12 @@ static void bench_correlate(void)
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t l = strlen(nm);
-		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16], cpu[16];
-		struct t32_child_output o;
-		double t0, took, tvd, err, w, g;
+		char path[PATH_MAX], what[128], fig[160], wt[16], gt[16];
+		char *body[] = { path, NULL };
+		struct t32_correlate_req q;
+		struct t32_correlate_res res;
+		double t0, took;
+		int rc;
 
 		if (l <= 4 || strcmp(nm + l - 4, ".blk") != 0) {
 			free(names[i]);
@@ -561,38 +535,32 @@ static void bench_correlate(void)
 		}
 		snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
 		snprintf(what, sizeof(what), "correlate: %.*s", (int)(l - 4), nm);
-		snprintf(cpu, sizeof(cpu), "%d", t32_default_cpu());
-		{
-			char *argv[] = { self, "correlate", "--format=tsv", "--samples", "2000",
-					 "--seconds", "3", "--cpu", cpu, path, NULL };
-
-			t0 = t32_now();
-			if (t32_run_program(argv, &o) < 0) {
-				report(what, "cannot run t32 correlate", "TVD <= 0.10, err <= 5%", 0);
-				t32_child_output_free(&o);
-				free(names[i]);
-				continue;
-			}
-			took = t32_now() - t0;
-		}
-		if (o.status == T32_EXIT_UNAVAILABLE) {
+		t32_correlate_req_init(&q);
+		q.samples = 2000;
+		q.seconds = 3;
+		q.cpu = t32_default_cpu();
+		q.body_argc = 1;
+		q.body_argv = body;
+		t0 = t32_now();
+		rc = t32_correlate(&q, 0, NULL, NULL, &res);
+		took = t32_now() - t0;
+		if (rc == T32_EXIT_UNAVAILABLE) {
 			report(what, "no sampling backend (exit 3)", "(figure only)", 1);
-		} else if (o.status != 0 && o.status != T32_EXIT_UNTRUSTED) {
-			snprintf(fig, sizeof(fig), "failed (exit %d)", o.status);
+		} else if (rc != 0 && (rc != T32_EXIT_UNTRUSTED || !isfinite(res.tvd))) {
+			/* exit 7 before any fit (samples that did not stay put): no figures */
+			snprintf(fig, sizeof(fig), "failed (exit %d)", rc);
 			report(what, fig, "TVD <= 0.10, err <= 5%", 0);
 		} else {
-			tvd = summary_value(o.text, "tvd");
-			err = summary_value(o.text, "cycles_error_percent");
-			w = summary_value(o.text, "retire_width");
-			g = summary_value(o.text, "retire_group");
-			/* an undetermined width or group reads as NaN: shown as '?' */
-			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", tvd,
-				 isfinite(w) ? (snprintf(wt, sizeof(wt), "%.0f", w), wt) : "?",
-				 isfinite(g) ? (snprintf(gt, sizeof(gt), "%.0f", g), gt) : "?", err, took);
+			/* an undetermined width or group is NaN: shown as '?' */
+			snprintf(fig, sizeof(fig), "TVD %.3f, W %s/G%s, cpi %+.1f%%, %.1f s", res.tvd,
+				 isfinite(res.retire_width) ?
+				 (snprintf(wt, sizeof(wt), "%.0f", res.retire_width), wt) : "?",
+				 isfinite(res.retire_group) ?
+				 (snprintf(gt, sizeof(gt), "%.0f", res.retire_group), gt) : "?",
+				 res.cycles_error_percent, took);
 			report(what, fig, "TVD <= 0.10, err <= 5%",
-			       t32_corr_meets_target(tvd, err) && o.status == 0);
+			       t32_corr_meets_target(res.tvd, res.cycles_error_percent) && rc == 0);
 		}
-		t32_child_output_free(&o);
 		free(names[i]);
 	}
 	free(names);
@@ -930,19 +898,10 @@ static void count_fulltable(const char *path, struct fulltable_counts *c)
 	memset(c, 0, sizeof(*c));
 	if (t32_tsv_open(&t, path))
 		return;
-	while (t32_tsv_next(&t) > 0) {
+	while (sweep_next(&t, &k, &header) && k.expected >= 0) {
 		double est, lo, hi, exp;
 		const char *status, *form;
 
-		if (t.line[0] == '#')
-			continue;
-		t32_tsv_split(&t);
-		if (!header) {
-			if (sweep_header(&t, &k) || k.expected < 0)
-				break;
-			header = 1;
-			continue;
-		}
 		if ((size_t)k.status >= t.nfields || (size_t)k.expected >= t.nfields)
 			continue;
 		status = t.fields[k.status];
@@ -995,8 +954,8 @@ static void bench_fulltable(void)
 	struct fulltable_counts c;
 	int fd = mkstemp(tbl), fd2 = mkstemp(out);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	double took, measuring;
-	size_t all;
+	struct sweep_sums sum;
+	double took;
 
 	if (!f || fd2 < 0) {
 		report("full table", "cannot make temporary files", "-", 0);
@@ -1017,7 +976,7 @@ static void bench_fulltable(void)
 	report("full table: forms generated (table gen)", fig, ">= 1,500", st.forms >= 1500);
 	took = sweep_child(NULL, args, out);
 	count_fulltable(out, &c);
-	measuring = sweep_measuring(out, &all);
+	sweep_sum(out, &sum);
 	unlink(tbl);
 	unlink(out);
 	snprintf(fig, sizeof(fig), "%zu forms, %zu unsupported rows", c.forms_measured, c.unsupported);
@@ -1026,7 +985,7 @@ static void bench_fulltable(void)
 	report("full table: wall time of the sweep", fig, "<= 900 s", took > 0 && took <= 900);
 	snprintf(fig, sizeof(fig), "%.1f rows/s", took > 0 ? (double)c.rows / took : 0);
 	report("full table: rows per second", fig, "(figure only)", took > 0);
-	report_overhead("full table", took, measuring, all);
+	report_overhead("full table", took, sum.measuring, sum.rows);
 	snprintf(fig, sizeof(fig), "%zu of %zu (%.1f%%)", c.precise, c.measured,
 		 100.0 * (double)c.precise / (double)(c.measured ? c.measured : 1));
 	report("full table: measured rows at +-0.02 cycles", fig, "(figure only)", c.measured > 0);
@@ -1071,10 +1030,7 @@ static int bench_options(int argc, char **argv, int *first)
 	size_t used = 1;
 	int rc;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "bench";
-	bo.accept = T32_OPT_CPU;
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "bench", T32_OPT_CPU, 0);
 	for (const struct bench *b = benches; b->name && used < sizeof(outro); b++)
 		used += (size_t)snprintf(outro + used, sizeof(outro) - used, "  %-14s %s\n", b->name,
 					 b->summary);

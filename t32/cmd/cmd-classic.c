@@ -15,14 +15,6 @@
 static const char classic_usage[] =
 	"t32 [OPTIONS] BARRIER STORE COUNT [N] INSN [[N] INSN]...";
 
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 /* Deltas that cannot be: how many, and the longest, in seconds. */
 struct impossible {
 	uint64_t n;
@@ -75,7 +67,6 @@ int cmd_classic(int argc, char **argv)
 	struct impossible bad = { 0, 0 };
 	char err[512];
 	int rc, first;
-	struct sigaction sa = { .sa_handler = on_interrupt };
 	const struct t32_option opts[] = { T32_OPT_IN_ORDER, T32_OPT_SET(set.rows), T32_OPT_END };
 
 	t32_classic_opts(&set, &o, &s);
@@ -105,10 +96,8 @@ int cmd_classic(int argc, char **argv)
 		rc = T32_EXIT_ERROR;
 		goto out;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	while (count && !interrupted) {
+	t32_catch_stop_signals();
+	while (count && !t32_stop_asked) {
 		uint64_t k = count < (1u << 16) ? count : (1u << 16);
 		double t0 = t32_now();
 
@@ -123,7 +112,7 @@ int cmd_classic(int argc, char **argv)
 		count -= k;
 	}
 	free(buf);
-	if (!rc && interrupted)
+	if (!rc && t32_stop_asked)
 		rc = T32_EXIT_INTERRUPTED;
 	if (!rc && bad.n) {
 		char desc[256];

@@ -20,19 +20,6 @@ static const char correlate_usage[] =
 	"(BLOCK.blk | BLOCK | [N] INSN [[N] INSN]...)";
 
 
-/* --set KEY=VALUE, once for each key */
-static int opt_set(const struct t32_option *row, const char *arg)
-{
-	struct t32_correlate_req *a = row->ctx;
-
-	if (a->nsets >= T32_CORR_MAX_SETS) {
-		t32_error("too many --set options '%s'", arg);
-		return -1;
-	}
-	a->sets[a->nsets++] = arg;
-	return 0;
-}
-
 /* --fit P,...: names of at most T32_CORR_MAX_PARAMS parameters */
 static int opt_fit(const struct t32_option *row, const char *v)
 {
@@ -59,19 +46,6 @@ static int opt_fit(const struct t32_option *row, const char *v)
 	return 0;
 }
 
-/* --init R=V,...: kept as given, read into the block once it is known */
-static int opt_init(const struct t32_option *row, const char *arg)
-{
-	struct t32_correlate_req *a = row->ctx;
-
-	if (a->ninit >= T32_MAX_INIT) {
-		t32_error("too many --init options '%s'", arg);
-		return -1;
-	}
-	a->init[a->ninit++] = arg;
-	return 0;
-}
-
 /* Parse the command line into a; -1 to go on, else the exit code. */
 static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 {
@@ -79,10 +53,7 @@ static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 	struct t32_block_optset shared;
 	int rc, first;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "correlate";
-	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "correlate", T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM, 0);
 	t32_block_optset_help(&shared, T32_OPT_FORMAT,
 			      "table (default), tsv (shares, two blank lines, curve) or json");
 	{
@@ -92,8 +63,8 @@ static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 				       "micro-architecture to start from (default: the one this\n"
 				       "CPU's CPUID names, as t32 env shows; an unknown CPU gets\n"
 				       "its vendor's newest, else zen5)"),
-			T32_OPT_FN("set", "KEY=VALUE", opt_set, a,
-				   "pin a parameter (not fitted unless named in --fit)"),
+			T32_OPT_LIST("set", "KEY=VALUE", a->sets, &a->nsets, T32_CORR_MAX_SETS, "changes",
+				     "pin a parameter (not fitted unless named in --fit)"),
 			T32_OPT_STRING("learned", 0, "FILE|none", &a->learned,
 				       "the learned model to predict from (default: this CPU's,\n"
 				       "kept by t32 learn in the cache, unless --uarch is given);\n"
@@ -118,8 +89,9 @@ static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 				     "or after S seconds (default 3)"),
 			T32_OPT_STRING("backend", 0, "B", &a->backend,
 				       "sampling backend (default: the best available)"),
-			T32_OPT_FN("init", "R=V,...", opt_init, a,
-				   "start register R with V (a block file's init lines do the same)"),
+			/* kept as given, read into the block once it is known */
+			T32_OPT_LIST("init", "R=V,...", a->init, &a->ninit, T32_MAX_INIT, "register settings",
+				     "start register R with V (a block file's init lines do the same)"),
 			T32_OPT_FLAG("no-measure", 0, &a->no_measure,
 				     "take latencies from the shipped table alone; by default each\n"
 				     "instruction form of the block is first timed here as a chain\n"
@@ -172,7 +144,7 @@ int cmd_correlate(int argc, char **argv)
 	rc = corr_parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	rc = t32_correlate(&a, argc, argv, stdout);
+	rc = t32_correlate(&a, argc, argv, stdout, NULL);
 	if (t32_close_stdout() && !rc)
 		rc = T32_EXIT_ERROR;
 	return rc;

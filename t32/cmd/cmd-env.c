@@ -71,11 +71,8 @@ int cmd_env(int argc, char **argv)
 	struct t32_env v;
 	int rc, first;
 
-	t32_block_opts_init(&o);
-	o.cmd = "env";
-	o.accept = T32_OPT_CPU | T32_OPT_TIMEOUT | T32_OPT_FORMAT;
-	o.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_JSON);
-	t32_block_optset_init(&shared, &o, NULL);
+	t32_block_optset_for(&shared, &o, "env", T32_OPT_CPU | T32_OPT_TIMEOUT | T32_OPT_FORMAT,
+			     T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_JSON));
 	rc = t32_options_parse("env", env_usage,
 			       "What this machine offers and costs: the CPU and its core (on a hybrid "
 			       "part, the\npinned CPU's core type and which CPUs are P- and E-cores), "

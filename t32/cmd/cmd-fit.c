@@ -167,9 +167,7 @@ static void fit_input_free(struct fit_input *in)
 	}
 	free(in->g);
 	free(in->slot);
-	for (size_t i = 0; i < in->ncomments; i++)
-		free(in->comments[i]);
-	free(in->comments);
+	t32_free_strings(in->comments, in->ncomments);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -552,18 +550,22 @@ static void fit_json_num(double v)
 		printf("null");
 }
 
+/* `"key": number` for each of keys[0..n), comma-separated, null where there is no number. */
+static void fit_json_nums(const char *const *keys, const double *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		printf("%s\"%s\": ", k ? ", " : "", keys[k]);
+		fit_json_num(v[k]);
+	}
+}
+
 /* JSON for programs: the same fields as the TSV, steps and plateaus as arrays. */
 static void fit_print_json(const struct fit_input *in, const char *path, const struct fit_cols *c,
 			   int by_used)
 {
-	printf("{");
-	t32_provenance_json(stdout, 0, NULL);
-	printf(", \"input\": ");
-	t32_json_string(stdout, path);
-	printf(", \"x\": ");
-	t32_json_string(stdout, c->x);
-	printf(", \"y\": ");
-	t32_json_string(stdout, c->y);
+	const char *const head[][2] = { { "input", path }, { "x", c->x }, { "y", c->y } };
+
+	t32_json_open(stdout, 0, NULL, head, 3);
 	printf(", \"by\": ");
 	if (by_used) {
 		printf("[");
@@ -587,18 +589,12 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 		t32_json_string(stdout, name);
 		printf(", \"points\": %zu, \"skipped\": %zu, \"fit\": ", g->n, g->skipped);
 		if (g->fitted) {
-			printf("{\"intercept\": ");
-			fit_json_num(f->a);
-			printf(", \"intercept_se\": ");
-			fit_json_num(f->se_a);
-			printf(", \"slope\": ");
-			fit_json_num(f->b);
-			printf(", \"slope_se\": ");
-			fit_json_num(f->se_b);
-			printf(", \"r2\": ");
-			fit_json_num(f->r2);
-			printf(", \"rms\": ");
-			fit_json_num(f->rms);
+			static const char *const keys[] = { "intercept", "intercept_se", "slope",
+							    "slope_se", "r2", "rms" };
+			const double v[] = { f->a, f->se_a, f->b, f->se_b, f->r2, f->rms };
+
+			printf("{");
+			fit_json_nums(keys, v, 6);
 			printf(", \"robust\": %s, \"rejected\": %zu}", f->robust ? "true" : "false",
 			       f->rejected);
 		} else {
@@ -609,28 +605,30 @@ static void fit_print_json(const struct fit_input *in, const char *path, const s
 			printf("null}");
 			continue;
 		}
-		printf("{\"noise\": ");
-		fit_json_num(s->noise);
-		printf(", \"threshold\": ");
-		fit_json_num(s->threshold);
-		printf(", \"period\": ");
-		fit_json_num(s->nsteps >= 2 ? s->period : NAN);
-		printf(", \"period_rms\": ");
-		fit_json_num(s->nsteps >= 2 ? s->period_rms : NAN);
-		printf(", \"regular\": ");
-		fit_json_num(s->nsteps >= 2 ? s->regular : NAN);
-		printf(", \"periodic\": %s, \"height_mean\": ", s->periodic ? "true" : "false");
-		fit_json_num(s->nsteps ? s->height_mean : NAN);
-		printf(", \"height_sd\": ");
-		fit_json_num(s->nsteps ? s->height_sd : NAN);
+		{
+			/* the period's figures need two steps, the heights one */
+			static const char *const keys[] = { "noise", "threshold", "period",
+							    "period_rms", "regular" };
+			static const char *const height[] = { "height_mean", "height_sd" };
+			const double v[] = { s->noise, s->threshold,
+					     s->nsteps >= 2 ? s->period : NAN,
+					     s->nsteps >= 2 ? s->period_rms : NAN,
+					     s->nsteps >= 2 ? s->regular : NAN };
+			const double h[] = { s->nsteps ? s->height_mean : NAN,
+					     s->nsteps ? s->height_sd : NAN };
+
+			printf("{");
+			fit_json_nums(keys, v, 5);
+			printf(", \"periodic\": %s, ", s->periodic ? "true" : "false");
+			fit_json_nums(height, h, 2);
+		}
 		printf(", \"at\": [");
 		for (size_t j = 0; j < s->nsteps; j++) {
-			printf("%s{\"x\": ", j ? ", " : "");
-			fit_json_num(s->steps[j].x);
-			printf(", \"x_before\": ");
-			fit_json_num(s->steps[j].x_before);
-			printf(", \"height\": ");
-			fit_json_num(s->steps[j].height);
+			static const char *const keys[] = { "x", "x_before", "height" };
+			const double v[] = { s->steps[j].x, s->steps[j].x_before, s->steps[j].height };
+
+			printf("%s{", j ? ", " : "");
+			fit_json_nums(keys, v, 3);
 			printf("}");
 		}
 		printf("], \"plateaus\": [");

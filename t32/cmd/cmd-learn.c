@@ -111,7 +111,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			if (isatty(2))
 				fprintf(stderr, "t32 learn: probe %.*s\n", (int)(nl - 4), nm);
 			/* the files' provenance names the learn command that made them */
-			rc = t32_correlate(&q, 0, NULL, NULL);
+			rc = t32_correlate(&q, 0, NULL, NULL, NULL);
 			if (rc == T32_EXIT_UNAVAILABLE || rc == T32_EXIT_INTERRUPTED) {
 				for (int k = i; k < count; k++)
 					free(names[k]);
@@ -133,29 +133,13 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	return done;
 }
 
-/* --set KEY=VALUE: kept, applied to the data learning starts from */
-static int learn_opt_set(const struct t32_option *row, const char *arg)
-{
-	struct learn_args *a = row->ctx;
-
-	if (a->nsets >= sizeof(a->sets) / sizeof(a->sets[0])) {
-		t32_error("too many --set options '%s'", arg);
-		return -1;
-	}
-	a->sets[a->nsets++] = arg;
-	return 0;
-}
-
 static int learn_parse(int argc, char **argv, struct learn_args *a)
 {
 	struct t32_block_opts bo;
 	struct t32_block_optset shared;
 
-	t32_block_opts_init(&bo);
-	bo.cmd = "learn";
-	bo.accept = T32_OPT_CPU | T32_OPT_FORMAT;
-	bo.formats = T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV);
-	t32_block_optset_init(&shared, &bo, NULL);
+	t32_block_optset_for(&shared, &bo, "learn", T32_OPT_CPU | T32_OPT_FORMAT,
+			     T32_FMT_BIT(T32_FMT_TABLE) | T32_FMT_BIT(T32_FMT_TSV));
 	t32_block_optset_help(&shared, T32_OPT_CPU, "measure the probes on CPU N (default: the last\n"
 			      "allowed CPU, a P-core on a hybrid part)");
 	t32_block_optset_help(&shared, T32_OPT_FORMAT,
@@ -179,8 +163,9 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 			       "write the learned model to FILE (with --from, it is kept in\n"
 			       "the cache only when the probes were recorded on this CPU)"),
 		T32_OPT_FLAG("no-store", 0, &a->no_store, "print the learned model only"),
-		T32_OPT_FN("set", "KEY=VALUE", learn_opt_set, a,
-			   "pin a parameter (not learned): an experiment on the probes"),
+		/* kept, applied to the data learning starts from */
+		T32_OPT_LIST("set", "KEY=VALUE", a->sets, &a->nsets, sizeof(a->sets) / sizeof(a->sets[0]),
+			     "changes", "pin a parameter (not learned): an experiment on the probes"),
 		T32_OPT_STRING("keys", 0, "K,...|none", &a->keys,
 			       "the parameters to learn (default: those the probes touch);\n"
 			       "none: learn nothing, only predict the probes"),
@@ -327,6 +312,7 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
 		       struct t32_uarch_choice *choice, struct t32_lattab *tab)
 {
 	char err[1024], core[32];
+	int rc;
 
 	core[0] = 0;
 	if (!a->uarch && a->from)
@@ -336,16 +322,13 @@ static int learn_start(const struct learn_args *a, const char *dir, struct t32_u
 	} else {
 		t32_block_uarch(a->uarch, choice);
 	}
-	if (t32_uarch_load(u, choice->data, t32_datadir(), err, sizeof(err)) ||
-	    t32_shipped_lattab(tab, err, sizeof(err))) {
+	rc = t32_block_uarch_load(u, choice->data, t32_datadir(), a->sets, a->nsets);
+	if (rc)
+		return rc;
+	if (t32_shipped_lattab(tab, err, sizeof(err))) {
 		t32_error("%s", err);
 		return T32_EXIT_ERROR;
 	}
-	for (size_t k = 0; k < a->nsets; k++)
-		if (t32_uarch_set(u, a->sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			return T32_EXIT_USAGE;
-		}
 	return 0;
 }
 

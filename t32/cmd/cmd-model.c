@@ -281,10 +281,7 @@ static int model_options(int argc, char **argv, struct model_args *m, struct t32
 	struct t32_block_optset shared;
 	int rc;
 
-	t32_block_opts_init(bo);
-	bo->cmd = "model";
-	bo->accept = T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM;
-	t32_block_optset_init(&shared, bo, NULL);
+	t32_block_optset_for(&shared, bo, "model", T32_OPT_CPU | T32_OPT_FORMAT | T32_OPT_RAWNASM, 0);
 	t32_block_optset_help(&shared, T32_OPT_CPU,
 			      "model CPU N's core and time forms there (default: the last\n"
 			      "allowed CPU, a P-core on a hybrid part; an E-core by its number)");
@@ -405,16 +402,10 @@ static int model_machine(const struct model_args *m, const char *dir,
 			 struct t32_lattab *tab)
 {
 	char err[1024], path[PATH_MAX];
+	int rc = t32_block_uarch_load(u, choice->data, dir, m->sets, m->nsets);
 
-	if (t32_uarch_load(u, choice->data, dir, err, sizeof(err))) {
-		t32_error("%s", err);
-		return T32_EXIT_ERROR;
-	}
-	for (size_t k = 0; k < m->nsets; k++)
-		if (t32_uarch_set(u, m->sets[k], err, sizeof(err))) {
-			t32_error("%s", err);
-			return T32_EXIT_USAGE;
-		}
+	if (rc)
+		return rc;
 	if (m->lat_path)
 		snprintf(path, sizeof(path), "%s", m->lat_path);
 	else

@@ -43,14 +43,6 @@
 static const char sample_usage[] =
 	"t32 sample [OPTIONS] [N] INSN [[N] INSN]... | FILE.blk | BLOCK";
 
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 
 
 
@@ -145,20 +137,12 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 		       size_t unit, const struct t32_sample_check *ck)
 {
 	char desc[4096];
+	const char *const head[][2] = { { "block", desc }, { "block_file", a->block_file },
+					{ "barrier", loop_barrier ? s->barrier : "none" },
+					{ "backend", r->backend->name }, { "event", r->event } };
 
 	t32_sampling_body_text(s, desc, sizeof(desc));
-	printf("{");
-	t32_provenance_json(stdout, 0, NULL);
-	printf(", \"block\": ");
-	t32_json_string(stdout, desc);
-	printf(", \"block_file\": ");
-	t32_json_string(stdout, a->block_file);
-	printf(", \"barrier\": ");
-	t32_json_string(stdout, loop_barrier ? s->barrier : "none");
-	printf(", \"backend\": ");
-	t32_json_string(stdout, r->backend->name);
-	printf(", \"event\": ");
-	t32_json_string(stdout, r->event);
+	t32_json_open(stdout, 0, NULL, head, 5);
 	printf(", \"period\": %llu, \"period_unit\": ", (unsigned long long)r->period);
 	t32_json_string(stdout, r->unit);
 	printf(", \"skid\": ");
@@ -333,7 +317,6 @@ int cmd_sample(int argc, char **argv)
 	struct t32_sampling out;
 	struct t32_spec s = { 0 };
 	struct t32_block_opts o;
-	struct sigaction sa = { .sa_handler = on_interrupt };
 	char err[512];
 	int rc, loop_barrier = 0;
 
@@ -352,10 +335,8 @@ int cmd_sample(int argc, char **argv)
 	a.loop_barrier = loop_barrier;
 	a.run = o.run;
 	/* Ctrl-C: the child stops sampling after its chunk; report what it has */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	rc = t32_sampling_take(&a, &s, &interrupted, &out);
+	t32_catch_stop_signals();
+	rc = t32_sampling_take(&a, &s, &t32_stop_asked, &out);
 	if (rc)
 		goto out;
 	if (o.format == T32_FMT_TSV)
@@ -366,11 +347,11 @@ int cmd_sample(int argc, char **argv)
 		print_table(&out.r.at, &out.r, &a, &s, loop_barrier, out.unit, &out.ck);
 	rc = t32_close_stdout();
 	/* a move since the last run is said whatever this run's own verdict */
-	if (!rc && !interrupted && out.ck.minutes >= 0 && out.ck.since.unstable)
+	if (!rc && !t32_stop_asked && out.ck.minutes >= 0 && out.ck.since.unstable)
 		t32_warn("the samples moved since the run of %.0f minutes ago (TVD %.3f, p = %.2g): "
 			 "this machine switches between ways interrupts land", out.ck.minutes,
 			 out.ck.since.tvd, out.ck.since.p);
-	if (!rc && interrupted) {
+	if (!rc && t32_stop_asked) {
 		rc = T32_EXIT_INTERRUPTED;
 	} else if (!rc && t32_sampling_doubt(&out) == T32_SAMPLING_FEW) {
 		t32_error("too few samples in the body to trust the shares '%llu' (want %d; "

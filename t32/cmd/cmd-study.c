@@ -160,6 +160,48 @@ static int deltas(struct study *st, const char *insn, uint64_t reps, uint64_t co
 	return rc;
 }
 
+/*
+ * A recipe made of n raw measurements of reps x insn: the measurements into *d
+ * (malloc'd) and its file NAME.tsv opened into *o with the provenance (`t32
+ * BARRIER m N ` and run, the rest of the command and what is kept of it).  0,
+ * or an exit code with nothing left open.
+ */
+static int deltas_open(struct study *st, const char *insn, uint64_t reps, uint64_t n,
+		       const char *name, const char *run, uint64_t **d, FILE **o)
+{
+	char path[PATH_MAX], file[64], what[256];
+	int rc;
+
+	*o = NULL;
+	*d = malloc(n * sizeof(uint64_t));
+	if (!*d)
+		return T32_EXIT_ERROR;
+	rc = deltas(st, insn, reps, n, *d);
+	snprintf(file, sizeof(file), "%s.tsv", name);
+	if (!rc && !(*o = t32_fopen_out(study_path(st, file, path, sizeof(path)))))
+		rc = T32_EXIT_ERROR;
+	if (rc) {
+		free(*d);
+		return rc;
+	}
+	snprintf(what, sizeof(what), "t32 %s m %llu %s", st->barrier, (unsigned long long)n, run);
+	study_provenance(st, *o, name, what);
+	return 0;
+}
+
+/* The end of deltas_open's recipe: d freed, NAME.tsv put in place and plotted. */
+static int deltas_close(struct study *st, const char *name, uint64_t *d, FILE *o)
+{
+	char file[64];
+
+	free(d);
+	if (t32_fclose_out(o))
+		return T32_EXIT_ERROR;
+	snprintf(file, sizeof(file), "%s.tsv", name);
+	study_plot(st, name, file, name, NULL, NULL, NULL);
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -171,25 +213,13 @@ static int cmp_double(const void *a, const void *b)
 
 static int run_scatter(struct study *st)
 {
-	uint64_t n = st->p->scatter_runs, *d = malloc(n * sizeof(uint64_t));
-	char path[PATH_MAX], what[256];
+	uint64_t n = st->p->scatter_runs, *d;
 	FILE *o;
-	int rc;
+	int rc = deltas_open(st, "inc eax", 100000, n, "scatter",
+			     "100000 'inc eax', every measurement in the order taken", &d, &o);
 
-	if (!d)
-		return T32_EXIT_ERROR;
-	rc = deltas(st, "inc eax", 100000, n, d);
-	if (rc) {
-		free(d);
+	if (rc)
 		return rc;
-	}
-	if (!(o = t32_fopen_out(study_path(st, "scatter.tsv", path, sizeof(path))))) {
-		free(d);
-		return T32_EXIT_ERROR;
-	}
-	snprintf(what, sizeof(what), "t32 %s m %llu 100000 'inc eax', every measurement in the "
-		 "order taken", st->barrier, (unsigned long long)n);
-	study_provenance(st, o, "scatter", what);
 	fprintf(o, "i\tticks\tcycles\n");
 	for (uint64_t i = 0; i < n; i++) {
 		fprintf(o, "%llu\t%llu\t", (unsigned long long)i, (unsigned long long)d[i]);
@@ -197,11 +227,7 @@ static int run_scatter(struct study *st)
 			fprintf(o, "%.0f", (double)d[i] * st->ratio);
 		fprintf(o, "\n");
 	}
-	free(d);
-	if (t32_fclose_out(o))
-		return T32_EXIT_ERROR;
-	study_plot(st, "scatter", "scatter.tsv", "scatter", NULL, NULL, NULL);
-	return 0;
+	return deltas_close(st, "scatter", d, o);
 }
 
 /* The median of v[0..n) (copied, not changed). */
@@ -368,26 +394,14 @@ static int run_min_vs_count(struct study *st)
 {
 	static const uint64_t counts[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000,
 					   200000, 500000, 1000000 };
-	uint64_t max = st->p->min_counts_max, *d = malloc(max * sizeof(uint64_t)), min = UINT64_MAX;
-	char path[PATH_MAX], what[256];
+	uint64_t max = st->p->min_counts_max, *d, min = UINT64_MAX;
 	double t0 = t32_now(), r = st->ratio;
 	FILE *o;
-	int rc;
+	int rc = deltas_open(st, "nop", 0, max, "min-vs-count", "0 nop (the empty block), the "
+			     "minimum and t32's estimate over the first COUNT measurements", &d, &o);
 
-	if (!d)
-		return T32_EXIT_ERROR;
-	rc = deltas(st, "nop", 0, max, d);
-	if (rc) {
-		free(d);
+	if (rc)
 		return rc;
-	}
-	if (!(o = t32_fopen_out(study_path(st, "min-vs-count.tsv", path, sizeof(path))))) {
-		free(d);
-		return T32_EXIT_ERROR;
-	}
-	snprintf(what, sizeof(what), "t32 %s m %llu 0 nop (the empty block), the minimum and t32's "
-		 "estimate over the first COUNT measurements", st->barrier, (unsigned long long)max);
-	study_provenance(st, o, "min-vs-count", what);
 	fprintf(o, "# seconds: %.2f (all %llu measurements)\n", t32_now() - t0,
 		(unsigned long long)max);
 	fprintf(o, "count\tmin_ticks\tmin_cycles\test_ticks\test_lo\test_hi\test_cycles\t"
@@ -408,11 +422,7 @@ static int run_min_vs_count(struct study *st)
 			fprintf(o, "\t\t");
 		fprintf(o, "\n");
 	}
-	free(d);
-	if (t32_fclose_out(o))
-		return T32_EXIT_ERROR;
-	study_plot(st, "min-vs-count", "min-vs-count.tsv", "min-vs-count", NULL, NULL, NULL);
-	return 0;
+	return deltas_close(st, "min-vs-count", d, o);
 }
 
 /*
@@ -1532,7 +1542,7 @@ static int run_interrupts(struct study *st)
 		q.body_argc = 1;
 		q.body_argv = body;
 		/* the files' provenance names the study command that made them */
-		crc = t32_correlate(&q, 0, NULL, NULL);
+		crc = t32_correlate(&q, 0, NULL, NULL, NULL);
 		if (crc == T32_EXIT_INTERRUPTED) {
 			stop = 1;
 			break;
@@ -1861,17 +1871,8 @@ static int allforms_table(const char *tbl)
 {
 	struct t32_tablegen_opts go = { 0 };
 	struct t32_tablegen_stats gs;
-	struct t32_out out;
-	int rc;
 
-	if (t32_out_open(&out, tbl))
-		return T32_EXIT_ERROR;
-	rc = t32_tablegen(out.f, &go, &gs);
-	if (rc)
-		t32_out_abort(&out);
-	else if (t32_out_commit(&out))
-		rc = T32_EXIT_ERROR;
-	return rc;
+	return t32_tablegen_file(tbl, &go, &gs);
 }
 
 /*
@@ -2116,10 +2117,7 @@ static int study_options(int argc, char **argv, struct study *st, struct t32_blo
 	char intro[4096];
 	size_t used;
 
-	t32_block_opts_init(bo);
-	bo->cmd = "study";
-	bo->accept = T32_OPT_CPU;
-	t32_block_optset_init(&shared, bo, NULL);
+	t32_block_optset_for(&shared, bo, "study", T32_OPT_CPU, 0);
 	used = (size_t)snprintf(intro, sizeof(intro), "Recipes (all when none is named; one named "
 				"is run into the directory and the page keeps the others):\n");
 	for (const struct recipe *r = recipes; r->name && used < sizeof(intro); r++)

@@ -23,7 +23,6 @@ static int table_gen(int argc, char **argv)
 {
 	struct t32_tablegen_opts o = { 0 };
 	struct t32_tablegen_stats st;
-	struct t32_out out;
 	const char *path = NULL, *excluded = NULL;
 	int rc, quiet = 0;
 	const struct t32_option opts[] = {
@@ -57,17 +56,10 @@ static int table_gen(int argc, char **argv)
 	o.progress = !quiet && isatty(2);
 	if (excluded && !(o.excluded = t32_fopen_out(excluded)))
 		return T32_EXIT_ERROR;
-	if (path && strcmp(path, "-")) {
-		if (t32_out_open(&out, path))
-			return T32_EXIT_ERROR;
-		rc = t32_tablegen(out.f, &o, &st);
-		if (rc)
-			t32_out_abort(&out);
-		else if (t32_out_commit(&out))
-			rc = T32_EXIT_ERROR;
-	} else {
+	if (path && strcmp(path, "-"))
+		rc = t32_tablegen_file(path, &o, &st);
+	else
 		rc = t32_tablegen(stdout, &o, &st);
-	}
 	if (o.excluded && (rc ? (t32_fabort_out(o.excluded), 0) : t32_fclose_out(o.excluded)) && !rc)
 		rc = T32_EXIT_ERROR;
 	if (!rc && !quiet) {

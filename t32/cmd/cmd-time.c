@@ -21,14 +21,6 @@ static const char time_usage[] =
 	"t32 time [OPTIONS] BARRIER STORE COUNT|auto [N] INSN [[N] INSN]...\n"
 	"       t32 time --replay FILE [--format F]";
 
-static volatile int interrupted;
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 /* A JSON object's numbers: null where a value is not finite, and why, kept for the end. */
 struct json_nums {
 	char why[512];
@@ -292,7 +284,6 @@ static int time_main(int argc, char **argv, struct t32_rec *rec, const char *for
 	struct t32_measure_opts mo;
 	struct t32_measurement m;
 	struct t32_spec s = { 0 };
-	struct sigaction sa = { .sa_handler = on_interrupt };
 	struct time_args a = { .budget = -1, .base_n = UINT64_MAX };
 	char err[512];
 	const char *record;
@@ -358,13 +349,11 @@ static int time_main(int argc, char **argv, struct t32_rec *rec, const char *for
 	if (record && !(rec = t32_rec_create(record, argc, argv)))
 		return T32_EXIT_ERROR;
 	mo.rec = rec;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	rc = t32_measure(&s, &o, &mo, &interrupted, &m);
+	t32_catch_stop_signals();
+	rc = t32_measure(&s, &o, &mo, &t32_stop_asked, &m);
 	if (!rc && m.rounds) {
 		print_result(&m, &s, &o, &mo, argc + 1, argv - 1);
-		if (interrupted) {
+		if (t32_stop_asked) {
 			rc = T32_EXIT_INTERRUPTED;
 		} else if (m.untrusted[0]) {
 			char desc[4096];

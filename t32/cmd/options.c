@@ -304,6 +304,17 @@ void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *
 	set->rows[7] = (struct t32_option)T32_OPT_END;
 }
 
+void t32_block_optset_for(struct t32_block_optset *set, struct t32_block_opts *o,
+			  const char *cmd, unsigned accept, unsigned formats)
+{
+	t32_block_opts_init(o);
+	o->cmd = cmd;
+	o->accept = accept;
+	if (formats)
+		o->formats = formats;
+	t32_block_optset_init(set, o, NULL);
+}
+
 void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help)
 {
 	for (int i = 0; i < 7; i++)

@@ -109,6 +109,13 @@ struct t32_block_optset {
 };
 void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *o,
 			   struct t32_spec *s);
+/*
+ * A command that measures but reads no block spec: o's defaults, named cmd,
+ * taking the shared options accept (T32_OPT_* bits) and writing the formats
+ * (T32_FMT_BIT()s, the first the default; 0: all), and set made from them.
+ */
+void t32_block_optset_for(struct t32_block_optset *set, struct t32_block_opts *o,
+			  const char *cmd, unsigned accept, unsigned formats);
 /* The help of the shared option `bit` (T32_OPT_*) as this command says it, if it takes it. */
 void t32_block_optset_help(struct t32_block_optset *set, unsigned bit, const char *help);
 

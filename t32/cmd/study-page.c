@@ -167,9 +167,7 @@ static void free_fields(char **f)
 
 void tab_free(struct tab *t)
 {
-	for (size_t i = 0; i < t->ncomments; i++)
-		free(t->comments[i]);
-	free(t->comments);
+	t32_free_strings(t->comments, t->ncomments);
 	free_fields(t->head);
 	for (size_t i = 0; i < t->nrows; i++)
 		free_fields(t->rows[i]);

@@ -505,6 +505,23 @@ void t32_block_uarch(const char *asked, struct t32_uarch_choice *c)
 	t32_uarch_choose(asked, cpu.vendor, cpu.family, cpu.model, cpu.core_type, c);
 }
 
+int t32_block_uarch_load(struct t32_uarch *u, const char *name, const char *datadir,
+			 const char *const *sets, size_t nsets)
+{
+	char err[1024];
+
+	if (t32_uarch_load(u, name, datadir, err, sizeof(err))) {
+		t32_error("%s", err);
+		return T32_EXIT_ERROR;
+	}
+	for (size_t k = 0; k < nsets; k++)
+		if (t32_uarch_set(u, sets[k], err, sizeof(err))) {
+			t32_error("%s", err);
+			return T32_EXIT_USAGE;
+		}
+	return 0;
+}
+
 void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c)
 {
 	fprintf(f, "{\"name\": ");

@@ -110,6 +110,13 @@ int t32_report_fault(const struct t32_fault *f, const struct t32_spec *s);
 void t32_block_uarch(const char *asked, struct t32_uarch_choice *c);
 /* The choice as a JSON object: {"name", "data", "how", "basis"}. */
 void t32_uarch_choice_json(FILE *f, const struct t32_uarch_choice *c);
+/*
+ * The micro-architecture data name (a name or a file) from datadir into u, with
+ * --set's changes applied in order: 0, else the exit code after a message (1:
+ * the data cannot be read; 2: a change is not one the data takes).
+ */
+int t32_block_uarch_load(struct t32_uarch *u, const char *name, const char *datadir,
+			 const char *const *sets, size_t nsets);
 
 /* The names of the blocks in data/blocks (without .blk), sorted; their count. */
 size_t t32_block_names(char ***names);

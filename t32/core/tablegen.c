@@ -1609,3 +1609,19 @@ out:
 	cs_close(&g.h);
 	return rc;
 }
+
+int t32_tablegen_file(const char *path, const struct t32_tablegen_opts *o,
+		      struct t32_tablegen_stats *st)
+{
+	struct t32_out out;
+	int rc;
+
+	if (t32_out_open(&out, path))
+		return T32_EXIT_ERROR;
+	rc = t32_tablegen(out.f, o, st);
+	if (rc)
+		t32_out_abort(&out);
+	else if (t32_out_commit(&out))
+		rc = T32_EXIT_ERROR;
+	return rc;
+}

@@ -57,4 +57,11 @@ struct t32_tablegen_stats {
  */
 int t32_tablegen(FILE *out, const struct t32_tablegen_opts *o, struct t32_tablegen_stats *st);
 
+/*
+ * The same written whole to the file path (a temporary file renamed into place,
+ * nothing left on failure).  0, or an exit code after a message.
+ */
+int t32_tablegen_file(const char *path, const struct t32_tablegen_opts *o,
+		      struct t32_tablegen_stats *st);
+
 #endif

@@ -164,6 +164,18 @@ void t32_provenance_of(FILE *f, const char *cmd)
 	}
 }
 
+void t32_json_open(FILE *f, int argc, char **argv, const char *const (*kv)[2], size_t n)
+{
+	fprintf(f, "{");
+	t32_provenance_json(f, argc, argv);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, ", ");
+		t32_json_string(f, kv[i][0]);
+		fprintf(f, ": ");
+		t32_json_string(f, kv[i][1]);
+	}
+}
+
 void t32_provenance_json(FILE *f, int argc, char **argv)
 {
 	struct facts x;

@@ -1350,7 +1350,16 @@ void t32_correlate_req_init(struct t32_correlate_req *q)
 	q->format = T32_FMT_TABLE;
 }
 
-int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out)
+/* A fitted parameter's value for a caller: NaN when the fit left it undetermined. */
+static double corr_res_param(const struct t32_corr_result *r, const char *key, unsigned value)
+{
+	const struct t32_corr_param *p = corr_param(r, key);
+
+	return p && !p->determined ? NAN : value;
+}
+
+int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out,
+		  struct t32_correlate_res *res)
 {
 	struct corr_run *run = calloc(1, sizeof(*run));
 	struct t32_uarch u;
@@ -1361,6 +1370,8 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out)
 	size_t np;
 	int rc;
 
+	if (res)
+		*res = (struct t32_correlate_res){ NAN, NAN, NAN, NAN };
 	if (!run) {
 		t32_error("out of memory");
 		return T32_EXIT_ERROR;
@@ -1397,6 +1408,14 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out)
 		t32_error("too few samples in the body to trust the shares '%llu'",
 			  (unsigned long long)run->fit.samples);
 		rc = T32_EXIT_UNTRUSTED;
+	}
+	if (res) {
+		res->tvd = run->fit.gof.tvd;
+		res->cycles_error_percent = 100 * run->cpi_error;
+		res->retire_width = corr_res_param(&run->fit, "retire_width",
+						   run->fit.u.retire_width);
+		res->retire_group = corr_res_param(&run->fit, "retire_group",
+						   t32_uarch_retire_group(&run->fit.u));
 	}
 out:
 	if (!a->outdir && !a->from) {

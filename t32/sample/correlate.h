@@ -1,7 +1,7 @@
 /*
  * correlate.h - one block measured two ways and one retirement model fitted to
- * both, as a library call (`t32 correlate`, `t32 learn` and `t32 study` call it
- * in process): the step curve of k = 0..K copies of the block's unit between
+ * both, as a library call (`t32 correlate`, `t32 learn`, `t32 study` and `t32
+ * bench correlate` call it in process): the step curve of k = 0..K copies of the block's unit between
  * lfences (t32_sweep), where timer interrupts land in it run as a loop
  * (t32_sampling_take), and the model (analysis/correlate.h) fitted to both at
  * once, or predicted from the learned model of this CPU.
@@ -52,13 +52,22 @@ struct t32_correlate_req {
 /* The defaults of `t32 correlate`: K 16, 2000 samples or 3 s, the default CPU, a table. */
 void t32_correlate_req_init(struct t32_correlate_req *q);
 
+/* What a run gave, for a caller that judges it (NaN where there is no number). */
+struct t32_correlate_res {
+	double tvd;			/* measured against predicted shares */
+	double cycles_error_percent;	/* predicted cycles per iteration against the curve's slope */
+	double retire_width;		/* NaN when the fit left it undetermined */
+	double retire_group;
+};
+
 /*
  * Correlate the block q names (q->body_argv: a block file or INSN words), print
  * the result to out as q->format asks (out NULL: nothing printed, only -o DIR's
- * files written).  argc/argv: the command
+ * files written), and fill *res when it is not NULL.  argc/argv: the command
  * line the provenance of what is written names.  The exit code `t32 correlate`
  * gives (0, 7 when the samples are too few to trust, ...).
  */
-int t32_correlate(struct t32_correlate_req *q, int argc, char **argv, FILE *out);
+int t32_correlate(struct t32_correlate_req *q, int argc, char **argv, FILE *out,
+		  struct t32_correlate_res *res);
 
 #endif
