@@ -452,7 +452,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_SCALED, 1,
-						   1 };
+						   1, 1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -702,11 +702,19 @@ static void scale_cycles(struct t32_measurement *m, double f)
  * result is put on the clock of the chain that ran fastest for its cycles and its
  * interval widened by how far the chains disagree (it is untrusted: the block was
  * slowed by an unknown part of that, or more).
+ *
+ * How well they know it is not only their combined half-width: sensors that
+ * each leave 1 by less than noise but by different amounts (imul 1.0106 +-
+ * 0.0088, vector 1.0049 +- 0.0051) put the clock anywhere in their span, the
+ * farthest one's distance from 1 and its half-width.  That span is what the
+ * stopping rule and the trust judge hold the result to (stop_hw, sensor_span);
+ * with span_floor the interval holds it too, so that an interval never claims
+ * a clock known better than the result was judged by.
  */
 static void sensors_judge(struct t32_measurement *m, const struct loop *l, const double *est,
-			  uint64_t cal_len)
+			  uint64_t cal_len, int span_floor)
 {
-	double q[T32_SENSORS], top = 1, bottom = 1, mean, hw;
+	double q[T32_SENSORS], top = 1, bottom = 1, mean, hw, span;
 
 	sensors_of_round(est, cal_len, q);
 	for (int i = 0; i < T32_SENSORS; i++) {
@@ -724,7 +732,7 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 		top = fmax(top, m->sense[i]);
 		bottom = fmin(bottom, m->sense[i]);
 	}
-	sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
+	span = sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
 	if (m->contended) {
 		m->contention = top / bottom - 1;
 		scale_cycles(m, top);
@@ -734,6 +742,10 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 		scale_cycles(m, fmax(1, mean));
 		m->halfwidth = hypot(m->halfwidth, fabs(m->value) * hw);
 		m->whole_halfwidth = hypot(m->whole_halfwidth, fabs(m->whole_value) * hw);
+		if (span_floor) {
+			m->halfwidth = fmax(m->halfwidth, fabs(m->value) * span);
+			m->whole_halfwidth = fmax(m->whole_halfwidth, fabs(m->whole_value) * span);
+		}
 	}
 }
 
@@ -1021,7 +1033,8 @@ static int judge_drift(struct t32_measurement *m, const struct t32_measure_opts 
  * drift, and whether the result can be trusted.
  */
 static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
-		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz)
+		  const enum t32_role *roles, size_t nb, struct loop *l, double tsc_hz,
+		  int span_floor)
 {
 	struct t32_hist pool[T32_ROLES];
 	struct t32_estimate est[T32_ROLES];
@@ -1096,7 +1109,7 @@ static int finish(struct t32_measurement *m, const struct t32_measure_opts *mo,
 
 		for (int r = 0; r < T32_ROLES; r++)
 			ev[r] = est[r].value;
-		sensors_judge(m, l, ev, mo->cal_len);
+		sensors_judge(m, l, ev, mo->cal_len, span_floor);
 	}
 
 	if (calibrated && judge_drift(m, mo, l, kept))
@@ -1525,7 +1538,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	}
 	if (!src->respawn && m->stopped_precise)
 		l.seg[0].counts = 1;
-	if (m->rounds && (rc = finish(m, mo, roles, nb, &l, src->tsc_hz)) == 0) {
+	if (m->rounds && (rc = finish(m, mo, roles, nb, &l, src->tsc_hz, src->span_floor)) == 0) {
 		if (src->finish)
 			src->finish(src->ctx, m);
 		if (m->steal_share >= T32_STEAL_SHARE)

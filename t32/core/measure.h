@@ -204,6 +204,8 @@ struct t32_source {
 	int futility;		/* a measurement whose interval cannot reach the precision
 				   within its budget stops early (recordings made before
 				   this rule replay without it) */
+	int span_floor;		/* the interval holds at least how far the sensors may put
+				   the clock (recordings made before replay without it) */
 };
 
 /*

@@ -102,6 +102,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	fputs("# sensors: mul,vec\n", f);
 	/* nor this one the early stop of a measurement that cannot reach its precision */
 	fputs("# futility: on\n", f);
+	/* nor this one an interval that holds how far the sensors may put the clock */
+	fputs("# interval: span\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -457,7 +459,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 		r->real = *real;
 		*out = (struct t32_source){ rec_run, real->respawn ? rec_respawn : NULL, rec_now,
 					    rec_look, rec_finish, r, real->tsc_hz, real->q,
-					    real->placements, real->sensors, real->futility };
+					    real->placements, real->sensors, real->futility,
+					    real->span_floor };
 		fprintf(f, "measure\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t", n, twin_n,
 			t32_unit_names[mo->unit], real->q);
 		put_exact(f, real->tsc_hz);
@@ -484,7 +487,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 				    strtod(fl[5], NULL), q ? q : 1,
 				    placements_of(t32_rec_provenance(r, "placements")),
 				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
-				    strcmp(t32_rec_provenance(r, "futility"), "on") == 0 };
+				    strcmp(t32_rec_provenance(r, "futility"), "on") == 0,
+				    strcmp(t32_rec_provenance(r, "interval"), "span") == 0 };
 	return 0;
 }
 
