@@ -267,10 +267,10 @@ static void nasm_text(const char *cs, char *out, size_t len)
 /*
  * Time text as `how` says (a chain: LAT_CHAIN against LAT_BASE copies; spaced:
  * LAT_SPACED against LAT_SPACED_BASE pairs of a nop and it); 0 with the cost per
- * copy, -1 when it cannot.
+ * copy, -1 when it cannot, with why into why[0..wl).
  */
 static int time_form(const char *text, const char *how, const struct t32_spec *init,
-		     double *cycles, double *hw, int *shared)
+		     double *cycles, double *hw, int *shared, char *why, size_t wl)
 {
 	struct t32_measure_opts mo;
 	struct t32_measurement m;
@@ -281,8 +281,10 @@ static int time_form(const char *text, const char *how, const struct t32_spec *i
 	snprintf(unit, sizeof(unit), "%s%s", spaced ? "nop; " : "", text);
 	if (t32_measure_copies(unit, spaced ? LAT_SPACED : LAT_CHAIN,
 			       spaced ? LAT_SPACED_BASE : LAT_BASE, init,
-			       spaced ? LAT_PRECISION / 2 : LAT_PRECISION, LAT_BUDGET, 1, &m))
+			       spaced ? LAT_PRECISION / 2 : LAT_PRECISION, LAT_BUDGET, 1, &m)) {
+		snprintf(why, wl, "could not be timed");
 		return -1;
+	}
 	/*
 	 * Judged again without the precision target: on a busy machine the interval
 	 * may stay wider than asked, and a latency is rounded to a quarter cycle anyway.
@@ -290,8 +292,14 @@ static int time_form(const char *text, const char *how, const struct t32_spec *i
 	t32_measure_opts_init(&mo);
 	m.untrusted[0] = 0;
 	t32_measure_check(&m, &mo, 0);
-	if (m.untrusted[0] || !isfinite(m.value) || m.halfwidth > LAT_ACCEPT_HW)
+	if (m.untrusted[0] || !isfinite(m.value) || m.halfwidth > LAT_ACCEPT_HW) {
+		if (m.untrusted[0])
+			snprintf(why, wl, "timed, not trusted: %s", m.untrusted);
+		else
+			snprintf(why, wl, "timed, interval +-%.3g wider than %.2g", m.halfwidth,
+				 LAT_ACCEPT_HW);
 		return -1;
+	}
 	*cycles = (m.value < 0 ? 0 : m.value) * (spaced ? 2 : 1);
 	*hw = m.halfwidth * (spaced ? 2 : 1);
 	*shared = (m.flags & T32_EST_SHARED) != 0;
@@ -333,6 +341,13 @@ static void save_rows(const char *d, const char *path, const char *cpu_text, str
 		else
 			cache_write(path, cpu_text, rows, nrows);
 	}
+}
+
+/* One more form left to the table, and why, when it is the first. */
+static void left(struct t32_latcache *info, const char *form, const char *why)
+{
+	if (!info->unmeasurable++)
+		snprintf(info->why, sizeof(info->why), "%s %s", form, why);
 }
 
 int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
@@ -398,11 +413,17 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 			int shared = 0;
 			time_t now = time(NULL);
 
+			char why[256] = "";
+
 			/* a CPU shared with another task reads long: once more, then not kept */
-			if (time_form(text, how, init, &cycles, &hw, &shared) ||
-			    (shared && time_form(text, how, init, &cycles, &hw, &shared)) ||
+			if (time_form(text, how, init, &cycles, &hw, &shared, why, sizeof(why)) ||
+			    (shared &&
+			     time_form(text, how, init, &cycles, &hw, &shared, why, sizeof(why))) ||
 			    cost_impossible(mi[i].cls, how, cycles)) {
-				info->unmeasurable++;
+				if (!why[0])
+					snprintf(why, sizeof(why), "timed at %.3f cycles, which its "
+						 "class rules out", cycles);
+				left(info, in[i].form, why);
 				continue;
 			}
 			/* a row timed another way, or not to be trusted, is timed again and replaced */
@@ -419,7 +440,9 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 			strftime(r->date, sizeof(r->date), "%Y-%m-%d", gmtime(&now));
 			info->measured++;
 			if (t32_model_solve_latency(u, &mi[i], r->cycles, &lat, &quarters, NULL)) {
-				info->unmeasurable++;
+				snprintf(why, sizeof(why), "timed at %.3f cycles, which the model "
+					 "cannot reproduce", r->cycles);
+				left(info, in[i].form, why);
 				continue;
 			}
 		} else {
@@ -439,6 +462,7 @@ done:
 void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%zu form%s measured here, %zu from the cache%s%s, %zu left to the "
-		 "table (%.1f s)", c->measured, c->measured == 1 ? "" : "s", c->reused,
-		 c->path[0] ? " " : "", c->path, c->unmeasurable, c->seconds);
+		 "table (%.1f s)%s%s", c->measured, c->measured == 1 ? "" : "s", c->reused,
+		 c->path[0] ? " " : "", c->path, c->unmeasurable, c->seconds,
+		 c->why[0] ? "; " : "", c->why);
 }

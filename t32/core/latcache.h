@@ -26,6 +26,7 @@ struct t32_latcache {
 	size_t measured;	/* forms measured in this run */
 	size_t reused;		/* forms found in the cache */
 	size_t unmeasurable;	/* forms left to the table (no chain, or the model cannot fit) */
+	char why[320];		/* why the first of them was, "" when none was */
 	double seconds;		/* spent measuring */
 };
 
