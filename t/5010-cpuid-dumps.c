@@ -47,6 +47,8 @@ static const struct {
 	  "Intel(R) Xeon(R) Processor", 0x6, 0xcf, 2, T32_CORE_NONE, "goldencove" },
 	{ "raphael-ryzen5-7600X.txt", { 0, 1, 2 }, 3, 2, 1, "AuthenticAMD",
 	  "AMD Ryzen 5 7600X 6-Core Processor", 0x19, 0x61, 2, T32_CORE_NONE, "zen4" },
+	{ "turin-oxide-bhyve.txt", { 0, 1 }, 2, 1, 0, "AuthenticAMD",
+	  "Oxide Virtual Turin-like Processor", 0x1a, 0x2, 1, T32_CORE_NONE, "zen5" },
 };
 
 static char tmpdir[PATH_MAX];

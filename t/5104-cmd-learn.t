@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 39
+plan 40
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -31,10 +31,17 @@ ok $? "learning again gives the same parameters and predictions"
 [ -e "$T32_CACHE_DIR"/model-*.uarch ]
 ok $((! $?)) "--no-store keeps nothing in the cache"
 
-# another CPU's probes: not kept unless --store names a file
+# another CPU's probes: not kept unless --store names a file (this CPU is a Zen 4
+# desktop part here, from its CPUID answers; then the Zen 5 the probes came from)
+export T32_CPUID_FILE="$T32_SRC/t/cpuid/raphael-ryzen5-7600X.txt"
 run learn --from "$Z/more"
 is 0 "$rc" "learn (table) exits 0"
 like "$TMP/out" '^not stored: the probes were recorded on another CPU' "another CPU's model is not kept as this one's"
+T32_CPUID_FILE="$T32_SRC/t/cpuid/turin-oxide-bhyve.txt"
+run learn --from "$Z/more"
+like "$TMP/out" "^stored     $T32_CACHE_DIR/model-AuthenticAMD-1a-2-1" "on the CPU they were recorded on, it is kept in the cache"
+rm -f "$T32_CACHE_DIR"/model-*.uarch
+unset T32_CPUID_FILE
 like "$TMP/out" '^  retire_group( =| undetermined)' "the table names each parameter"
 run learn --from "$Z/more" --store "$TMP/z5.uarch"
 is 0 "$rc" "--store FILE exits 0"
