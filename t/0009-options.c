@@ -72,7 +72,7 @@ int main(void)
 		char *a11[] = { "demo", "--set", "a=1", "--set", "b=2", "arg", NULL };
 		char *a12[] = { "demo", "--set", "a=1", "--set", "b=2", "--set", "c=3", "arg", NULL };
 
-		plan(23);
+		plan(25);
 		rc = parse(10, a1, opts, &first);
 		is_int(-1, rc, "a good command line goes on");
 		ok(runs == 100 && budget == 2.5 && flag == 1 && out && !strcmp(out, "x.tsv"),
@@ -114,6 +114,21 @@ int main(void)
 			   "the set's rows listed, the one left out not");
 			ok(buf && strstr(buf, "  --whole             whole blocks\n") != NULL,
 			   "help text in one column");
+			free(buf);
+		}
+		{
+			/* folded to 40 columns: a list's continuation under its text, prose not */
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			t32_fputs_folded("  learn     each machine learned from its probes\n"
+					 "  Prose runs on.  And on past the fortieth column\n", f, 40);
+			fclose(f);
+			ok(buf && strstr(buf, "from\n            its probes\n") != NULL,
+			   "a name list's description folds under itself");
+			ok(buf && strstr(buf, "past the\n  fortieth column") != NULL,
+			   "an indented sentence folds to its indentation");
 			free(buf);
 		}
 	}

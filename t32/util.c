@@ -1121,11 +1121,14 @@ static size_t fold_indent(const char *line, size_t len, int width)
 
 	if (len > 7 && !strncmp(line, "usage: ", 7))
 		return 7 + strspn(line + 7, " ") + 2;
-	if (ind < len && line[ind] == '-') {
-		/* an option: its description starts after the first run of two blanks */
+	if (ind < len && (line[ind] == '-' || (ind && line[ind] != ' '))) {
+		/*
+		 * an option, or an indented one-word name of a list: its description
+		 * starts after the first run of two blanks
+		 */
 		const char *two = memmem(line + ind, len - ind, "  ", 2);
 
-		if (two) {
+		if (two && (line[ind] == '-' || !memchr(line + ind, ' ', (size_t)(two - line) - ind))) {
 			size_t d = (size_t)(two - line) + strspn(two, " ");
 
 			if (d + 20 < (size_t)width)

@@ -272,8 +272,8 @@ void t32_block_optset_init(struct t32_block_optset *set, struct t32_block_opts *
 	static const struct {
 		const char *name, *arg, *help;
 	} shared[7] = {
-		{ "cpu", "N", "pin the measuring process to CPU N (default: the last allowed,\n"
-			      "a P-core on a hybrid part)" },
+		{ "cpu", "N", "pin the measuring process to CPU N (default: the last\n"
+			      "allowed, a P-core on a hybrid part)" },
 		{ "timeout", "S", "give up on a block after S seconds (default 10); nasm gets\n"
 				  "S and S more per ten million instructions" },
 		{ "init", "R=V,...", "start register R with V instead of an arena pointer" },
