@@ -748,7 +748,10 @@ static void coverage_report(const char *pass, const char *half, struct coverage 
 	snprintf(fig, sizeof(fig), "%u of %u trusted", h->trusted_held, h->forms - h->flagged);
 	report(what, fig, "(figure only)", 1);
 	snprintf(what, sizeof(what), "coverage %s, %s: median error", pass, half);
-	snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+	if (h->nerr)
+		snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
+	else
+		snprintf(fig, sizeof(fig), "none: every result flagged");
 	report(what, fig, "(figure only)", 1);
 }
 
