@@ -84,7 +84,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(41);
+	plan(43);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -184,6 +184,28 @@ int main(void)
 		   strstr(m.untrusted, "never narrowed") && !strstr(m.untrusted, "stopped at"),
 		   "just out of reach: the budget kept (%.3f s of 0.25), untrusted (%s)", m.seconds,
 		   m.untrusted);
+	}
+
+	/*
+	 * The same placements, 0.3 tick asked within 1 s, on a guest the host stalls
+	 * for its first 200 ms (each run takes 30 times as long in wall time): at the
+	 * pace of the stall the interval would need four times the budget (judged
+	 * so once, it was given up at 0.20 s), at the pace after it a fifth of it.
+	 * The measurement is not given up on the stall: it stops on its precision.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 13,
+					      .jitter = 0.3, .placement = 1.0,
+					      .stall_seconds = 0.2, .stall_factor = 30 };
+		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+
+		ticks_opts(&mo, 0.3, 1);
+		mo.max_runs = 1000000000;
+		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "stalled at the start: measured");
+		ok(m.stopped_precise && m.futile_seconds == 0 && m.seconds < 1,
+		   "stalled at the start: not given up (%.3f s of 1, %s)", m.seconds,
+		   m.untrusted[0] ? m.untrusted : "trusted");
 	}
 
 	/*

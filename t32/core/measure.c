@@ -452,7 +452,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_SCALED, 1,
-						   1, 1 };
+						   T32_FUTILITY_CONFIRMED, 1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -1398,7 +1398,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	struct loop l = { 0 };
 	enum t32_role roles[T32_ROLES];
 	uint64_t *raw = NULL, *one = NULL, per, reps, skip, seg_runs = 0;
-	double start, seg_t0 = 0, first = 0;
+	double start, seg_t0 = 0, first = 0, futile_since = 0;
 	size_t nb = 0;
 	const uint64_t half = mo->cal_len - mo->cal_len / 2;	/* cycles between the chains */
 	const uint64_t dn = twin_n ? n - twin_n : n;
@@ -1500,7 +1500,18 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 					m->stopped_precise = 1;
 					break;
 				}
-				if (src->futility && need > T32_FUTILE_FACTOR * mo->budget) {
+				/*
+				 * Futile only when it still says so after the time spent
+				 * has doubled: a stall of the host early on (a few
+				 * segments' runs taking ten times as long) predicts a
+				 * pace the measurement then beats.
+				 */
+				if (!(src->futility && need > T32_FUTILE_FACTOR * mo->budget)) {
+					futile_since = 0;
+				} else if (!(futile_since > 0) &&
+					   src->futility == T32_FUTILITY_CONFIRMED) {
+					futile_since = m->seconds;
+				} else if (m->seconds >= 2 * futile_since) {
 					m->futile_seconds = need;
 					break;
 				}

@@ -180,6 +180,13 @@ uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len);
  * timed on now(), so a simulation keeps its own time.  run and respawn return an
  * exit code, the message printed.
  */
+/* When a measurement that cannot reach its precision in its budget stops. */
+enum t32_futility {
+	T32_FUTILITY_OFF,	/* never: it runs its budget out */
+	T32_FUTILITY_AT_ONCE,	/* at the first judgement that says so */
+	T32_FUTILITY_CONFIRMED,	/* when it still says so after the time spent has doubled */
+};
+
 /*
  * How the measuring loop times its placements (segments): in tiers of one length
  * from 1 ms (longer for a slow block) in ticks or ns and from 2.5 ms in cycles
@@ -202,8 +209,8 @@ struct t32_source {
 	enum t32_placements placements;	/* how segments are timed: a replay follows its recording's */
 	int sensors;		/* the source runs the sensor chains beside the adds (cycles) */
 	int futility;		/* a measurement whose interval cannot reach the precision
-				   within its budget stops early (recordings made before
-				   this rule replay without it) */
+				   within its budget stops early: T32_FUTILITY_* (recordings
+				   replay with the rule they were made with) */
 	int span_floor;		/* the interval holds at least how far the sensors may put
 				   the clock (recordings made before replay without it) */
 };

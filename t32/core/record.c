@@ -100,8 +100,11 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	fputs("# placements: scaled\n", f);
 	/* nor this one the sensor chains: their blocks are not in its runs */
 	fputs("# sensors: mul,vec\n", f);
-	/* nor this one the early stop of a measurement that cannot reach its precision */
-	fputs("# futility: on\n", f);
+	/*
+	 * nor this one the early stop of a measurement that cannot reach its
+	 * precision; "on", that stop at the first judgement that said so
+	 */
+	fputs("# futility: confirmed\n", f);
 	/* nor this one an interval that holds how far the sensors may put the clock */
 	fputs("# interval: span\n", f);
 	fputs("argv", f);
@@ -407,6 +410,16 @@ static enum t32_placements placements_of(const char *name)
 	return T32_PLACEMENTS_DOUBLING;
 }
 
+/* The futility rule a recording's "# futility:" line names (none: off). */
+static enum t32_futility futility_of(const char *name)
+{
+	if (strcmp(name, "confirmed") == 0)
+		return T32_FUTILITY_CONFIRMED;
+	if (strcmp(name, "on") == 0)
+		return T32_FUTILITY_AT_ONCE;
+	return T32_FUTILITY_OFF;
+}
+
 static int rep_respawn(void *ctx)
 {
 	struct t32_rec *r = ctx;
@@ -487,7 +500,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 				    strtod(fl[5], NULL), q ? q : 1,
 				    placements_of(t32_rec_provenance(r, "placements")),
 				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
-				    strcmp(t32_rec_provenance(r, "futility"), "on") == 0,
+				    futility_of(t32_rec_provenance(r, "futility")),
 				    strcmp(t32_rec_provenance(r, "interval"), "span") == 0 };
 	return 0;
 }

@@ -87,11 +87,12 @@ static double block_cycles(const struct t32_sim *s, enum t32_role b)
 static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 {
 	const struct t32_sim_machine *mc = &s->mc;
-	double q = (double)mc->q, d, t0, t1;
+	double q = (double)mc->q, d, t0, t1, t_start = s->t, t_spin;
 
 	/* the dither: a spin of random length puts the start at a random phase */
 	s->t += 50 * q + gsl_rng_uniform(s->rng) * 20 * q;
 	t0 = s->t;
+	t_spin = t0 - t_start;
 	if (mc->phase_bias > 0) {
 		/* a dither locked to the step: the start lands early in a step only */
 		double base = floor((t0 - s->offset) / q) * q + s->offset;
@@ -110,6 +111,9 @@ static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 		d += mc->outlier_ticks * (1 + 9 * gsl_rng_uniform(s->rng));
 	t1 = t0 + d;
 	s->t = t1;
+	/* a stalled guest: the run's wall time stretched, between the readings */
+	if (mc->stall_factor > 1 && t_start / mc->tsc_hz < mc->stall_seconds)
+		s->t += (mc->stall_factor - 1) * (t_spin + d);
 	s->runs++;
 	return reading(s, t1) - reading(s, t0);
 }
@@ -186,7 +190,7 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 		free(r);
 	}
 	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
-				    q ? q : 1, T32_PLACEMENTS_SCALED, 1, 1, 1 };
+				    q ? q : 1, T32_PLACEMENTS_SCALED, 1, T32_FUTILITY_CONFIRMED, 1 };
 }
 
 /* One simulated measurement against the truth, added to g. */

@@ -32,6 +32,9 @@ struct t32_sim_machine {
 	double cal_slow_share;	/* share of measuring processes where they are (0: all) */
 	double taint_p;		/* share of measuring processes that other work runs beside */
 	double taint_slow;	/* relative slowdown of every block in such a process */
+	double stall_seconds;	/* the host stalls the guest for this long at the start: */
+	double stall_factor;	/* each run then takes this many times as long in wall
+				   time, outside what it reads (steal) */
 	uint64_t seed;
 };
 
