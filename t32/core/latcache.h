@@ -18,6 +18,7 @@
 
 #include "analysis/deps.h"
 #include "analysis/uarch.h"
+#include "t32/core/measure.h"
 #include "t32/spec.h"
 
 /* What t32_latcache_fill did. */
@@ -49,6 +50,14 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 		      const struct t32_insn *in, size_t n, const struct t32_spec *init,
 		      const char *dir, struct t32_lattab *out, struct t32_latcache *info,
 		      char *err, size_t errlen);
+
+/*
+ * Whether a timing of a form can serve as its latency (judged without the
+ * precision target it was taken with): 0, with *shared set when it serves this
+ * run only and is not kept (timed on a CPU another task used, or on a core
+ * another thread shared and nothing else wrong); -1 with why into why[0..wl).
+ */
+int t32_latcache_judge(struct t32_measurement *m, char *why, size_t wl, int *shared);
 
 /*
  * This CPU's name in the cache, VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE]
