@@ -78,6 +78,25 @@ static void ticks_opts(struct t32_measure_opts *mo, double precision, double bud
 	mo->budget = budget;
 }
 
+/*
+ * A 1-cycle block of 101 against 100 instructions, placements 1 cycle apart,
+ * measured in ticks to precision within budget on a machine stalled for its
+ * first stall seconds (each run 30 times as long): the machine of the reach
+ * tests.
+ */
+static int reach(double stall, double precision, double budget, struct t32_measurement *m)
+{
+	struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 13,
+				      .jitter = 0.3, .placement = 1.0, .stall_seconds = stall,
+				      .stall_factor = 30 };
+	struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
+	struct t32_measure_opts mo;
+
+	ticks_opts(&mo, precision, budget);
+	mo.max_runs = 1000000000;
+	return measure_with(&mc, &b, &mo, m, NULL);
+}
+
 int main(void)
 {
 	struct t32_measurement m;
@@ -171,20 +190,11 @@ int main(void)
 	 * of this machine), not futile, so the measurement runs the budget out and
 	 * stops there, untrusted because it never narrowed to what was asked.
 	 */
-	{
-		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 13,
-					      .jitter = 0.3, .placement = 1.0 };
-		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
-		struct t32_measure_opts mo;
-
-		ticks_opts(&mo, 0.2, 0.25);
-		mo.max_runs = 1000000000;
-		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "just out of reach: measured");
-		ok(m.seconds >= 0.25 && m.seconds < 0.3 && !m.stopped_precise && m.futile_seconds == 0 &&
-		   strstr(m.untrusted, "never narrowed") && !strstr(m.untrusted, "stopped at"),
-		   "just out of reach: the budget kept (%.3f s of 0.25), untrusted (%s)", m.seconds,
-		   m.untrusted);
-	}
+	is_int(0, reach(0, 0.2, 0.25, &m), "just out of reach: measured");
+	ok(m.seconds >= 0.25 && m.seconds < 0.3 && !m.stopped_precise && m.futile_seconds == 0 &&
+	   strstr(m.untrusted, "never narrowed") && !strstr(m.untrusted, "stopped at"),
+	   "just out of reach: the budget kept (%.3f s of 0.25), untrusted (%s)", m.seconds,
+	   m.untrusted);
 
 	/*
 	 * The same placements, 0.3 tick asked within 1 s, on a guest the host stalls
@@ -193,20 +203,10 @@ int main(void)
 	 * so once, it was given up at 0.20 s), at the pace after it a fifth of it.
 	 * The measurement is not given up on the stall: it stops on its precision.
 	 */
-	{
-		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 13,
-					      .jitter = 0.3, .placement = 1.0,
-					      .stall_seconds = 0.2, .stall_factor = 30 };
-		struct t32_sim_blocks b = { 60, 1, 101, 100, 1000, 4, 8 };
-		struct t32_measure_opts mo;
-
-		ticks_opts(&mo, 0.3, 1);
-		mo.max_runs = 1000000000;
-		is_int(0, measure_with(&mc, &b, &mo, &m, NULL), "stalled at the start: measured");
-		ok(m.stopped_precise && m.futile_seconds == 0 && m.seconds < 1,
-		   "stalled at the start: not given up (%.3f s of 1, %s)", m.seconds,
-		   m.untrusted[0] ? m.untrusted : "trusted");
-	}
+	is_int(0, reach(0.2, 0.3, 1, &m), "stalled at the start: measured");
+	ok(m.stopped_precise && m.futile_seconds == 0 && m.seconds < 1,
+	   "stalled at the start: not given up (%.3f s of 1, %s)", m.seconds,
+	   m.untrusted[0] ? m.untrusted : "trusted");
 
 	/*
 	 * Calibration chains slowed by a fifth in most runs, the block not: the

@@ -400,24 +400,40 @@ static int rep_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 	return 0;
 }
 
+/* A provenance word's value: words[i].value for the word name, else none. */
+struct rec_word {
+	const char *word;
+	int value;
+};
+
+static int word_value(const char *name, const struct rec_word *words, size_t n, int none)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, words[i].word) == 0)
+			return words[i].value;
+	return none;
+}
+
 /* The placements a recording's "# placements:" line names (none: doubling). */
 static enum t32_placements placements_of(const char *name)
 {
-	if (strcmp(name, "scaled") == 0)
-		return T32_PLACEMENTS_SCALED;
-	if (strcmp(name, "tiers") == 0)
-		return T32_PLACEMENTS_TIERS;
-	return T32_PLACEMENTS_DOUBLING;
+	static const struct rec_word words[] = {
+		{ "scaled", T32_PLACEMENTS_SCALED }, { "tiers", T32_PLACEMENTS_TIERS },
+	};
+
+	return (enum t32_placements)word_value(name, words, sizeof(words) / sizeof(words[0]),
+					       T32_PLACEMENTS_DOUBLING);
 }
 
 /* The futility rule a recording's "# futility:" line names (none: off). */
 static enum t32_futility futility_of(const char *name)
 {
-	if (strcmp(name, "confirmed") == 0)
-		return T32_FUTILITY_CONFIRMED;
-	if (strcmp(name, "on") == 0)
-		return T32_FUTILITY_AT_ONCE;
-	return T32_FUTILITY_OFF;
+	static const struct rec_word words[] = {
+		{ "confirmed", T32_FUTILITY_CONFIRMED }, { "on", T32_FUTILITY_AT_ONCE },
+	};
+
+	return (enum t32_futility)word_value(name, words, sizeof(words) / sizeof(words[0]),
+					     T32_FUTILITY_OFF);
 }
 
 static int rep_respawn(void *ctx)
