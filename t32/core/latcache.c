@@ -464,6 +464,7 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 			r->shared = shared;
 			strftime(r->date, sizeof(r->date), "%Y-%m-%d", gmtime(&now));
 			info->measured++;
+			info->unkept += shared != 0;
 			if (t32_model_solve_latency(u, &mi[i], r->cycles, &lat, &quarters, NULL)) {
 				snprintf(why, sizeof(why), "timed at %.3f cycles, which the model "
 					 "cannot reproduce", r->cycles);
@@ -486,8 +487,13 @@ done:
 
 void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%zu form%s measured here, %zu from the cache%s%s, %zu left to the "
-		 "table (%.1f s)%s%s", c->measured, c->measured == 1 ? "" : "s", c->reused,
+	char unkept[80] = "";
+
+	if (c->unkept)
+		snprintf(unkept, sizeof(unkept), " (%zu not kept: timed on a shared CPU or core)",
+			 c->unkept);
+	snprintf(buf, len, "%zu form%s measured here%s, %zu from the cache%s%s, %zu left to the "
+		 "table (%.1f s)%s%s", c->measured, c->measured == 1 ? "" : "s", unkept, c->reused,
 		 c->path[0] ? " " : "", c->path, c->unmeasurable, c->seconds,
 		 c->why[0] ? "; " : "", c->why);
 }

@@ -25,6 +25,7 @@
 struct t32_latcache {
 	char path[PATH_MAX];	/* the cache file of this CPU, "" when there is no cache */
 	size_t measured;	/* forms measured in this run */
+	size_t unkept;		/* of those measured, timed on a shared CPU or core: not kept */
 	size_t reused;		/* forms found in the cache */
 	size_t unmeasurable;	/* forms left to the table (no chain, or the model cannot fit) */
 	char why[320];		/* why the first of them was, "" when none was */
