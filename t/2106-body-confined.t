@@ -178,13 +178,14 @@ kill "$victim" 2>/dev/null
 # only /dev/null on 0-2 and its pipes (and a sampler's perf event), and have no
 # environment left.  At least one must be seen.
 # A busy machine can hide every short-lived body process from a watcher
-# polling every 50 ms, so a run in which none was seen is made again, up to
-# five times.
+# polling every 20 ms (`time` starts a new one every 30-50 ms, and on a 2-CPU
+# guest under load a run caught none in 5 of 5 tries), so a run in which none
+# was seen is made again, up to twelve times.
 watch() {
 	name=$1
 	shift
 	seen='' bad='' tries=0
-	while [ -z "$seen" ] && [ "$tries" -lt 5 ]; do
+	while [ -z "$seen" ] && [ "$tries" -lt 12 ]; do
 		tries=$((tries + 1))
 		watch_once "$@"
 	done
@@ -226,7 +227,7 @@ watch_once() {
 				esac
 			done
 		done
-		sleep 0.05
+		sleep 0.02
 	done
 	wait "$top"
 }
