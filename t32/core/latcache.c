@@ -437,7 +437,6 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
 			double cycles, hw;
 			int shared = 0;
 			time_t now = time(NULL);
-
 			char why[256] = "";
 
 			/* a CPU shared with another task reads long: once more, then not kept */

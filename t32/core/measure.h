@@ -168,18 +168,6 @@ extern const char *const t32_role_names[];	/* "block", "empty", "twin", "calibra
  */
 uint64_t t32_chain_len(enum t32_role role, uint64_t cal_len);
 
-/*
- * Where deltas come from: the warm measuring process, a simulated machine, or a
- * recording.  run() runs the source's blocks 0..nb-1 (their roles in roles[]) in
- * turn, per runs each after skip unrecorded ones, reps times, into out laid out
- * [rep][block][run]; the calibration chains are cal_len and cal_len / 2 `add eax,
- * 1`.  respawn() (may be NULL) places the blocks afresh: new addresses.  look()
- * (may be NULL) says what ran beside the measuring process since the last look
- * (T32_TAINT_* bits).  finish() (may be NULL) adds what the source knows at the
- * end (steal_share, who) before the result is judged.  Budgets and segments are
- * timed on now(), so a simulation keeps its own time.  run and respawn return an
- * exit code, the message printed.
- */
 /* When a measurement that cannot reach its precision in its budget stops. */
 enum t32_futility {
 	T32_FUTILITY_OFF,	/* never: it runs its budget out */
@@ -196,6 +184,18 @@ enum t32_futility {
  */
 enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLACEMENTS_SCALED };
 
+/*
+ * Where deltas come from: the warm measuring process, a simulated machine, or a
+ * recording.  run() runs the source's blocks 0..nb-1 (their roles in roles[]) in
+ * turn, per runs each after skip unrecorded ones, reps times, into out laid out
+ * [rep][block][run]; the calibration chains are cal_len and cal_len / 2 `add eax,
+ * 1`.  respawn() (may be NULL) places the blocks afresh: new addresses.  look()
+ * (may be NULL) says what ran beside the measuring process since the last look
+ * (T32_TAINT_* bits).  finish() (may be NULL) adds what the source knows at the
+ * end (steal_share, who) before the result is judged.  Budgets and segments are
+ * timed on now(), so a simulation keeps its own time.  run and respawn return an
+ * exit code, the message printed.
+ */
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
 		   uint64_t reps, uint64_t *out);
@@ -208,7 +208,7 @@ struct t32_source {
 	uint64_t q;		/* ticks: the TSC's step (t32_machine_tsc_step) */
 	enum t32_placements placements;	/* how segments are timed: a replay follows its recording's */
 	int sensors;		/* the source runs the sensor chains beside the adds (cycles) */
-	int futility;		/* a measurement whose interval cannot reach the precision
+	enum t32_futility futility; /* a measurement whose interval cannot reach the precision
 				   within its budget stops early: T32_FUTILITY_* (recordings
 				   replay with the rule they were made with) */
 	int span_floor;		/* the interval holds at least how far the sensors may put
