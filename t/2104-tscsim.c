@@ -103,7 +103,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(43);
+	plan(45);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -248,6 +248,24 @@ int main(void)
 		ok(strstr(m.untrusted, "shared the core") != NULL &&
 		   strstr(t32_measure_flags(&m, fl, sizeof(fl)), "contended"),
 		   "shared core: not trusted, flagged contended, and why");
+	}
+
+	/*
+	 * The thread takes the block's units too, and more than the adds': the adds
+	 * slowed by 1.5%, the block and its twin by 2.5%.  On the sensors' clock the
+	 * block reads 3.07 where the truth is 3; the interval takes in the clock's
+	 * doubt and the block's own slowing, each as large as the disagreement, and
+	 * holds 3.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .seed = 6,
+					      .cal_slow = 0.015, .block_slow = 0.025 };
+		struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
+
+		is_int(0, measure(&mc, &b, 0.02, 0, &m, &q), "block slowed too: measured");
+		ok(m.contended && m.value > 3.03 && fabs(m.value - 3) <= m.halfwidth,
+		   "block slowed too: %.4f +- %.4f holds 3 (sensors disagree by %.2f%%)", m.value,
+		   m.halfwidth, 100 * m.contention);
 	}
 
 	/*

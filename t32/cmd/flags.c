@@ -31,9 +31,9 @@ const struct t32_flag_help t32_flag_help[] = {
 	{ "contended", "flag", "another thread shared the measuring core in the placements kept (a "
 	  "sibling thread, or the host's, which the guest cannot see): the sensor chains of "
 	  "other units (imul, a vector or) no longer ran a whole number of cycles against the "
-	  "adds; the value is on the clock of the fastest chain and the interval widened by "
-	  "their disagreement, but a block on the units the other thread used is slowed by "
-	  "more: the result is untrusted", "measure when the machine and its host are quiet" },
+	  "adds; the value is on the clock of the fastest chain and the interval widened twice "
+	  "by their disagreement (which clock, and the block's own slowing), but a block on "
+	  "the units the other thread used can be slowed by more: the result is untrusted", "measure when the machine and its host are quiet" },
 	{ "shared", "flag", "another task ran on the measuring CPU in every measuring process, "
 	  "so no readings could be set aside: the result is untrusted",
 	  "stop the other work (the reason names the tasks), or choose another --cpu" },

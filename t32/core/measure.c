@@ -700,8 +700,12 @@ static void scale_cycles(struct t32_measurement *m, double f)
  * takes in how well they know it, for that is how well the clock is known.  When
  * one leaves its whole number beyond noise, another thread shared the core: the
  * result is put on the clock of the chain that ran fastest for its cycles and its
- * interval widened by how far the chains disagree (it is untrusted: the block was
- * slowed by an unknown part of that, or more).
+ * interval widened twice by how far the chains disagree: once for not knowing
+ * which chain's clock is the core's, once for the block's own slowing, which
+ * is unknown and as large as the units were seen to differ by, or more (it is
+ * untrusted either way).  A core known to be shared only from who ran beside it
+ * (no sensor beyond noise) is judged as a quiet one: the sensors' interval and
+ * span are still how well the clock is known.
  *
  * How well they know it is not only their combined half-width: sensors that
  * each leave 1 by less than noise but by different amounts (imul 1.0106 +-
@@ -715,6 +719,7 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 			  uint64_t cal_len, int span_floor)
 {
 	double q[T32_SENSORS], top = 1, bottom = 1, mean, hw, span;
+	int disagree = 0;
 
 	sensors_of_round(est, cal_len, q);
 	for (int i = 0; i < T32_SENSORS; i++) {
@@ -728,16 +733,16 @@ static void sensors_judge(struct t32_measurement *m, const struct loop *l, const
 		/* beyond noise: four standard errors (twice the 95% half-width), as for drift */
 		if (!(fabs(m->sense[i] - 1) > 2 * m->sense_hw[i]))
 			continue;
-		m->contended = 1;
+		m->contended = disagree = 1;
 		top = fmax(top, m->sense[i]);
 		bottom = fmin(bottom, m->sense[i]);
 	}
 	span = sensors_combine(m->sense_lat, m->sense, m->sense_hw, &mean, &hw);
-	if (m->contended) {
+	if (disagree) {
 		m->contention = top / bottom - 1;
 		scale_cycles(m, top);
-		m->halfwidth += fabs(m->value) * m->contention;
-		m->whole_halfwidth += fabs(m->whole_value) * m->contention;
+		m->halfwidth += 2 * fabs(m->value) * m->contention;
+		m->whole_halfwidth += 2 * fabs(m->whole_value) * m->contention;
 	} else if (hw > 0) {
 		scale_cycles(m, fmax(1, mean));
 		m->halfwidth = hypot(m->halfwidth, fabs(m->value) * hw);

@@ -99,9 +99,12 @@ static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 		t0 = base + gsl_rng_uniform(s->rng) * q * (1 - mc->phase_bias);
 	}
 	d = block_cycles(s, b);
-	if (mc->cal_slow > 0 && s->cal_slowed && (b == T32_ROLE_CAL || b == T32_ROLE_CALBASE) &&
-	    gsl_rng_uniform(s->rng) < 0.9)
-		d *= 1 + mc->cal_slow;
+	if (mc->cal_slow > 0 && s->cal_slowed && gsl_rng_uniform(s->rng) < 0.9) {
+		if (b == T32_ROLE_CAL || b == T32_ROLE_CALBASE)
+			d *= 1 + mc->cal_slow;
+		else if (b == T32_ROLE_BLOCK || b == T32_ROLE_TWIN)
+			d *= 1 + mc->block_slow;
+	}
 	if (s->tainted)
 		d *= 1 + mc->taint_slow;
 	if (mc->jitter > 0)

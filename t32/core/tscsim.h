@@ -30,6 +30,8 @@ struct t32_sim_machine {
 				   (a thread sharing the core's ALUs: not the block, not
 				   the sensors) */
 	double cal_slow_share;	/* share of measuring processes where they are (0: all) */
+	double block_slow;	/* relative slowdown of the block and its twin in the same
+				   runs (the thread takes some of the block's units too) */
 	double taint_p;		/* share of measuring processes that other work runs beside */
 	double taint_slow;	/* relative slowdown of every block in such a process */
 	double stall_seconds;	/* the host stalls the guest for this long at the start: */
