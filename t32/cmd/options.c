@@ -224,19 +224,19 @@ void t32_options_help(FILE *f, const struct t32_option *opts)
 			used = snprintf(head, sizeof(head), "  --%s%s%s", r->name, r->arg ? " " : "",
 					r->arg ? r->arg : "");
 		fputs(head, f);
-		if (used >= HELP_COLUMN) {
+		/* the help needs two blanks before it, where the folding finds it */
+		if (used > HELP_COLUMN - 2) {
 			fputc('\n', f);
 			used = 0;
 		}
-		for (;;) {
-			size_t l = strcspn(h, "\n");
-
-			fprintf(f, "%*s%.*s\n", HELP_COLUMN - used, "", (int)l, h);
-			used = 0;
-			if (!h[l])
-				break;
-			h += l + 1;
-		}
+		/*
+		 * one paragraph: the table's line breaks are where its source wraps,
+		 * and t32_fputs_folded wraps it again under the help column
+		 */
+		fprintf(f, "%*s", HELP_COLUMN - used, "");
+		for (; *h; h++)
+			fputc(*h == '\n' ? ' ' : *h, f);
+		fputc('\n', f);
 	}
 }
 
