@@ -721,20 +721,29 @@ struct coverage {
 	unsigned trusted_held;	/* held by a result not flagged */
 	double err[512];	/* signed relative errors, for the median */
 	unsigned nerr;
+	double hw[512], trusted_hw[512];	/* relative half-widths: all, and the trusted */
+	unsigned nhw, ntrusted_hw;
 	double seconds;
 };
 
-/* One pass's figures for one half of the forms: intervals holding, near or flagged, error. */
+/* The median of v[0..n) (sorted in place); NAN for none. */
+static double median_of(double *v, unsigned n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * One pass's figures for one half of the forms: intervals holding, near or
+ * flagged, error, and what the holding costs in width.
+ */
 static void coverage_report(const char *pass, const char *half, struct coverage *h)
 {
 	char what[96], fig[128];
-	double med = NAN;
+	double med = median_of(h->err, h->nerr);
 
-	if (h->nerr) {
-		qsort(h->err, h->nerr, sizeof(double), cmp_double);
-		med = h->nerr % 2 ? h->err[h->nerr / 2]
-				  : (h->err[h->nerr / 2 - 1] + h->err[h->nerr / 2]) / 2;
-	}
 	snprintf(what, sizeof(what), "coverage %s, %s: interval holds", pass, half);
 	snprintf(fig, sizeof(fig), "%u of %u (%.1f%%)", h->held, h->forms,
 		 100.0 * h->held / (h->forms ? h->forms : 1));
@@ -752,6 +761,15 @@ static void coverage_report(const char *pass, const char *half, struct coverage 
 		snprintf(fig, sizeof(fig), "%+.3f%% (%u unflagged)", 100 * med, h->nerr);
 	else
 		snprintf(fig, sizeof(fig), "none: every result flagged");
+	report(what, fig, "(figure only)", 1);
+	/* an interval holds more easily the wider it is: the price, beside the coverage */
+	snprintf(what, sizeof(what), "coverage %s, %s: median half-width", pass, half);
+	if (h->ntrusted_hw)
+		snprintf(fig, sizeof(fig), "+-%.2f%% (trusted +-%.2f%%)",
+			 100 * median_of(h->hw, h->nhw),
+			 100 * median_of(h->trusted_hw, h->ntrusted_hw));
+	else
+		snprintf(fig, sizeof(fig), "+-%.2f%% (none trusted)", 100 * median_of(h->hw, h->nhw));
 	report(what, fig, "(figure only)", 1);
 }
 
@@ -835,6 +853,10 @@ static void bench_coverage(void)
 			h->near_or_flagged += near || t.flagged;
 			if (!t.flagged && h->nerr < 512)
 				h->err[h->nerr++] = (t.value - f->lat) / f->lat;
+			if (h->nhw < 512)
+				h->hw[h->nhw++] = (t.hi - t.lo) / 2 / f->lat;
+			if (!t.flagged && h->ntrusted_hw < 512)
+				h->trusted_hw[h->ntrusted_hw++] = (t.hi - t.lo) / 2 / f->lat;
 			if (manifest)
 				fprintf(manifest, "%s\t%s\t%s\t%g\t%.4f\t%.4f\t%.4f\t%d\t%s-%s.rec\n",
 					passes[pass], f->name, held_back(f->name) ? "held" : "dev", f->lat,
