@@ -497,6 +497,24 @@ double t32_corr_curve_slope(const struct t32_corr_data *d)
 	return (m * sky - sk * sy) / (m * skk - sk * sk);
 }
 
+double t32_corr_curve_slope_hw(const struct t32_corr_data *d)
+{
+	double b = t32_corr_curve_slope(d), m = (double)d->kmax, kbar = (m + 1) / 2;
+	double ybar = 0, sxx = 0, sse = 0;
+
+	if (!(d->kmax >= 3) || !isfinite(b))
+		return NAN;
+	for (size_t k = 1; k <= d->kmax; k++)
+		ybar += d->curve[k] / m;
+	for (size_t k = 1; k <= d->kmax; k++) {
+		double x = (double)k - kbar, e = d->curve[k] - ybar - b * x;
+
+		sxx += x * x;
+		sse += e * e;
+	}
+	return 1.96 * sqrt(sse / (m - 2) / sxx);
+}
+
 /* The scratch space of the context and the arrays of the result, for n instructions. */
 static int corr_alloc(struct corr_ctx *c, struct t32_corr_result *r, char *err, size_t errlen)
 {

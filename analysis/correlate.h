@@ -208,5 +208,11 @@ double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *er
 			     size_t errlen);
 /* Least-squares slope of d's curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
+/*
+ * The 95% half-width of that slope from the points' scatter about the line
+ * (1.96 standard errors, as correlate prints it), or NAN with fewer than three
+ * points: how far the measured cycles per iteration may be from the truth.
+ */
+double t32_corr_curve_slope_hw(const struct t32_corr_data *d);
 
 #endif

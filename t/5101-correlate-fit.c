@@ -86,7 +86,7 @@ int main(void)
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
 
-	plan(36);
+	plan(42);
 	if (t32_deps_decode(CODE, sizeof(CODE), &in, &n, err, sizeof(err)) || n != 11)
 		bail("cannot decode the test block: %s", err);
 	test_uarch(&u);
@@ -224,6 +224,28 @@ int main(void)
 		t32_model_prepare(&u, NULL, in, n, b);
 		m = t32_corr_default_params(b, n, 0, pinned, 1, keys, 8);
 		ok(m >= 1 && strcmp(keys[0], "retire_width") == 0, "retire_width first (%zu keys)", m);
+	}
+
+	/* the curve's slope and how well its points know it */
+	{
+		double line[17], three[4] = { 0, 1, 3, 2 };
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0 };
+
+		for (int k = 0; k <= 16; k++)
+			line[k] = 3 * k + 0.5;
+		is_double(3.0, t32_corr_curve_slope(&c), 1e-12, "slope of a straight curve");
+		is_double(0.0, t32_corr_curve_slope_hw(&c), 1e-9, "a straight curve knows its slope exactly");
+		for (int k = 1; k <= 16; k++)
+			line[k] += k % 2 ? -1 : 1;
+		is_double(3.0 + 8.0 / 340, t32_corr_curve_slope(&c), 1e-9,
+			  "slope of a curve alternating +-1 about the line");
+		is_double(0.112965, t32_corr_curve_slope_hw(&c), 1e-5,
+			  "its half-width: 1.96 standard errors from the scatter (14 df)");
+		c.curve = three;
+		c.kmax = 3;
+		is_double(1.697410, t32_corr_curve_slope_hw(&c), 1e-5, "three points: 1 df");
+		c.kmax = 2;
+		ok(isnan(t32_corr_curve_slope_hw(&c)), "two points leave no scatter to judge by");
 	}
 
 	free(in);
