@@ -245,7 +245,7 @@ int t32_replay_or_run(int argc, char **argv, const char *usage,
 	return rc;
 }
 
-static int start_runner(struct t32_session *ss, double seconds, double warm);
+static int start_runner(struct t32_session *ss, double seconds, double warm, int placed);
 
 int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs, size_t n,
 		     const struct t32_block_opts *o)
@@ -263,11 +263,35 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 		if (rc)
 			return rc;
 	}
-	return start_runner(ss, 0.02, 0.002);
+	return start_runner(ss, 0.02, 0.002, 0);
 }
 
-/* o->warmup runs of each block, or about `seconds` of them if that is less. */
-static int warm_up(struct t32_session *ss, double seconds)
+/*
+ * A placement's warm-up when its blocks have all run before: one run of every
+ * block in one request (a request is a round trip to the measuring process, which
+ * costs more than a cheap block's runs), then in another 15 more of each, or 2
+ * when a block's first run took over 2^15 ticks (10 to 30 us at any TSC rate):
+ * such a block's first run fetched all of its code that any run can keep.
+ */
+#define SLOW_RUN_TICKS (1u << 15)
+
+static int warm_up_together(struct t32_session *ss, uint64_t *scratch)
+{
+	const struct t32_block_opts *o = &ss->opts;
+	uint64_t more = o->warmup > 16 ? 15 : o->warmup - 1;
+	int rc = t32_session_interleaved(ss, ss->n, 1, 0, 1, scratch);
+
+	for (size_t i = 0; i < ss->n && !rc; i++)
+		if (scratch[i] > SLOW_RUN_TICKS && more > 2)
+			more = 2;
+	return rc || !more ? rc : t32_session_interleaved(ss, ss->n, more, 0, 1, scratch);
+}
+
+/*
+ * o->warmup runs of each block, or about `seconds` of them if that is less;
+ * together: the blocks have run before (a new placement), warmed in turn, fewer.
+ */
+static int warm_up(struct t32_session *ss, double seconds, int together)
 {
 	const struct t32_block_opts *o = &ss->opts;
 	uint64_t *scratch;
@@ -275,10 +299,15 @@ static int warm_up(struct t32_session *ss, double seconds)
 
 	if (!o->warmup)
 		return 0;
-	scratch = malloc(o->warmup * sizeof(uint64_t));
+	scratch = malloc(o->warmup * ss->n * sizeof(uint64_t));
 	if (!scratch) {
 		t32_error("out of memory '%s'", "warm-up");
 		return T32_EXIT_ERROR;
+	}
+	if (together) {
+		rc = warm_up_together(ss, scratch);
+		free(scratch);
+		return rc;
 	}
 	for (size_t i = 0; i < ss->n && !rc; i++) {
 		uint64_t runs = o->warmup < 16 ? o->warmup : 16;
@@ -317,7 +346,7 @@ static void stop_idle_runner(void)
  * or a new one when none fits or it died), warmed up for `seconds` a block,
  * `warm` seconds when the process was warm already.
  */
-static int start_runner(struct t32_session *ss, double seconds, double warm)
+static int start_runner(struct t32_session *ss, double seconds, double warm, int placed)
 {
 	const struct t32_blob *blobs[T32_SESSION_MAX];
 	struct t32_fault f;
@@ -334,26 +363,36 @@ static int start_runner(struct t32_session *ss, double seconds, double warm)
 		ss->runner = idle_runner;
 		idle_runner = NULL;
 	}
+	/* a new placement of the session's own blocks moves and warms them, when it can */
+	if (placed && !t32_one_by_one() && ss->runner &&
+	    t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run)) {
+		int rc = t32_runner_move(ss->runner, ss->opts.warmup < 16 ? ss->opts.warmup : 16,
+					 SLOW_RUN_TICKS, &f);
+
+		if (rc == 0 || rc == 2)
+			return rc ? warm_up(ss, warm, placed) : 0;
+		/* the process died: a new one below, whose warm-up reports a fault again */
+	}
 	if (t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run) &&
 	    t32_runner_load(ss->runner, blobs, ss->n, &f) == 0)
-		return warm_up(ss, warm);
+		return warm_up(ss, warm, placed);
 	/* none, too small, or gone: a new process */
 	t32_runner_stop(ss->runner);
 	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
 	if (!ss->runner)
 		return t32_report_fault(&f, ss->specs[0]);
-	return warm_up(ss, seconds);
+	return warm_up(ss, seconds, 0);
 }
 
 /*
  * The caches and clock are warm already: new places need less.  In the same
  * process, a new place needs its pages touched and its code fetched, which a few
- * runs do (at least 16 a block, about 0.2 ms of them); a slow first run left over
- * lies above the bulk the estimate takes.  A new process gets 2 ms a block.
+ * runs do (16 a block, 3 of a slow one: warm_up_together); a slow first run left
+ * over lies above the bulk the estimate takes.  A new process gets 2 ms a block.
  */
 int t32_session_respawn(struct t32_session *ss)
 {
-	return start_runner(ss, 0.002, 0.0002);
+	return start_runner(ss, 0.002, 0.0002, 1);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)

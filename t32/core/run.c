@@ -975,7 +975,7 @@ static void fail_system(struct t32_fault *f, const char *what)
  * (which * per) times.  LOAD: `which` blocks follow, a struct load and then
  * their images; they are placed afresh in the code window, and the arena too.
  */
-enum { OP_RUN, OP_LOAD };
+enum { OP_RUN, OP_LOAD, OP_MOVE };
 struct request {
 	uint64_t op;
 	uint64_t which;
@@ -1075,8 +1075,70 @@ struct child {
 	void *arena;
 	void *base[T32_RUNNER_BLOBS];
 	uint64_t entry[T32_RUNNER_BLOBS];
+	uint64_t size[T32_RUNNER_BLOBS];	/* bytes of each image */
 	size_t n;
+	int half;		/* the half of the window the images start in */
 };
+
+/* The arena moved to a random page shift of its region and filled again. */
+static void child_arena(struct child *c)
+{
+	uint64_t *a = (uint64_t *)(c->arena_region + random_pages() * 4096);
+
+	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
+		a[i] = (uint64_t)(uintptr_t)&a[i];
+	c->arena = a;
+}
+
+/* Make the image at `at` (len bytes of pages) runnable: its code read+exec; 0 or -1. */
+static int child_place(struct child *c, struct shared *sh, size_t i, char *at, uint64_t size)
+{
+	struct t32_blob_header h;
+
+	memcpy(&h, at, sizeof(h));
+	if (h.data > size || h.data % 4096 || h.entry >= h.data ||
+	    (h.data && mprotect(at, h.data, PROT_READ | PROT_EXEC)))
+		return -1;
+	c->base[i] = at;
+	c->entry[i] = h.entry;
+	c->size[i] = size;
+	sh->bases[i] = (uint64_t)(uintptr_t)at;
+	return 0;
+}
+
+/*
+ * The images already loaded, placed afresh in the other half of the window (a
+ * copy in the process, not another trip through the pipe: a block of 100,000
+ * instructions is half a megabyte); the arena too.  0, or -1 (nothing loaded,
+ * or the window's half too small: the parent then loads them again).
+ */
+static int child_move(struct child *c, struct shared *sh)
+{
+	const uint64_t half = c->window_len / 2;
+	char *at = c->window + (c->half ? 0 : half) + random_pages() * 4096, *end = at;
+
+	if (!c->n)
+		return -1;
+	for (size_t i = 0; i < c->n; i++)
+		end += ((c->size[i] + 4095) & ~4095ull) + SLACK_PAGES * 4096;
+	if (end > c->window + (c->half ? half : c->window_len))
+		return -1;
+	sh->nbases = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t len = (c->size[i] + 4095) & ~4095ull;
+
+		if (mprotect(at, len, PROT_READ | PROT_WRITE))
+			return -1;
+		memcpy(at, c->base[i], c->size[i]);
+		if (child_place(c, sh, i, at, c->size[i]))
+			return -1;
+		at += len + random_pages() * 4096;
+	}
+	sh->nbases = c->n;
+	c->half = !c->half;
+	child_arena(c);
+	return 0;
+}
 
 /*
  * Place the images that follow q in the window afresh: each at a random page
@@ -1088,34 +1150,25 @@ static int child_load(struct child *c, struct shared *sh, int in, const struct r
 {
 	struct load l;
 	char *at = c->window + random_pages() * 4096;
-	uint64_t *a;
 
 	if (q->which > T32_RUNNER_BLOBS || read_all(in, &l, sizeof(l)))
 		return -1;
 	c->n = 0;
+	c->half = 0;
 	sh->nbases = 0;
 	for (size_t i = 0; i < q->which; i++) {
-		struct t32_blob_header h;
 		uint64_t len = (l.size[i] + 4095) & ~4095ull;
 
-		if (l.size[i] < sizeof(h) || (uint64_t)(at - c->window) + len > c->window_len ||
-		    mprotect(at, len, PROT_READ | PROT_WRITE) || read_all(in, at, l.size[i]))
+		if (l.size[i] < sizeof(struct t32_blob_header) ||
+		    (uint64_t)(at - c->window) + len > c->window_len ||
+		    mprotect(at, len, PROT_READ | PROT_WRITE) || read_all(in, at, l.size[i]) ||
+		    child_place(c, sh, i, at, l.size[i]))
 			return -1;
-		memcpy(&h, at, sizeof(h));
-		if (h.data > l.size[i] || h.data % 4096 || h.entry >= h.data ||
-		    (h.data && mprotect(at, h.data, PROT_READ | PROT_EXEC)))
-			return -1;
-		c->base[i] = at;
-		c->entry[i] = h.entry;
-		sh->bases[i] = (uint64_t)(uintptr_t)at;
 		at += len + random_pages() * 4096;
 	}
 	c->n = q->which;
 	sh->nbases = q->which;
-	a = (uint64_t *)(c->arena_region + random_pages() * 4096);
-	for (size_t i = 0; i < T32_ARENA_SIZE / 8; i++)
-		a[i] = (uint64_t)(uintptr_t)&a[i];
-	c->arena = a;
+	child_arena(c);
 	return 0;
 }
 
@@ -1143,6 +1196,24 @@ static char *reserve_window(uint64_t len)
  * The child's loop: reserve the code window and the arena, confine itself,
  * then answer requests (load, run) until the pipe closes.
  */
+/*
+ * Warm the blocks at a new placement: one run of each in turn, then runs - 1 more
+ * of each, or 2 when a block's first run took over `slow` ticks (such a run
+ * fetched all of the block's code that any run can keep).  out: scratch.
+ */
+static void child_warm(const struct child *c, uint64_t *out, uint64_t runs, uint64_t slow)
+{
+	uint64_t more = runs - 1;
+
+	for (size_t b = 0; b < c->n; b++) {
+		((block_fn)(void (*)(void))((char *)c->base[b] + c->entry[b]))(out, 1, c->arena);
+		if (out[0] > slow && more > 2)
+			more = 2;
+	}
+	for (size_t b = 0; more && b < c->n; b++)
+		((block_fn)(void (*)(void))((char *)c->base[b] + c->entry[b]))(out, more, c->arena);
+}
+
 static void runner_child(struct t32_runner *r, int in, int out)
 {
 	struct child c = { 0 };
@@ -1181,6 +1252,15 @@ static void runner_child(struct t32_runner *r, int in, int out)
 		if (q.op == OP_LOAD) {
 			if (child_load(&c, r->sh, in, &q))
 				confined_exit(126);
+			if (write(out, &ok, 1) != 1)
+				confined_exit(123);
+			continue;
+		}
+		if (q.op == OP_MOVE) {
+			/* 0: not moved (the images stay where they were), load them instead */
+			ok = child_move(&c, r->sh) == 0;
+			if (ok && q.count)
+				child_warm(&c, r->out, q.count, q.per);
 			if (write(out, &ok, 1) != 1)
 				confined_exit(123);
 			continue;
@@ -1326,6 +1406,31 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 		return runner_died(r, 0, f);
 	r->loads++;
 	return 0;
+}
+
+int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f)
+{
+	struct request q = { OP_MOVE, 0, warm < CHUNK ? warm : CHUNK, slow, 0 };
+	char ok;
+
+	fault_clear(f);
+	if (r->pid <= 0 || !r->nblobs)
+		return 1;
+	if (write_all(r->to_child, &q, sizeof(q)))
+		return runner_died(r, 0, f);
+	if (!wait_readable(r->from_child, r->opts.timeout))
+		return runner_died(r, 1, f);
+	if (read(r->from_child, &ok, 1) != 1)
+		return runner_died(r, 0, f);
+	if (!ok)
+		return t32_runner_load(r, r->blobs, r->nblobs, f) ? -1 : 2;
+	r->loads++;
+	return 0;
+}
+
+uint64_t t32_runner_base(const struct t32_runner *r, size_t i)
+{
+	return r && i < r->sh->nbases ? r->sh->bases[i] : 0;
 }
 
 int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *blobs,

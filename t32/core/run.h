@@ -118,6 +118,16 @@ struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t 
  */
 int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
 		    struct t32_fault *f);
+/*
+ * The blocks loaded now placed afresh (code and arena at new addresses), copied
+ * inside the process when its window's free half holds them, and warmed there:
+ * a run of each, then warm - 1 more (2 more when a block's first run took over
+ * slow ticks).  0 moved and warmed; 2 loaded again through the pipe instead (not
+ * warmed); 1 nothing loaded (nothing done); -1 with f filled in.
+ */
+int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f);
+/* Where the child placed block i last (0: nothing there). */
+uint64_t t32_runner_base(const struct t32_runner *r, size_t i);
 /* r is alive, on o's CPU and time limit, and its code window holds the blobs. */
 int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *blobs,
 		    size_t nblobs, const struct t32_run_opts *o);
