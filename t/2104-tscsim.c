@@ -24,6 +24,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* One measurement of blocks b on machine mc with options mo; *q (may be NULL): the step seen. */
+/* unbatched: the source runs one round a call, as recordings made before did */
+static int unbatched;
+
 static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
 			const struct t32_measure_opts *mo, struct t32_measurement *m, uint64_t *q)
 {
@@ -34,6 +37,8 @@ static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_b
 	if (!s)
 		bail("out of memory");
 	t32_sim_source(s, &src);
+	if (unbatched)
+		src.batched = 0;
 	if (q)
 		*q = src.q;
 	rc = t32_measure_source(&src, b->n, b->twin_insns, mo, NULL, m);
@@ -103,7 +108,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(45);
+	plan(47);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -425,6 +430,42 @@ int main(void)
 		ok(m.segments > 1 && m.runs >= 64 * m.segments,
 		   "a slow block: %llu runs in %u placements, at least 64 each",
 		   (unsigned long long)m.runs, m.segments);
+	}
+
+	/*
+	 * A call to the measuring process that costs 100 us of its own (a round trip
+	 * to a guest's other CPU): batched rounds, sized by the blocks' own cost, spend
+	 * most of the time running blocks; one round a call, sized with the call in,
+	 * spent most of it on calls (a fifth of the time ran blocks here, where a run
+	 * with its dither is 0.7 us; a hundredth on a machine, where a run of a short
+	 * block is 50 ns).
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .jitter = 0.3,
+					      .placement = 0.2, .call_seconds = 100e-6, .seed = 414 };
+		struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+		struct t32_measurement one;
+		double busy, busy_one;
+
+		ticks_opts(&mo, 0.02, 2);
+		if (measure_with(&mc, &b, &mo, &m, NULL))
+			bail("cannot measure a simulated chain behind costly calls");
+		unbatched = 1;
+		if (measure_with(&mc, &b, &mo, &one, NULL))
+			bail("cannot measure a simulated chain behind costly calls, unbatched");
+		unbatched = 0;
+		/* a run of block, twin and empty: about 1,800 ticks of dither and block each */
+		busy = (double)m.runs * 3 * 1800 / 2.6e9 / m.seconds;
+		busy_one = (double)one.runs * 3 * 1800 / 2.6e9 / one.seconds;
+		ok(busy > 0.5 && busy > 3 * busy_one && m.stopped_precise,
+		   "calls of 100 us: batched rounds run blocks %.0f%% of the time (one round a "
+		   "call: %.1f%%), %llu runs in %.3f s", 100 * busy, 100 * busy_one,
+		   (unsigned long long)m.runs, m.seconds);
+		/* sized with the call in, a round would hold a fifth of its runs: five times the rounds */
+		ok(m.rounds <= 20 * m.segments,
+		   "rounds sized by the blocks' own cost: %u rounds in %u placements", m.rounds,
+		   m.segments);
 	}
 
 	/*

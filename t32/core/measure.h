@@ -187,8 +187,9 @@ enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLA
 /*
  * Where deltas come from: the warm measuring process, a simulated machine, or a
  * recording.  run() runs the source's blocks 0..nb-1 (their roles in roles[]) in
- * turn, per runs each after skip unrecorded ones, reps times, into out laid out
- * [rep][block][run]; the calibration chains are cal_len and cal_len / 2 `add eax,
+ * turn, per runs each after skip unrecorded ones, reps times a round for `rounds`
+ * rounds, into out laid out [round][rep][block][run] (a recording keeps each
+ * round's deltas apart); the calibration chains are cal_len and cal_len / 2 `add eax,
  * 1`.  respawn() (may be NULL) places the blocks afresh: new addresses.  look()
  * (may be NULL) says what ran beside the measuring process since the last look
  * (T32_TAINT_* bits).  finish() (may be NULL) adds what the source knows at the
@@ -198,7 +199,7 @@ enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLA
  */
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
-		   uint64_t reps, uint64_t *out);
+		   uint64_t reps, uint64_t rounds, uint64_t *out);
 	int (*respawn)(void *ctx);
 	double (*now)(void *ctx);	/* seconds on the source's clock; NULL: the wall clock */
 	unsigned (*look)(void *ctx);
@@ -213,6 +214,9 @@ struct t32_source {
 				   replay with the rule they were made with) */
 	int span_floor;		/* the interval holds at least how far the sensors may put
 				   the clock (recordings made before replay without it) */
+	int batched;		/* a call runs the rounds up to the next judgement, sized
+				   by the blocks' own cost (recordings made before ran one
+				   round a call, sized with the call's cost in) */
 };
 
 /*

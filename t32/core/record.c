@@ -107,6 +107,8 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	fputs("# futility: confirmed\n", f);
 	/* nor this one an interval that holds how far the sensors may put the clock */
 	fputs("# interval: span\n", f);
+	/* nor this one rounds run several to a call, sized by the blocks' own cost */
+	fputs("# rounds: batched\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -168,13 +170,17 @@ static void put_error(FILE *f)
 /* --- recording: the real source's calls, written down ---------------------- */
 
 static int rec_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
-		   uint64_t reps, uint64_t *out)
+		   uint64_t reps, uint64_t rounds, uint64_t *out)
 {
 	struct t32_rec *r = ctx;
 	FILE *f = r->out.f;
-	int rc = r->real.run(r->real.ctx, nb, roles, per, skip, reps, out);
+	int rc = r->real.run(r->real.ctx, nb, roles, per, skip, reps, rounds, out);
 
-	fprintf(f, "run\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\n", nb, per, skip, reps, rc);
+	/* a call of several rounds says how many; each round's deltas on lines of their own */
+	fprintf(f, "run\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d", nb, per, skip, reps, rc);
+	if (rounds != 1)
+		fprintf(f, "\t%" PRIu64, rounds);
+	putc('\n', f);
 	if (rc) {
 		put_error(f);
 		return rc;
@@ -183,14 +189,15 @@ static int rec_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 		t32_error("out of memory '%s'", "recording");
 		return T32_EXIT_ERROR;
 	}
-	for (size_t b = 0; b < nb; b++) {
+	for (size_t b = 0; b < nb * rounds; b++) {
+		const uint64_t *o = out + b / nb * nb * per * reps;
 		size_t k = 0;
 
 		for (uint64_t j = 0; j < reps; j++)
 			for (uint64_t i = 0; i < per; i++)
-				r->vals[k++] = out[(j * nb + b) * per + i];
+				r->vals[k++] = o[(j * nb + b % nb) * per + i];
 		qsort(r->vals, k, sizeof(uint64_t), cmp_u64);
-		fprintf(f, "d\t%zu\t", b);
+		fprintf(f, "d\t%zu\t", b % nb);
 		for (size_t i = 0; i < k;) {
 			size_t j = i;
 
@@ -321,27 +328,28 @@ static int field_rc(struct t32_rec *r, const char *s, int *rc)
 }
 
 static int rep_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
-		   uint64_t reps, uint64_t *out)
+		   uint64_t reps, uint64_t rounds, uint64_t *out)
 {
 	struct t32_rec *r = ctx;
-	char asked[128], **fl;
-	uint64_t v[4];
+	char asked[160], **fl;
+	uint64_t v[5] = { 0, 0, 0, 0, 1 };
 	int rc;
 
 	(void)roles;
 	snprintf(asked, sizeof(asked), "run %zu blocks, %" PRIu64 " runs after %" PRIu64 ", %" PRIu64
-		 " times", nb, per, skip, reps);
+		 " times, %" PRIu64 " rounds", nb, per, skip, reps, rounds);
 	if (!(fl = expect(r, "run", 6, asked)))
 		return T32_EXIT_ERROR;
 	for (int i = 0; i < 4; i++)
 		if (field_u64(r, fl[i + 1], &v[i]))
 			return T32_EXIT_ERROR;
-	if (field_rc(r, fl[5], &rc))
+	if (field_rc(r, fl[5], &rc) || (r->tsv.nfields > 6 && field_u64(r, fl[6], &v[4])))
 		return T32_EXIT_ERROR;
-	if (v[0] != nb || v[1] != per || v[2] != skip || v[3] != reps) {
+	if (v[0] != nb || v[1] != per || v[2] != skip || v[3] != reps || v[4] != rounds) {
 		t32_error("the recording does not match this measurement at line %zu '%s' (recorded "
 			  "run %" PRIu64 " blocks, %" PRIu64 " runs after %" PRIu64 ", %" PRIu64
-			  " times; asked %s)", r->tsv.lineno, r->path, v[0], v[1], v[2], v[3], asked);
+			  " times, %" PRIu64 " rounds; asked %s)", r->tsv.lineno, r->path, v[0], v[1],
+			  v[2], v[3], v[4], asked);
 		r->diverged = 1;
 		return T32_EXIT_ERROR;
 	}
@@ -351,8 +359,9 @@ static int rep_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 		t32_error("out of memory '%s'", "replay");
 		return T32_EXIT_ERROR;
 	}
-	for (size_t b = 0; b < nb; b++) {
-		uint64_t k = 0, block;
+	for (size_t bb = 0; bb < nb * rounds; bb++) {
+		const size_t b = bb % nb;
+		uint64_t k = 0, block, *o = out + bb / nb * nb * per * reps;
 		char *p, *next;
 
 		if (!(fl = expect(r, "d", 3, "a block's deltas")) || field_u64(r, fl[1], &block))
@@ -395,7 +404,7 @@ static int rep_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 		}
 		for (uint64_t j = 0, i = 0; j < reps; j++)
 			for (uint64_t x = 0; x < per; x++)
-				out[(j * nb + b) * per + x] = r->vals[i++];
+				o[(j * nb + b) * per + x] = r->vals[i++];
 	}
 	return 0;
 }
@@ -489,7 +498,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 		*out = (struct t32_source){ rec_run, real->respawn ? rec_respawn : NULL, rec_now,
 					    rec_look, rec_finish, r, real->tsc_hz, real->q,
 					    real->placements, real->sensors, real->futility,
-					    real->span_floor };
+					    real->span_floor, real->batched };
 		fprintf(f, "measure\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t", n, twin_n,
 			t32_unit_names[mo->unit], real->q);
 		put_exact(f, real->tsc_hz);
@@ -517,7 +526,8 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 				    placements_of(t32_rec_provenance(r, "placements")),
 				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
 				    futility_of(t32_rec_provenance(r, "futility")),
-				    strcmp(t32_rec_provenance(r, "interval"), "span") == 0 };
+				    strcmp(t32_rec_provenance(r, "interval"), "span") == 0,
+				    strcmp(t32_rec_provenance(r, "rounds"), "batched") == 0 };
 	return 0;
 }
 

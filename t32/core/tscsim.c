@@ -123,11 +123,13 @@ static uint64_t one_run(struct t32_sim *s, enum t32_role b, double r)
 
 /* t32_source.run: blocks in turn, as the measuring process runs them. */
 static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
-		   uint64_t reps, uint64_t *out)
+		   uint64_t reps, uint64_t rounds, uint64_t *out)
 {
 	struct t32_sim *s = ctx;
 	const struct t32_sim_machine *mc = &s->mc;
 
+	reps *= rounds;
+	s->t += mc->call_seconds * mc->tsc_hz;
 	for (uint64_t j = 0; j < reps; j++) {
 		/* the clock of this turn: drift over the whole run, wobble per turn */
 		double r = mc->ratio;
@@ -193,7 +195,8 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 		free(r);
 	}
 	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
-				    q ? q : 1, T32_PLACEMENTS_SCALED, 1, T32_FUTILITY_CONFIRMED, 1 };
+				    q ? q : 1, T32_PLACEMENTS_SCALED, 1, T32_FUTILITY_CONFIRMED, 1,
+				    1 };
 }
 
 /* One simulated measurement against the truth, added to g. */

@@ -37,6 +37,8 @@ struct t32_sim_machine {
 	double stall_seconds;	/* the host stalls the guest for this long at the start: */
 	double stall_factor;	/* each run then takes this many times as long in wall
 				   time, outside what it reads (steal) */
+	double call_seconds;	/* wall time a call to the measuring process costs
+				   beside its runs (the round trip of a request) */
 	uint64_t seed;
 };
 
