@@ -35,7 +35,7 @@ printf 'add | add rax, 1 | tp=add {r}, 1\n' >"$TMP/s.tbl"
 # start at 1 ms (scaled), and the replay must follow them
 run sweep --n 40 --unit ticks --budget 0.2 --record "$TMP/s.rec" -o "$TMP/s1.tsv" "$TMP/s.tbl"
 swept "a sweep recorded (exit $rc)"
-like "$TMP/s.rec" '^# placements: scaled$' "the recording names its placements"
+like "$TMP/s.rec" '^# placements: half$' "the recording names its placements"
 run sweep --replay "$TMP/s.rec"
 grep -v '^#' "$TMP/s1.tsv" >"$TMP/a"
 grep -v '^#' "$TMP/out" >"$TMP/b"

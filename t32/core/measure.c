@@ -190,6 +190,13 @@ static const struct schedule schedules[] = {
 	 * placement (16 runs a block) costs a quarter of it at most.
 	 */
 	[T32_PLACEMENTS_SCALED] = { 0.001, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.001 / 12, 0, 64 },
+	/*
+	 * The same from 0.5 ms, in rounds of 50 us, once rounds came several to a
+	 * call: a round of the scaled tiers, a request of its own, had held a dozen
+	 * runs of a cheap block beside the request's round trip; batched, one of 50
+	 * us holds hundreds.
+	 */
+	[T32_PLACEMENTS_HALF] = { 0.0005, 0.25, 0, 64, 12, T32_MAX_SEGMENTS, 0.0005 / 10, 0, 64 },
 };
 
 /* How long segment k runs, the first `first` seconds long. */
@@ -219,7 +226,9 @@ static double segment_room(enum t32_placements p, double first, unsigned k)
  */
 static enum t32_placements placements_for(enum t32_placements p, int calibrated)
 {
-	return p == T32_PLACEMENTS_SCALED && calibrated ? T32_PLACEMENTS_TIERS : p;
+	const int ticks_tiers = p == T32_PLACEMENTS_SCALED || p == T32_PLACEMENTS_HALF;
+
+	return ticks_tiers && calibrated ? T32_PLACEMENTS_TIERS : p;
 }
 
 /* Per-unit factor from ticks: cycles use the calibration ratio, ns the TSC rate. */
@@ -451,7 +460,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 		if (!rc) {
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
-						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_SCALED, 1,
+						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_HALF, 1,
 						   T32_FUTILITY_CONFIRMED, 1, 1 };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,

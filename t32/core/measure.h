@@ -177,12 +177,15 @@ enum t32_futility {
 
 /*
  * How the measuring loop times its placements (segments): in tiers of one length
- * from 1 ms (longer for a slow block) in ticks or ns and from 2.5 ms in cycles
- * (scaled: what t32 does), and as recordings made before kept them: tiers from
- * 2.5 ms, or doubling from 5 ms after the first six (a replay must ask for what
- * the recording holds).
+ * from 0.5 ms (longer for a slow block) in ticks or ns and from 2.5 ms in cycles
+ * (half: what t32 does), and as recordings made before kept them: the same from
+ * 1 ms (scaled), tiers from 2.5 ms, or doubling from 5 ms after the first six (a
+ * replay must ask for what the recording holds).
  */
-enum t32_placements { T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLACEMENTS_SCALED };
+enum t32_placements {
+	T32_PLACEMENTS_TIERS = 0, T32_PLACEMENTS_DOUBLING, T32_PLACEMENTS_SCALED,
+	T32_PLACEMENTS_HALF	/* scaled from 0.5 ms (what t32 does, its rounds batched) */
+};
 
 /*
  * Where deltas come from: the warm measuring process, a simulated machine, or a

@@ -96,8 +96,11 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	t32_provenance(f, argc, argv);
 	fprintf(f, "# tsc: %.4f GHz, step %llu ticks\n", t32_machine_tsc_hz() / 1e9,
 		(unsigned long long)t32_machine_tsc_step(NULL));
-	/* a recording without this line kept the doubling placements; "tiers", those from 2.5 ms */
-	fputs("# placements: scaled\n", f);
+	/*
+	 * a recording without this line kept the doubling placements; "tiers", those
+	 * from 2.5 ms; "scaled", from 1 ms in ticks
+	 */
+	fputs("# placements: half\n", f);
 	/* nor this one the sensor chains: their blocks are not in its runs */
 	fputs("# sensors: mul,vec\n", f);
 	/*
@@ -428,6 +431,7 @@ static enum t32_placements placements_of(const char *name)
 {
 	static const struct rec_word words[] = {
 		{ "scaled", T32_PLACEMENTS_SCALED }, { "tiers", T32_PLACEMENTS_TIERS },
+		{ "half", T32_PLACEMENTS_HALF },
 	};
 
 	return (enum t32_placements)word_value(name, words, sizeof(words) / sizeof(words[0]),

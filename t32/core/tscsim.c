@@ -195,7 +195,7 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 		free(r);
 	}
 	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
-				    q ? q : 1, T32_PLACEMENTS_SCALED, 1, T32_FUTILITY_CONFIRMED, 1,
+				    q ? q : 1, T32_PLACEMENTS_HALF, 1, T32_FUTILITY_CONFIRMED, 1,
 				    1 };
 }
 
