@@ -1300,6 +1300,9 @@ static double source_now(const struct t32_source *src)
 	return src->now ? src->now(src->ctx) : t32_now();
 }
 
+/* Seconds of a probe's call past which its runs dwarf the call's round trip. */
+#define T32_PROBE_DWARFS 0.002
+
 /* Microseconds of blocks per turn before switching to the next block. */
 #define T32_TURN_SECONDS 5e-6
 
@@ -1348,12 +1351,14 @@ static int size_turn(const struct t32_source *src, enum t32_placements p,
 			return rc;
 	}
 	per_run = (source_now(src) - t0) / (16.0 * (double)nb);
-	if (src->batched) {
+	if (src->batched && per_run * 16.0 * (double)nb < T32_PROBE_DWARFS) {
 		/*
 		 * A call to the measuring process costs a round trip of its own (tens of
 		 * microseconds, hundreds under a busy hypervisor), which a run of 16
-		 * blocks does not dwarf: a call of eight times the runs, less the first,
-		 * leaves the blocks' own cost.
+		 * cheap blocks does not dwarf: a call of eight times the runs, less the
+		 * first, leaves the blocks' own cost.  Slow blocks (a first call over
+		 * T32_PROBE_DWARFS) dwarf it already, and eight times their runs would
+		 * cost a row of 100,000 instructions 7 ms.
 		 */
 		double t1 = per_run * 16.0 * (double)nb, t8, own;
 
