@@ -299,7 +299,8 @@ static int warm_up(struct t32_session *ss, double seconds, int together)
 
 	if (!o->warmup)
 		return 0;
-	scratch = malloc(o->warmup * ss->n * sizeof(uint64_t));
+	/* room for one block's runs, or for 16 of each block at once */
+	scratch = malloc((o->warmup > 16 * ss->n ? o->warmup : 16 * ss->n) * sizeof(uint64_t));
 	if (!scratch) {
 		t32_error("out of memory '%s'", "warm-up");
 		return T32_EXIT_ERROR;
