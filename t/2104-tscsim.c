@@ -108,7 +108,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(47);
+	plan(48);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -467,6 +467,36 @@ int main(void)
 		ok(m.rounds <= 20 * m.segments,
 		   "rounds sized by the blocks' own cost: %u rounds in %u placements", m.rounds,
 		   m.segments);
+	}
+
+	/*
+	 * A measurement that runs its 20 s out on a slow block (100,000 instructions,
+	 * 40 us a run) never asks for more than 0.05 s of rounds in one call: Ctrl-C is
+	 * heard between calls, and a call past --timeout is taken for a hang.  Its
+	 * last placements run 0.25 s each, and the last of all to the budget's end.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.0, .tsc_hz = 2.5e9, .jitter = 0.5,
+					      .placement = 30, .seed = 4144 };
+		struct t32_sim_blocks b = { 60, 1, 100000, 50000, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+		struct t32_sim *s = t32_sim_new(&mc, &b);
+		struct t32_source src;
+		double longest;
+
+		if (!s)
+			bail("out of memory");
+		t32_sim_source(s, &src);
+		src.futility = T32_FUTILITY_OFF;
+		ticks_opts(&mo, 1e-6, 20);
+		mo.max_runs = 0;
+		if (t32_measure_source(&src, b.n, b.twin_insns, &mo, NULL, &m))
+			bail("cannot measure a simulated slow block for 20 s");
+		longest = t32_sim_longest_call(s);
+		t32_sim_free(s);
+		ok(m.seconds >= 19 && longest <= 0.06,
+		   "a %.1f s measurement of a slow block: its longest call %.3f s (0.05 at most)",
+		   m.seconds, longest);
 	}
 
 	/*

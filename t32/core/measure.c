@@ -1398,6 +1398,12 @@ static int size_turn(const struct t32_source *src, enum t32_placements p,
 	return 0;
 }
 
+/*
+ * Seconds a call of batched rounds runs at most: Ctrl-C is heard between calls,
+ * and a call that runs past --timeout is taken for a block that hangs.
+ */
+#define T32_BATCH_SECONDS 0.05
+
 /* Readings a round holds, of all its blocks. */
 #define ROUND_READINGS(nb, per, reps) ((uint64_t)(nb) * (per) * (reps))
 
@@ -1405,7 +1411,7 @@ static int size_turn(const struct t32_source *src, enum t32_placements p,
  * Rounds the next call runs when rounds are batched: those that take the open
  * segment to its length and its minimum of rounds (the last segment: to the
  * budget's end), the budget permitting, each `round` seconds long; at least one,
- * and no more than a call holds.
+ * and no more than a call holds or T32_BATCH_SECONDS runs.
  */
 static uint64_t batch_rounds(enum t32_placements p, double first, const struct loop *l,
 			     double in_segment, double left, int last_segment, double round,
@@ -1422,6 +1428,8 @@ static uint64_t batch_rounds(enum t32_placements p, double first, const struct l
 		k = T32_MIN_ROUNDS - have;
 	if (k * readings > T32_RUNNER_CHUNK)
 		k = T32_RUNNER_CHUNK / readings;
+	if (round > 0 && (double)k * round > T32_BATCH_SECONDS)
+		k = (uint64_t)(T32_BATCH_SECONDS / round);
 	return k ? k : 1;
 }
 

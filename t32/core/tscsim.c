@@ -23,6 +23,7 @@ struct t32_sim {
 	double place, place_twin;	/* cycles: this process's placement offsets */
 	int tainted;		/* other work runs beside this process */
 	int cal_slowed;		/* a thread shares the core's ALUs in this process */
+	double longest;		/* ticks: the longest call to run() */
 };
 
 struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b)
@@ -128,6 +129,8 @@ static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 	struct t32_sim *s = ctx;
 	const struct t32_sim_machine *mc = &s->mc;
 
+	const double t0 = s->t;
+
 	reps *= rounds;
 	s->t += mc->call_seconds * mc->tsc_hz;
 	for (uint64_t j = 0; j < reps; j++) {
@@ -145,7 +148,14 @@ static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 				*out++ = one_run(s, roles[b], r);
 		}
 	}
+	if (s->t - t0 > s->longest)
+		s->longest = s->t - t0;
 	return 0;
+}
+
+double t32_sim_longest_call(const struct t32_sim *s)
+{
+	return s->longest / s->mc.tsc_hz;
 }
 
 /* t32_source.now: seconds of simulated time. */

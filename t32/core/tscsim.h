@@ -64,6 +64,8 @@ void t32_sim_free(struct t32_sim *s);
  * simulated TSC's raw readings, as on a real machine (1 when they never tell).
  */
 void t32_sim_source(struct t32_sim *s, struct t32_source *src);
+/* Seconds of simulated time the longest call to run() took. */
+double t32_sim_longest_call(const struct t32_sim *s);
 
 /* n raw readings of the simulated TSC with a random spin between them. */
 void t32_sim_readings(struct t32_sim *s, uint64_t *out, size_t n);
