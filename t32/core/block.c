@@ -266,32 +266,11 @@ int t32_session_open(struct t32_session *ss, const struct t32_spec *const *specs
 	return start_runner(ss, 0.02, 0.002, 0);
 }
 
-/*
- * A placement's warm-up when its blocks have all run before: one run of every
- * block in one request (a request is a round trip to the measuring process, which
- * costs more than a cheap block's runs), then in another 15 more of each, or 2
- * when a block's first run took over 2^15 ticks (10 to 30 us at any TSC rate):
- * such a block's first run fetched all of its code that any run can keep.
- */
+/* A first run over this many ticks (10 to 30 us at any TSC rate) marks a slow block. */
 #define SLOW_RUN_TICKS (1u << 15)
 
-static int warm_up_together(struct t32_session *ss, uint64_t *scratch)
-{
-	const struct t32_block_opts *o = &ss->opts;
-	uint64_t more = o->warmup > 16 ? 15 : o->warmup - 1;
-	int rc = t32_session_interleaved(ss, ss->n, 1, 0, 1, scratch);
-
-	for (size_t i = 0; i < ss->n && !rc; i++)
-		if (scratch[i] > SLOW_RUN_TICKS && more > 2)
-			more = 2;
-	return rc || !more ? rc : t32_session_interleaved(ss, ss->n, more, 0, 1, scratch);
-}
-
-/*
- * o->warmup runs of each block, or about `seconds` of them if that is less;
- * together: the blocks have run before (a new placement), warmed in turn, fewer.
- */
-static int warm_up(struct t32_session *ss, double seconds, int together)
+/* o->warmup runs of each block, or about `seconds` of them if that is less. */
+static int warm_up(struct t32_session *ss, double seconds)
 {
 	const struct t32_block_opts *o = &ss->opts;
 	uint64_t *scratch;
@@ -299,16 +278,10 @@ static int warm_up(struct t32_session *ss, double seconds, int together)
 
 	if (!o->warmup)
 		return 0;
-	/* room for one block's runs, or for 16 of each block at once */
-	scratch = malloc((o->warmup > 16 * ss->n ? o->warmup : 16 * ss->n) * sizeof(uint64_t));
+	scratch = malloc(o->warmup * sizeof(uint64_t));
 	if (!scratch) {
 		t32_error("out of memory '%s'", "warm-up");
 		return T32_EXIT_ERROR;
-	}
-	if (together) {
-		rc = warm_up_together(ss, scratch);
-		free(scratch);
-		return rc;
 	}
 	for (size_t i = 0; i < ss->n && !rc; i++) {
 		uint64_t runs = o->warmup < 16 ? o->warmup : 16;
@@ -345,11 +318,13 @@ static void stop_idle_runner(void)
 /*
  * The session's blocks placed afresh in its measuring process (the idle one,
  * or a new one when none fits or it died), warmed up for `seconds` a block,
- * `warm` seconds when the process was warm already.
+ * `warm` seconds when the process was warm already; placed: they have run
+ * there before, so they move and warm in one request (t32_runner_move).
  */
 static int start_runner(struct t32_session *ss, double seconds, double warm, int placed)
 {
 	const struct t32_blob *blobs[T32_SESSION_MAX];
+	const uint64_t placed_warmup = ss->opts.warmup < 16 ? ss->opts.warmup : 16;
 	struct t32_fault f;
 
 	for (size_t i = 0; i < ss->n; i++)
@@ -367,33 +342,38 @@ static int start_runner(struct t32_session *ss, double seconds, double warm, int
 	/* a new placement of the session's own blocks moves and warms them, when it can */
 	if (placed && !t32_one_by_one() && ss->runner &&
 	    t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run)) {
-		int rc = t32_runner_move(ss->runner, ss->opts.warmup < 16 ? ss->opts.warmup : 16,
-					 SLOW_RUN_TICKS, &f);
+		int rc = t32_runner_move(ss->runner, placed_warmup, SLOW_RUN_TICKS, &f);
 
 		if (rc == 0 || rc == 2)
-			return rc ? warm_up(ss, warm, placed) : 0;
+			return 0;
 		/* the process died: a new one below, whose warm-up reports a fault again */
 	}
 	if (t32_runner_fits(ss->runner, blobs, ss->n, &ss->opts.run) &&
-	    t32_runner_load(ss->runner, blobs, ss->n, &f) == 0)
-		return warm_up(ss, warm, placed);
+	    t32_runner_load(ss->runner, blobs, ss->n, &f) == 0) {
+		/* blocks that have run before warm in one request; new ones each alone */
+		if (!placed)
+			return warm_up(ss, warm);
+		if (t32_runner_warm(ss->runner, placed_warmup, SLOW_RUN_TICKS, &f))
+			return t32_report_fault(&f, ss->specs[0]);
+		return 0;
+	}
 	/* none, too small, or gone: a new process */
 	t32_runner_stop(ss->runner);
 	ss->runner = t32_runner_start(blobs, ss->n, &ss->opts.run, &f);
 	if (!ss->runner)
 		return t32_report_fault(&f, ss->specs[0]);
-	return warm_up(ss, seconds, 0);
+	return warm_up(ss, seconds);
 }
 
 /*
  * The caches and clock are warm already: new places need less.  In the same
  * process, a new place needs its pages touched and its code fetched, which a few
- * runs do (16 a block, 3 of a slow one: warm_up_together); a slow first run left
+ * runs do (16 a block, 3 of a slow one: t32_runner_warm); a slow first run left
  * over lies above the bulk the estimate takes.  A new process gets 2 ms a block.
  */
 int t32_session_respawn(struct t32_session *ss)
 {
-	return start_runner(ss, 0.002, 0.0002, 1);
+	return start_runner(ss, 0.002, 0, 1);
 }
 
 int t32_session_run(struct t32_session *ss, size_t which, uint64_t count, uint64_t *out)

@@ -974,8 +974,11 @@ static void fail_system(struct t32_fault *f, const char *what)
  * 0..which-1 in turn, per runs each (after `skip` unrecorded ones), count /
  * (which * per) times.  LOAD: `which` blocks follow, a struct load and then
  * their images; they are placed afresh in the code window, and the arena too.
+ * MOVE: the blocks loaded are copied afresh into the window's other half (the
+ * reply 0 when they do not fit it), then warmed as WARM does.  WARM: count runs
+ * of each loaded block, 3 when a first run took over `per` ticks (child_warm).
  */
-enum { OP_RUN, OP_LOAD, OP_MOVE };
+enum { OP_RUN, OP_LOAD, OP_MOVE, OP_WARM };
 struct request {
 	uint64_t op;
 	uint64_t which;
@@ -1079,6 +1082,12 @@ struct child {
 	size_t n;
 	int half;		/* the half of the window the images start in */
 };
+
+/* Block b's entry, to call. */
+static block_fn child_fn(const struct child *c, size_t b)
+{
+	return (block_fn)(void (*)(void))((char *)c->base[b] + c->entry[b]);
+}
 
 /* The arena moved to a random page shift of its region and filled again. */
 static void child_arena(struct child *c)
@@ -1193,27 +1202,27 @@ static char *reserve_window(uint64_t len)
 }
 
 /*
- * The child's loop: reserve the code window and the arena, confine itself,
- * then answer requests (load, run) until the pipe closes.
- */
-/*
  * Warm the blocks at a new placement: one run of each in turn, then runs - 1 more
  * of each, or 2 when a block's first run took over `slow` ticks (such a run
  * fetched all of the block's code that any run can keep).  out: scratch.
  */
 static void child_warm(const struct child *c, uint64_t *out, uint64_t runs, uint64_t slow)
 {
-	uint64_t more = runs - 1;
+	uint64_t more = runs ? runs - 1 : 0;
 
-	for (size_t b = 0; b < c->n; b++) {
-		((block_fn)(void (*)(void))((char *)c->base[b] + c->entry[b]))(out, 1, c->arena);
+	for (size_t b = 0; runs && b < c->n; b++) {
+		child_fn(c, b)(out, 1, c->arena);
 		if (out[0] > slow && more > 2)
 			more = 2;
 	}
 	for (size_t b = 0; more && b < c->n; b++)
-		((block_fn)(void (*)(void))((char *)c->base[b] + c->entry[b]))(out, more, c->arena);
+		child_fn(c, b)(out, more, c->arena);
 }
 
+/*
+ * The child's loop: reserve the code window and the arena, confine itself,
+ * then answer requests (load, move, warm, run) until the pipe closes.
+ */
 static void runner_child(struct t32_runner *r, int in, int out)
 {
 	struct child c = { 0 };
@@ -1256,10 +1265,10 @@ static void runner_child(struct t32_runner *r, int in, int out)
 				confined_exit(123);
 			continue;
 		}
-		if (q.op == OP_MOVE) {
-			/* 0: not moved (the images stay where they were), load them instead */
-			ok = child_move(&c, r->sh) == 0;
-			if (ok && q.count)
+		if (q.op == OP_MOVE || q.op == OP_WARM) {
+			/* a move's 0: not moved (the images stay where they were), load them instead */
+			ok = q.op == OP_WARM || child_move(&c, r->sh) == 0;
+			if (ok && q.count <= CHUNK)
 				child_warm(&c, r->out, q.count, q.per);
 			if (write(out, &ok, 1) != 1)
 				confined_exit(123);
@@ -1275,14 +1284,13 @@ static void runner_child(struct t32_runner *r, int in, int out)
 			for (uint64_t done = 0; done + q.which * q.per <= q.count;
 			     done += q.which * q.per)
 				for (uint64_t b = 0; b < q.which; b++, o += q.per) {
-					fn = (block_fn)(void (*)(void))((char *)c.base[b] +
-									c.entry[b]);
+					fn = child_fn(&c, b);
 					if (q.skip)
 						fn(o, q.skip, c.arena);
 					fn(o, q.per, c.arena);
 				}
 		} else {
-			fn = (block_fn)(void (*)(void))((char *)c.base[q.which] + c.entry[q.which]);
+			fn = child_fn(&c, q.which);
 			fn(r->out, q.count, c.arena);
 		}
 		for (uint64_t i = 0; i < q.count; i++)
@@ -1423,8 +1431,26 @@ int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t
 	if (read(r->from_child, &ok, 1) != 1)
 		return runner_died(r, 0, f);
 	if (!ok)
-		return t32_runner_load(r, r->blobs, r->nblobs, f) ? -1 : 2;
+		return t32_runner_load(r, r->blobs, r->nblobs, f) ||
+		       t32_runner_warm(r, warm, slow, f) ? -1 : 2;
 	r->loads++;
+	return 0;
+}
+
+int t32_runner_warm(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f)
+{
+	struct request q = { OP_WARM, 0, warm < CHUNK ? warm : CHUNK, slow, 0 };
+	char ok;
+
+	fault_clear(f);
+	if (r->pid <= 0)
+		return -1;
+	if (write_all(r->to_child, &q, sizeof(q)))
+		return runner_died(r, 0, f);
+	if (!wait_readable(r->from_child, r->opts.timeout))
+		return runner_died(r, 1, f);
+	if (read(r->from_child, &ok, 1) != 1)
+		return runner_died(r, 0, f);
 	return 0;
 }
 

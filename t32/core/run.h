@@ -120,12 +120,17 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 		    struct t32_fault *f);
 /*
  * The blocks loaded now placed afresh (code and arena at new addresses), copied
- * inside the process when its window's free half holds them, and warmed there:
- * a run of each, then warm - 1 more (2 more when a block's first run took over
- * slow ticks).  0 moved and warmed; 2 loaded again through the pipe instead (not
- * warmed); 1 nothing loaded (nothing done); -1 with f filled in.
+ * inside the process when its window's free half holds them, and warmed there
+ * (t32_runner_warm).  0 moved and warmed; 2 loaded again through the pipe
+ * instead, and warmed; 1 nothing loaded (nothing done); -1 with f filled in.
  */
 int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f);
+/*
+ * Warm the blocks loaded in one request: a run of each in turn, then warm - 1
+ * more of each (2 more when a block's first run took over slow ticks: it has
+ * fetched all the code any run can keep).  0, or -1 with f filled in.
+ */
+int t32_runner_warm(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f);
 /* Where the child placed block i last (0: nothing there). */
 uint64_t t32_runner_base(const struct t32_runner *r, size_t i);
 /* r is alive, on o's CPU and time limit, and its code window holds the blobs. */
