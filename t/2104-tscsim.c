@@ -108,7 +108,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(48);
+	plan(50);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -662,6 +662,62 @@ int main(void)
 			   "--ignore-busy: busy CPUs beside it set nothing aside (%s)",
 			   m.untrusted[0] ? m.untrusted : "trusted");
 		}
+	}
+
+	/*
+	 * A result whose last process ran to the budget's end is judged there: an
+	 * interval at the precision, over enough processes, is trusted, and one that
+	 * is not says why in terms that agree with it (never "never narrowed to
+	 * +-0.01 (it is +-0.008)").  Budgets near what the precision needs, so that
+	 * some measurements reach it in their last process (one of these 120 does).
+	 */
+	{
+		unsigned cases = 0, trusted = 0, contradicted = 0, reached = 0;
+		char worst[800] = "";
+
+		for (unsigned k = 0; k < 120; k++) {
+			struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+						      .jitter = 0.5, .seed = 400 + k,
+						      .taint_p = k % 3 ? 0 : 0.3 };
+			struct t32_sim_blocks b = { 60, 1, 100, 50, 1000, 4, 8 };
+			struct t32_measure_opts mo;
+
+			ticks_opts(&mo, 0.004 + 0.0005 * (k % 4), 0.02 + 0.01 * (k % 5));
+			if (measure_with(&mc, &b, &mo, &m, NULL) > T32_EXIT_UNTRUSTED)
+				bail("cannot measure to the budget's end");
+			cases++;
+			trusted += !m.untrusted[0];
+			reached += m.halfwidth <= mo.precision;
+			if (m.halfwidth <= mo.precision && strstr(m.untrusted, "never narrowed")) {
+				contradicted++;
+				snprintf(worst, sizeof(worst), "%s", m.untrusted);
+			}
+		}
+		diag("to the budget's end: %u of %u trusted, %u at the precision", trusted, cases,
+		     reached);
+		ok(contradicted == 0 && reached >= 4,
+		   "a result at its precision when the budget ends is not called one that never "
+		   "narrowed (%u of %u: %s)", contradicted, cases, worst[0] ? worst : "none");
+	}
+
+	/*
+	 * Other work beside half the processes of a short measurement: the interval
+	 * reaches the precision over fewer processes that count than the stopping
+	 * rule needs, and the reason says that, not that it never narrowed.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9,
+					      .jitter = 0.5, .seed = 720, .taint_p = 0.5 };
+		struct t32_sim_blocks b = { 60, 1, 100, 50, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+
+		ticks_opts(&mo, 0.02, 0.011);
+		if (measure_with(&mc, &b, &mo, &m, NULL) > T32_EXIT_UNTRUSTED)
+			bail("cannot measure beside other work");
+		diag("too few that count: %s", m.untrusted);
+		ok(m.halfwidth <= mo.precision && strstr(m.untrusted, "trusting it takes 12") &&
+		   !strstr(m.untrusted, "never narrowed"),
+		   "at the precision over too few processes that count: the reason says so");
 	}
 
 	/* The fast grid. */

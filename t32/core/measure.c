@@ -1273,6 +1273,12 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 		snprintf(m->untrusted, len, "a negative cost, %.4g +- %.2g %s per instruction",
 			 m->value, m->halfwidth, u);
 	else if ((mo->precision > 0 || mo->block_precision > 0) && !m->stopped_precise &&
+		 !interrupted && m->segments_needed && m->halfwidth <= stop_target(mo, m->insns))
+		snprintf(m->untrusted, len,
+			 "the interval reached +-%.3g %s, but over %u measuring processes that "
+			 "count, and trusting it takes %u (%u set aside: other work ran beside them)",
+			 m->halfwidth, u, m->segments, m->segments_needed, m->set_aside);
+	else if ((mo->precision > 0 || mo->block_precision > 0) && !m->stopped_precise &&
 		 !interrupted)
 		snprintf(m->untrusted, len,
 			 "the interval never narrowed to +-%.3g %s (it is +-%.3g after %llu runs in "
@@ -1307,6 +1313,27 @@ static double source_now(const struct t32_source *src)
 
 /* Microseconds of blocks per turn before switching to the next block. */
 #define T32_TURN_SECONDS 5e-6
+
+/*
+ * A measurement its budget (or COUNT) ended: the interval it reports, judged
+ * once by the stopping rule's terms (enough runs, enough processes that count,
+ * the half-width at the target).  No moment to stop is chosen here, so none
+ * narrows the interval by chance; and the process that ran to the budget's end
+ * had no judgement of its own, so a result that reached the precision there
+ * was called one that never did.  need: the processes that must count (0: a
+ * source of one process, which needs its rounds).
+ */
+static void judge_at_end(struct t32_measurement *m, const struct t32_measure_opts *mo,
+			 const struct loop *l, unsigned need)
+{
+	if (m->runs < mo->min_runs || !(m->halfwidth <= stop_target(mo, m->insns)))
+		return;
+	if (need ? counting(l) < need : l->n < T32_MIN_ROUNDS) {
+		m->segments_needed = need;
+		return;
+	}
+	m->stopped_precise = 1;
+}
 
 /* The roles a measurement runs each round: block and empty, then twin, calibration, sensors. */
 static size_t measure_roles(int twin, int calibrated, int sensors, enum t32_role *roles)
@@ -1653,6 +1680,8 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			src->finish(src->ctx, m);
 		if (m->steal_share >= T32_STEAL_SHARE)
 			m->flags |= T32_EST_STEAL;
+		if (!m->stopped_precise && wants_precise && !(stop && *stop))
+			judge_at_end(m, mo, &l, src->respawn ? schedules[p].min_segments : 0);
 		t32_measure_check(m, mo, stop && *stop);
 	}
 out:

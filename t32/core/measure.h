@@ -97,6 +97,7 @@ struct t32_measurement {
 	double block_value, empty_value;	/* whole blocks, unit */
 	unsigned flags;		/* T32_EST_* of the estimates */
 	int stopped_precise;	/* the interval reached the precision target */
+	unsigned segments_needed;	/* > 0: it did, over fewer processes that count than this */
 	double futile_seconds;	/* > 0: stopped early, its interval would have needed this long */
 	int drifted;		/* the clock ratio moved more than drift_limit (compensated) */
 	/*
