@@ -1272,8 +1272,8 @@ void t32_measure_check(struct t32_measurement *m, const struct t32_measure_opts 
 	else if (m->value + 2 * m->halfwidth < 0)
 		snprintf(m->untrusted, len, "a negative cost, %.4g +- %.2g %s per instruction",
 			 m->value, m->halfwidth, u);
-	else if ((mo->precision > 0 || mo->block_precision > 0) && !m->stopped_precise &&
-		 !interrupted && m->segments_needed && m->halfwidth <= stop_target(mo, m->insns))
+	else if (m->segments_needed && !m->stopped_precise && !interrupted &&
+		 m->halfwidth <= stop_target(mo, m->insns))
 		snprintf(m->untrusted, len,
 			 "the interval reached +-%.3g %s, but over %u measuring processes that "
 			 "count, and trusting it takes %u (%u set aside: other work ran beside them)",

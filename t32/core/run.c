@@ -1378,6 +1378,27 @@ static int runner_died(struct t32_runner *r, int timed_out, struct t32_fault *f)
 	return -1;
 }
 
+/*
+ * The measuring process's one-byte answer to a request already written (its
+ * ok): 0, or runner_died's -1 when it died or did not answer in time.
+ */
+static int request_answer(struct t32_runner *r, char *ok, struct t32_fault *f)
+{
+	if (!wait_readable(r->from_child, r->opts.timeout))
+		return runner_died(r, 1, f);
+	if (read(r->from_child, ok, 1) != 1)
+		return runner_died(r, 0, f);
+	return 0;
+}
+
+/* Write request q alone and read its answer into *ok; as request_answer. */
+static int request(struct t32_runner *r, const struct request *q, char *ok, struct t32_fault *f)
+{
+	if (write_all(r->to_child, q, sizeof(*q)))
+		return runner_died(r, 0, f);
+	return request_answer(r, ok, f);
+}
+
 int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
 		    struct t32_fault *f)
 {
@@ -1408,10 +1429,8 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 	for (size_t i = 0; i < nblobs; i++)
 		if (write_all(r->to_child, blobs[i]->image, blobs[i]->size))
 			return runner_died(r, 0, f);
-	if (!wait_readable(r->from_child, r->opts.timeout))
-		return runner_died(r, 1, f);
-	if (read(r->from_child, &ok, 1) != 1)
-		return runner_died(r, 0, f);
+	if (request_answer(r, &ok, f))
+		return -1;
 	r->loads++;
 	return 0;
 }
@@ -1424,12 +1443,8 @@ int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t
 	fault_clear(f);
 	if (r->pid <= 0 || !r->nblobs)
 		return 1;
-	if (write_all(r->to_child, &q, sizeof(q)))
-		return runner_died(r, 0, f);
-	if (!wait_readable(r->from_child, r->opts.timeout))
-		return runner_died(r, 1, f);
-	if (read(r->from_child, &ok, 1) != 1)
-		return runner_died(r, 0, f);
+	if (request(r, &q, &ok, f))
+		return -1;
 	if (!ok)
 		return t32_runner_load(r, r->blobs, r->nblobs, f) ||
 		       t32_runner_warm(r, warm, slow, f) ? -1 : 2;
@@ -1445,13 +1460,7 @@ int t32_runner_warm(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t
 	fault_clear(f);
 	if (r->pid <= 0)
 		return -1;
-	if (write_all(r->to_child, &q, sizeof(q)))
-		return runner_died(r, 0, f);
-	if (!wait_readable(r->from_child, r->opts.timeout))
-		return runner_died(r, 1, f);
-	if (read(r->from_child, &ok, 1) != 1)
-		return runner_died(r, 0, f);
-	return 0;
+	return request(r, &q, &ok, f);
 }
 
 uint64_t t32_runner_base(const struct t32_runner *r, size_t i)
@@ -1508,12 +1517,8 @@ static int runner_request(struct t32_runner *r, const struct request *q, uint64_
 		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
 		return -1;
 	}
-	if (write_all(r->to_child, q, sizeof(*q)))
-		return runner_died(r, 0, f);
-	if (!wait_readable(r->from_child, r->opts.timeout))
-		return runner_died(r, 1, f);
-	if (read(r->from_child, &ok, 1) != 1)
-		return runner_died(r, 0, f);
+	if (request(r, q, &ok, f))
+		return -1;
 	if (ok != 1) {
 		f->kind = T32_FAIL_SYSTEM;
 		f->item = -1;
