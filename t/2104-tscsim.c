@@ -24,8 +24,12 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* One measurement of blocks b on machine mc with options mo; *q (may be NULL): the step seen. */
-/* unbatched: the source runs one round a call, as recordings made before did */
-static int unbatched;
+/*
+ * rounds_as >= 0: the source holds rounds in its calls as recordings made before
+ * did (T32_ROUNDS_*); calls: run()'s calls in the last measurement
+ */
+static int rounds_as = -1;
+static unsigned calls;
 
 static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b,
 			const struct t32_measure_opts *mo, struct t32_measurement *m, uint64_t *q)
@@ -37,11 +41,12 @@ static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_b
 	if (!s)
 		bail("out of memory");
 	t32_sim_source(s, &src);
-	if (unbatched)
-		src.batched = 0;
+	if (rounds_as >= 0)
+		src.batched = (enum t32_rounds)rounds_as;
 	if (q)
 		*q = src.q;
 	rc = t32_measure_source(&src, b->n, b->twin_insns, mo, NULL, m);
+	calls = t32_sim_calls(s);
 	t32_sim_free(s);
 	return rc;
 }
@@ -108,7 +113,7 @@ int main(void)
 	uint64_t q;
 	int found = 0, tried = 0;
 
-	plan(50);
+	plan(51);
 
 	/* The step from raw readings, for every step 1 .. 64. */
 	for (uint64_t step = 1; step <= 64; step++) {
@@ -452,10 +457,10 @@ int main(void)
 		ticks_opts(&mo, 0.02, 2);
 		if (measure_with(&mc, &b, &mo, &m, NULL))
 			bail("cannot measure a simulated chain behind costly calls");
-		unbatched = 1;
+		rounds_as = T32_ROUNDS_SINGLE;
 		if (measure_with(&mc, &b, &mo, &one, NULL))
 			bail("cannot measure a simulated chain behind costly calls, unbatched");
-		unbatched = 0;
+		rounds_as = -1;
 		/* a run of block, twin and empty: about 1,800 ticks of dither and block each */
 		busy = (double)m.runs * 3 * 1800 / 2.6e9 / m.seconds;
 		busy_one = (double)one.runs * 3 * 1800 / 2.6e9 / one.seconds;
@@ -467,6 +472,38 @@ int main(void)
 		ok(m.rounds <= 20 * m.segments,
 		   "rounds sized by the blocks' own cost: %u rounds in %u placements", m.rounds,
 		   m.segments);
+	}
+
+	/*
+	 * Rounds that run faster than their first probe said (the host slow at the
+	 * start): a placement's planned rounds then end short of its length on the
+	 * wall clock.  It ends when they have run, in one call, where a placement
+	 * judged on the wall clock ran one round more in a call of its own.
+	 */
+	{
+		struct t32_sim_machine mc = { .q = 26, .ratio = 1.42, .tsc_hz = 2.6e9, .jitter = 0.3,
+					      .placement = 0.2, .call_seconds = 20e-6,
+					      .stall_seconds = 0.002, .stall_factor = 1.6,
+					      .seed = 415 };
+		struct t32_sim_blocks b = { 60, 3, 100, 50, 1000, 4, 8 };
+		struct t32_measure_opts mo;
+		struct t32_measurement old;
+		unsigned planned, walled;
+
+		ticks_opts(&mo, 0.02, 2);
+		if (measure_with(&mc, &b, &mo, &m, NULL))
+			bail("cannot measure behind a slow start");
+		planned = calls;
+		rounds_as = T32_ROUNDS_BATCHED;
+		if (measure_with(&mc, &b, &mo, &old, NULL))
+			bail("cannot measure behind a slow start, placements on the wall clock");
+		walled = calls;
+		rounds_as = -1;
+		diag("a slow start: %u calls for %u placements (%u on the wall clock for %u)",
+		     planned, m.segments + m.set_aside, walled, old.segments + old.set_aside);
+		ok(planned <= m.segments + m.set_aside + 4 && walled > old.segments + old.set_aside + 4,
+		   "a placement's planned rounds end it: %u calls for %u placements", planned,
+		   m.segments + m.set_aside);
 	}
 
 	/*

@@ -463,7 +463,7 @@ int t32_measure(const struct t32_spec *spec, const struct t32_block_opts *bo,
 			src = (struct t32_source){ session_run, session_respawn, NULL, session_look,
 						   session_finish, &rs, t32_machine_tsc_hz(),
 						   t32_machine_tsc_step(NULL), T32_PLACEMENTS_HALF, 1,
-						   T32_FUTILITY_CONFIRMED, 1, 1 };
+						   T32_FUTILITY_CONFIRMED, 1, T32_ROUNDS_PLANNED };
 			/* the looks are the measurement's own, at each placement's end */
 			t32_share_watch(&rs.share,
 					bo->run.cpu >= 0 ? bo->run.cpu : t32_default_cpu());
@@ -1438,25 +1438,28 @@ static int size_turn(const struct t32_source *src, enum t32_placements p,
  * Rounds the next call runs when rounds are batched: those that take the open
  * segment to its length and its minimum of rounds (the last segment: to the
  * budget's end), the budget permitting, each `round` seconds long; at least one,
- * and no more than a call holds or T32_BATCH_SECONDS runs.
+ * and no more than a call holds or T32_BATCH_SECONDS runs.  *ends: they take the
+ * segment to its length (none was cut off by the caps or the budget).
  */
 static uint64_t batch_rounds(enum t32_placements p, double first, const struct loop *l,
 			     double in_segment, double left, int last_segment, double round,
-			     uint64_t readings)
+			     uint64_t readings, int *ends)
 {
 	const struct segment *g = &l->seg[l->nseg - 1];
 	const unsigned have = g->last - g->first;
 	double want = last_segment ? left
 		: fmin(left, segment_seconds(p, first, counting(l) + (have < T32_MIN_ROUNDS)) -
 			     in_segment);
-	uint64_t k = want > 0 && round > 0 ? (uint64_t)ceil(want / round) : 1;
+	uint64_t k = want > 0 && round > 0 ? (uint64_t)ceil(want / round) : 1, asked;
 
 	if (!last_segment && have + k < T32_MIN_ROUNDS)
 		k = T32_MIN_ROUNDS - have;
+	asked = k;
 	if (k * readings > T32_RUNNER_CHUNK)
 		k = T32_RUNNER_CHUNK / readings;
 	if (round > 0 && (double)k * round > T32_BATCH_SECONDS)
 		k = (uint64_t)(T32_BATCH_SECONDS / round);
+	*ends = !last_segment && k >= asked && !(want > left);
 	return k ? k : 1;
 }
 
@@ -1506,7 +1509,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 	const uint64_t dn = twin_n ? n - twin_n : n;
 	FILE *rawf = NULL;
 	struct t32_out rawo;
-	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0;
+	int rc = 0, calibrated = mo->unit == T32_UNIT_CYCLES, last_segment = 0, plan_ends = 0;
 	const int sensors = calibrated && src->sensors;
 	const int wants_precise = mo->precision > 0 || mo->block_precision > 0;
 	const enum t32_placements p = placements_for(src->placements, calibrated);
@@ -1552,10 +1555,14 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			at++;
 		} else {
 			ahead = batch_rounds(p, first, &l, m->seconds - seg_t0, mo->budget - m->seconds,
-					     last_segment, round_s, ROUND_READINGS(nb, per, reps));
+					     last_segment, round_s, ROUND_READINGS(nb, per, reps),
+					     &plan_ends);
+			plan_ends &= src->batched == T32_ROUNDS_PLANNED;
 			/* a count of runs ends on it exactly */
-			if (mo->max_runs && m->runs + ahead * reps * per > mo->max_runs)
+			if (mo->max_runs && m->runs + ahead * reps * per > mo->max_runs) {
 				ahead = (mo->max_runs - m->runs) / (reps * per);
+				plan_ends = 0;
+			}
 			if (!ahead)
 				ahead = 1;
 			if ((rc = src->run(src->ctx, nb, roles, per, skip, reps, ahead, raw)))
@@ -1614,7 +1621,7 @@ int t32_measure_source(const struct t32_source *src, uint64_t n, uint64_t twin_n
 			}
 		} else if (!last_segment && g->last - g->first >= T32_MIN_ROUNDS &&
 			   (m->seconds - seg_t0 >=
-			    segment_seconds(p, first, counting(&l)) ||
+			    segment_seconds(p, first, counting(&l)) || plan_ends ||
 			    (mo->max_runs && seg_runs * T32_MIN_SEGMENTS >= mo->max_runs))) {
 			segment_close(src, &l, mo->ignore_busy);
 			/* judged once the stopping rule's minimum of placements count */

@@ -201,6 +201,18 @@ enum t32_placements {
  * timed on now(), so a simulation keeps its own time.  run and respawn return an
  * exit code, the message printed.
  */
+/* How a source's calls hold rounds (t32_source.batched). */
+enum t32_rounds {
+	T32_ROUNDS_SINGLE,	/* one round a call, sized with the call's cost in (the
+				   recordings made before rounds were batched) */
+	T32_ROUNDS_BATCHED,	/* a call runs the rounds up to the next judgement, sized
+				   by the blocks' own cost; a placement ends on the wall
+				   clock, so one a little short of its length ran one round
+				   more in a call of its own */
+	T32_ROUNDS_PLANNED,	/* as BATCHED, and a placement ends once the rounds sized
+				   to take it to its length have run */
+};
+
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
 		   uint64_t reps, uint64_t rounds, uint64_t *out);
@@ -218,9 +230,8 @@ struct t32_source {
 				   replay with the rule they were made with) */
 	int span_floor;		/* the interval holds at least how far the sensors may put
 				   the clock (recordings made before replay without it) */
-	int batched;		/* a call runs the rounds up to the next judgement, sized
-				   by the blocks' own cost (recordings made before ran one
-				   round a call, sized with the call's cost in) */
+	enum t32_rounds batched; /* how calls hold rounds: T32_ROUNDS_* (recordings
+				   replay with the rule they were made with) */
 };
 
 /*

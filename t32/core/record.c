@@ -110,8 +110,11 @@ struct t32_rec *t32_rec_create(const char *path, int argc, char **argv)
 	fputs("# futility: confirmed\n", f);
 	/* nor this one an interval that holds how far the sensors may put the clock */
 	fputs("# interval: span\n", f);
-	/* nor this one rounds run several to a call, sized by the blocks' own cost */
-	fputs("# rounds: batched\n", f);
+	/*
+	 * nor this one rounds run several to a call, sized by the blocks' own cost;
+	 * "batched", those with a placement that ends on the wall clock
+	 */
+	fputs("# rounds: planned\n", f);
 	fputs("argv", f);
 	/* options that write files or record again stay out: a replay writes where it is told */
 	for (int i = 0; i < argc; i++) {
@@ -492,6 +495,13 @@ static void rep_finish(void *ctx, struct t32_measurement *m)
 	snprintf(m->who_beside, sizeof(m->who_beside), "%s", fl[3]);
 }
 
+/* How a recording's calls held rounds, from its "rounds" line (none: one a call). */
+static enum t32_rounds rounds_of(const char *v)
+{
+	return strcmp(v, "planned") == 0 ? T32_ROUNDS_PLANNED :
+	       strcmp(v, "batched") == 0 ? T32_ROUNDS_BATCHED : T32_ROUNDS_SINGLE;
+}
+
 int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_source *out,
 		   uint64_t n, uint64_t twin_n, const struct t32_measure_opts *mo)
 {
@@ -531,7 +541,7 @@ int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_
 				    strcmp(t32_rec_provenance(r, "sensors"), "mul,vec") == 0,
 				    futility_of(t32_rec_provenance(r, "futility")),
 				    strcmp(t32_rec_provenance(r, "interval"), "span") == 0,
-				    strcmp(t32_rec_provenance(r, "rounds"), "batched") == 0 };
+				    rounds_of(t32_rec_provenance(r, "rounds")) };
 	return 0;
 }
 

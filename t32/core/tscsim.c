@@ -24,6 +24,7 @@ struct t32_sim {
 	int tainted;		/* other work runs beside this process */
 	int cal_slowed;		/* a thread shares the core's ALUs in this process */
 	double longest;		/* ticks: the longest call to run() */
+	unsigned calls;		/* calls to run() */
 };
 
 struct t32_sim *t32_sim_new(const struct t32_sim_machine *mc, const struct t32_sim_blocks *b)
@@ -132,6 +133,7 @@ static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 	const double t0 = s->t;
 
 	reps *= rounds;
+	s->calls++;
 	s->t += mc->call_seconds * mc->tsc_hz;
 	for (uint64_t j = 0; j < reps; j++) {
 		/* the clock of this turn: drift over the whole run, wobble per turn */
@@ -156,6 +158,11 @@ static int sim_run(void *ctx, size_t nb, const enum t32_role *roles, uint64_t pe
 double t32_sim_longest_call(const struct t32_sim *s)
 {
 	return s->longest / s->mc.tsc_hz;
+}
+
+unsigned t32_sim_calls(const struct t32_sim *s)
+{
+	return s->calls;
 }
 
 /* t32_source.now: seconds of simulated time. */
@@ -206,7 +213,7 @@ void t32_sim_source(struct t32_sim *s, struct t32_source *src)
 	}
 	*src = (struct t32_source){ sim_run, sim_respawn, sim_now, sim_look, NULL, s, s->mc.tsc_hz,
 				    q ? q : 1, T32_PLACEMENTS_HALF, 1, T32_FUTILITY_CONFIRMED, 1,
-				    1 };
+				    T32_ROUNDS_PLANNED };
 }
 
 /* One simulated measurement against the truth, added to g. */

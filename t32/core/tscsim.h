@@ -66,6 +66,8 @@ void t32_sim_free(struct t32_sim *s);
 void t32_sim_source(struct t32_sim *s, struct t32_source *src);
 /* Seconds of simulated time the longest call to run() took. */
 double t32_sim_longest_call(const struct t32_sim *s);
+/* Calls to run() so far. */
+unsigned t32_sim_calls(const struct t32_sim *s);
 
 /* n raw readings of the simulated TSC with a random spin between them. */
 void t32_sim_readings(struct t32_sim *s, uint64_t *out, size_t n);
