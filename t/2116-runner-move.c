@@ -3,7 +3,9 @@
  * a copy inside it (t32_runner_move), not another trip through its pipe: the
  * code lands at a new address, in the other half of the code window each time,
  * runs as before, and counts as a placement; a process with nothing loaded has
- * nothing to move.
+ * nothing to move.  A move sent with the next run (t32_runner_move_later) is
+ * made by that run, in one round trip: nothing moves before it, and the run
+ * runs at the new place.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +67,7 @@ int main(void)
 	uint64_t base[4], before, after[3];
 	int moved = 0;
 
-	plan(6);
+	plan(14);
 	blob_of("times 200 add rax, 1", &adds);
 	blob_of("nop", &empty);
 	if (!(r = t32_runner_start(blobs, 2, &o, &f)))
@@ -91,6 +93,50 @@ int main(void)
 	   (unsigned long long)before, (unsigned long long)after[0], (unsigned long long)after[1],
 	   (unsigned long long)after[2]);
 	is_int(4, (long long)t32_runner_loads(r), "each move counts as a placement");
+	{
+		uint64_t at = t32_runner_base(r, 0), still, later, med;
+
+		is_int(0, t32_runner_move_later(r, 16, 1u << 15), "a move for later: asked");
+		still = t32_runner_base(r, 0);
+		med = median_adds(r);
+		later = t32_runner_base(r, 0);
+		ok(still == at && later != at && llabs((long long)(later - at)) >= (16ll << 20) &&
+		   t32_runner_loads(r) == 5,
+		   "made by the next run, not before (%#llx, still %#llx, then %#llx; %u placements)",
+		   (unsigned long long)at, (unsigned long long)still, (unsigned long long)later,
+		   t32_runner_loads(r));
+		ok(med > 0 && med < 4 * before && before < 4 * med,
+		   "that run runs the moved code as before (median %llu ticks)",
+		   (unsigned long long)med);
+		median_adds(r);
+		is_int(5, (long long)t32_runner_loads(r), "the run after it moves nothing");
+		is_int(1, (long long)t32_runner_piped(r), "only the first load came through the pipe");
+	}
+	{
+		/*
+		 * A block the window's other half cannot hold (35 MB, loaded into a
+		 * process whose 64 MiB window was sized for small ones): the move sent with a run is
+		 * refused, so they are loaded again and the run is asked again.
+		 */
+		struct t32_blob big;
+		const struct t32_blob *bigs[1] = { &big };
+		uint64_t out[4];
+
+		/* eleven and a half million nops of three bytes */
+		blob_of("times 11500000 nop dword [rax]", &big);
+		if (t32_runner_load(r, bigs, 1, &f))
+			bail("cannot load a block of 35 MB: %s", f.msg);
+		unsigned loads = t32_runner_loads(r), piped = t32_runner_piped(r);
+		int rc;
+		is_int(0, t32_runner_move_later(r, 2, 1u << 15), "a move of 35 MB for later: asked");
+		rc = t32_runner_timed(r, 0, 4, out, &f);
+		ok(rc == 0 && out[0] > 1000000 && t32_runner_loads(r) == loads + 1 &&
+		   t32_runner_piped(r) == piped + 1,
+		   "the half too small: loaded again through the pipe, and the run runs (%llu "
+		   "ticks; %u placements, %u through the pipe)", (unsigned long long)out[0],
+		   t32_runner_loads(r), t32_runner_piped(r));
+		t32_blob_free(&big);
+	}
 	t32_runner_stop(r);
 	{
 		struct t32_runner *none = t32_runner_start(blobs, 0, &o, &f);
@@ -98,6 +144,7 @@ int main(void)
 		if (!none)
 			bail("cannot start an empty measuring process: %s", f.msg);
 		is_int(1, t32_runner_move(none, 16, 1u << 15, &f), "nothing loaded: nothing to move");
+		is_int(1, t32_runner_move_later(none, 16, 1u << 15), "... nor to move later");
 		t32_runner_stop(none);
 	}
 	t32_blob_free(&adds);

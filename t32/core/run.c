@@ -1003,7 +1003,10 @@ struct t32_runner {
 	size_t nblobs;
 	uint64_t window;	/* bytes of the child's code window */
 	unsigned loads;		/* placements so far */
+	unsigned piped;		/* ... of them sent through the pipe (the rest moves) */
 	struct t32_run_opts opts;
+	struct request move;	/* a move sent with the next run (t32_runner_move_later) */
+	int moving;		/* ... when set */
 };
 
 typedef void (*block_fn)(uint64_t *out, uint64_t count, void *arena);
@@ -1419,6 +1422,7 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 		return -1;
 	}
 	memset(&l, 0, sizeof(l));
+	r->moving = 0;		/* a load places afresh */
 	for (size_t i = 0; i < nblobs; i++) {
 		r->blobs[i] = blobs[i];
 		l.size[i] = blobs[i]->size;
@@ -1432,6 +1436,7 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 	if (request_answer(r, &ok, f))
 		return -1;
 	r->loads++;
+	r->piped++;
 	return 0;
 }
 
@@ -1449,6 +1454,15 @@ int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t
 		return t32_runner_load(r, r->blobs, r->nblobs, f) ||
 		       t32_runner_warm(r, warm, slow, f) ? -1 : 2;
 	r->loads++;
+	return 0;
+}
+
+int t32_runner_move_later(struct t32_runner *r, uint64_t warm, uint64_t slow)
+{
+	if (r->pid <= 0 || !r->nblobs)
+		return 1;
+	r->move = (struct request){ OP_MOVE, 0, warm < CHUNK ? warm : CHUNK, slow, 0 };
+	r->moving = 1;
 	return 0;
 }
 
@@ -1480,6 +1494,11 @@ int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *bl
 unsigned t32_runner_loads(const struct t32_runner *r)
 {
 	return r ? r->loads : 0;
+}
+
+unsigned t32_runner_piped(const struct t32_runner *r)
+{
+	return r ? r->piped : 0;
 }
 
 struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t nblobs,
@@ -1517,8 +1536,27 @@ static int runner_request(struct t32_runner *r, const struct request *q, uint64_
 		snprintf(f->msg, sizeof(f->msg), "the measuring process is gone");
 		return -1;
 	}
-	if (request(r, q, &ok, f))
+	if (r->moving) {
+		/* the move first, in the same round trip: both written, answered in turn */
+		char moved;
+
+		r->moving = 0;
+		if (write_all(r->to_child, &r->move, sizeof(r->move)) ||
+		    write_all(r->to_child, q, sizeof(*q)))
+			return runner_died(r, 0, f);
+		if (request_answer(r, &moved, f) || request_answer(r, &ok, f))
+			return -1;
+		if (!moved) {
+			/* the half could not hold them: this run was not at a new place */
+			if (t32_runner_load(r, r->blobs, r->nblobs, f) ||
+			    t32_runner_warm(r, r->move.count, r->move.per, f))
+				return -1;
+			return runner_request(r, q, out, f);
+		}
+		r->loads++;
+	} else if (request(r, q, &ok, f)) {
 		return -1;
+	}
 	if (ok != 1) {
 		f->kind = T32_FAIL_SYSTEM;
 		f->item = -1;

@@ -126,6 +126,13 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
  */
 int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f);
 /*
+ * The same move sent with the next request that runs blocks, in one round trip
+ * with it (the run then runs at the new places, warmed; when the window's half
+ * cannot hold them, they are loaded again through the pipe, warmed, and the run
+ * is asked again).  0, or 1 nothing loaded (nothing done).
+ */
+int t32_runner_move_later(struct t32_runner *r, uint64_t warm, uint64_t slow);
+/*
  * Warm the blocks loaded in one request: a run of each in turn, then warm - 1
  * more of each (2 more when a block's first run took over slow ticks: it has
  * fetched all the code any run can keep).  0, or -1 with f filled in.
@@ -138,6 +145,8 @@ int t32_runner_fits(const struct t32_runner *r, const struct t32_blob *const *bl
 		    size_t nblobs, const struct t32_run_opts *o);
 /* Placements r has made (its first load included). */
 unsigned t32_runner_loads(const struct t32_runner *r);
+/* Those of them whose blocks came through the pipe (loads, not moves). */
+unsigned t32_runner_piped(const struct t32_runner *r);
 /* Run blob `which` (TIMED shape) count times; deltas (ticks) into out[0..count). */
 int t32_runner_timed(struct t32_runner *r, size_t which, uint64_t count, uint64_t *out,
 		     struct t32_fault *f);
