@@ -51,6 +51,19 @@ static int measure_with(const struct t32_sim_machine *mc, const struct t32_sim_b
 	return rc;
 }
 
+/* measure_with on a source that holds rounds in its calls as `as` (T32_ROUNDS_*) says */
+static int measure_rounds_as(int as, const struct t32_sim_machine *mc,
+			     const struct t32_sim_blocks *b, const struct t32_measure_opts *mo,
+			     struct t32_measurement *m)
+{
+	int rc;
+
+	rounds_as = as;
+	rc = measure_with(mc, b, mo, m, NULL);
+	rounds_as = -1;
+	return rc;
+}
+
 /*
  * One measurement of blocks b on machine mc to a precision per instruction, or
  * (precision 0) block_precision on the whole block.
@@ -457,10 +470,8 @@ int main(void)
 		ticks_opts(&mo, 0.02, 2);
 		if (measure_with(&mc, &b, &mo, &m, NULL))
 			bail("cannot measure a simulated chain behind costly calls");
-		rounds_as = T32_ROUNDS_SINGLE;
-		if (measure_with(&mc, &b, &mo, &one, NULL))
+		if (measure_rounds_as(T32_ROUNDS_SINGLE, &mc, &b, &mo, &one))
 			bail("cannot measure a simulated chain behind costly calls, unbatched");
-		rounds_as = -1;
 		/* a run of block, twin and empty: about 1,800 ticks of dither and block each */
 		busy = (double)m.runs * 3 * 1800 / 2.6e9 / m.seconds;
 		busy_one = (double)one.runs * 3 * 1800 / 2.6e9 / one.seconds;
@@ -494,11 +505,9 @@ int main(void)
 		if (measure_with(&mc, &b, &mo, &m, NULL))
 			bail("cannot measure behind a slow start");
 		planned = calls;
-		rounds_as = T32_ROUNDS_BATCHED;
-		if (measure_with(&mc, &b, &mo, &old, NULL))
+		if (measure_rounds_as(T32_ROUNDS_BATCHED, &mc, &b, &mo, &old))
 			bail("cannot measure behind a slow start, placements on the wall clock");
 		walled = calls;
-		rounds_as = -1;
 		diag("a slow start: %u calls for %u placements (%u on the wall clock for %u)",
 		     planned, m.segments + m.set_aside, walled, old.segments + old.set_aside);
 		ok(planned <= m.segments + m.set_aside + 4 && walled > old.segments + old.set_aside + 4,
