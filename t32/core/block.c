@@ -319,7 +319,7 @@ static void stop_idle_runner(void)
  * The session's blocks placed afresh in its measuring process (the idle one,
  * or a new one when none fits or it died), warmed up for `seconds` a block,
  * `warm` seconds when the process was warm already; placed: they have run
- * there before, so they move and warm in one request (t32_runner_move).
+ * there before, so they move and warm with the next run (t32_runner_move_later).
  */
 static int start_runner(struct t32_session *ss, double seconds, double warm, int placed)
 {

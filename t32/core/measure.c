@@ -1447,9 +1447,9 @@ static uint64_t batch_rounds(enum t32_placements p, double first, const struct l
 {
 	const struct segment *g = &l->seg[l->nseg - 1];
 	const unsigned have = g->last - g->first;
-	double want = last_segment ? left
-		: fmin(left, segment_seconds(p, first, counting(l) + (have < T32_MIN_ROUNDS)) -
-			     in_segment);
+	const double to_end = segment_seconds(p, first, counting(l) + (have < T32_MIN_ROUNDS)) -
+			      in_segment;
+	double want = last_segment ? left : fmin(left, to_end);
 	uint64_t k = want > 0 && round > 0 ? (uint64_t)ceil(want / round) : 1, asked;
 
 	if (!last_segment && have + k < T32_MIN_ROUNDS)
@@ -1459,7 +1459,7 @@ static uint64_t batch_rounds(enum t32_placements p, double first, const struct l
 		k = T32_RUNNER_CHUNK / readings;
 	if (round > 0 && (double)k * round > T32_BATCH_SECONDS)
 		k = (uint64_t)(T32_BATCH_SECONDS / round);
-	*ends = !last_segment && k >= asked && !(want > left);
+	*ends = !last_segment && k >= asked && to_end <= left;
 	return k ? k : 1;
 }
 

@@ -188,6 +188,18 @@ enum t32_placements {
 	T32_PLACEMENTS_HALF	/* scaled from 0.5 ms (what t32 does, its rounds batched) */
 };
 
+/* How a source's calls hold rounds (t32_source.batched). */
+enum t32_rounds {
+	T32_ROUNDS_SINGLE,	/* one round a call, sized with the call's cost in (the
+				   recordings made before rounds were batched) */
+	T32_ROUNDS_BATCHED,	/* a call runs the rounds up to the next judgement, sized
+				   by the blocks' own cost; a placement ends on the wall
+				   clock, so one a little short of its length ran one round
+				   more in a call of its own */
+	T32_ROUNDS_PLANNED,	/* as BATCHED, and a placement ends once the rounds sized
+				   to take it to its length have run */
+};
+
 /*
  * Where deltas come from: the warm measuring process, a simulated machine, or a
  * recording.  run() runs the source's blocks 0..nb-1 (their roles in roles[]) in
@@ -201,18 +213,6 @@ enum t32_placements {
  * timed on now(), so a simulation keeps its own time.  run and respawn return an
  * exit code, the message printed.
  */
-/* How a source's calls hold rounds (t32_source.batched). */
-enum t32_rounds {
-	T32_ROUNDS_SINGLE,	/* one round a call, sized with the call's cost in (the
-				   recordings made before rounds were batched) */
-	T32_ROUNDS_BATCHED,	/* a call runs the rounds up to the next judgement, sized
-				   by the blocks' own cost; a placement ends on the wall
-				   clock, so one a little short of its length ran one round
-				   more in a call of its own */
-	T32_ROUNDS_PLANNED,	/* as BATCHED, and a placement ends once the rounds sized
-				   to take it to its length have run */
-};
-
 struct t32_source {
 	int (*run)(void *ctx, size_t nb, const enum t32_role *roles, uint64_t per, uint64_t skip,
 		   uint64_t reps, uint64_t rounds, uint64_t *out);

@@ -452,6 +452,17 @@ static enum t32_futility futility_of(const char *name)
 					     T32_FUTILITY_OFF);
 }
 
+/* How a recording's calls held rounds, its "# rounds:" line (none: one a call). */
+static enum t32_rounds rounds_of(const char *name)
+{
+	static const struct rec_word words[] = {
+		{ "planned", T32_ROUNDS_PLANNED }, { "batched", T32_ROUNDS_BATCHED },
+	};
+
+	return (enum t32_rounds)word_value(name, words, sizeof(words) / sizeof(words[0]),
+					   T32_ROUNDS_SINGLE);
+}
+
 static int rep_respawn(void *ctx)
 {
 	struct t32_rec *r = ctx;
@@ -493,13 +504,6 @@ static void rep_finish(void *ctx, struct t32_measurement *m)
 	m->steal_share = strtod(fl[1], NULL);
 	snprintf(m->who, sizeof(m->who), "%s", fl[2]);
 	snprintf(m->who_beside, sizeof(m->who_beside), "%s", fl[3]);
-}
-
-/* How a recording's calls held rounds, from its "rounds" line (none: one a call). */
-static enum t32_rounds rounds_of(const char *v)
-{
-	return strcmp(v, "planned") == 0 ? T32_ROUNDS_PLANNED :
-	       strcmp(v, "batched") == 0 ? T32_ROUNDS_BATCHED : T32_ROUNDS_SINGLE;
 }
 
 int t32_rec_source(struct t32_rec *r, const struct t32_source *real, struct t32_source *out,

@@ -1440,23 +1440,6 @@ int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, s
 	return 0;
 }
 
-int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f)
-{
-	struct request q = { OP_MOVE, 0, warm < CHUNK ? warm : CHUNK, slow, 0 };
-	char ok;
-
-	fault_clear(f);
-	if (r->pid <= 0 || !r->nblobs)
-		return 1;
-	if (request(r, &q, &ok, f))
-		return -1;
-	if (!ok)
-		return t32_runner_load(r, r->blobs, r->nblobs, f) ||
-		       t32_runner_warm(r, warm, slow, f) ? -1 : 2;
-	r->loads++;
-	return 0;
-}
-
 int t32_runner_move_later(struct t32_runner *r, uint64_t warm, uint64_t slow)
 {
 	if (r->pid <= 0 || !r->nblobs)

@@ -119,17 +119,11 @@ struct t32_runner *t32_runner_start(const struct t32_blob *const *blobs, size_t 
 int t32_runner_load(struct t32_runner *r, const struct t32_blob *const *blobs, size_t nblobs,
 		    struct t32_fault *f);
 /*
- * The blocks loaded now placed afresh (code and arena at new addresses), copied
- * inside the process when its window's free half holds them, and warmed there
- * (t32_runner_warm).  0 moved and warmed; 2 loaded again through the pipe
- * instead, and warmed; 1 nothing loaded (nothing done); -1 with f filled in.
- */
-int t32_runner_move(struct t32_runner *r, uint64_t warm, uint64_t slow, struct t32_fault *f);
-/*
- * The same move sent with the next request that runs blocks, in one round trip
- * with it (the run then runs at the new places, warmed; when the window's half
- * cannot hold them, they are loaded again through the pipe, warmed, and the run
- * is asked again).  0, or 1 nothing loaded (nothing done).
+ * The blocks loaded now placed afresh (code and arena at new addresses) by the
+ * next request that runs blocks, in one round trip with it: copied inside the
+ * process into its window's free half and warmed there (t32_runner_warm), then
+ * run; when the half cannot hold them, they are loaded again through the pipe,
+ * warmed, and the run is asked again.  0, or 1 nothing loaded (nothing done).
  */
 int t32_runner_move_later(struct t32_runner *r, uint64_t warm, uint64_t slow);
 /*
