@@ -132,7 +132,8 @@ int main(void)
 		int rc;
 		is_int(0, t32_runner_move_later(r, 2, 1u << 15), "a move of 35 MB for later: asked");
 		rc = t32_runner_timed(r, 0, 4, out, &f);
-		ok(rc == 0 && out[0] > 1000000 && t32_runner_loads(r) == loads + 1 &&
+		/* it ran the nops: at 16 a cycle on a core 5 times the TSC, still 140,000 ticks */
+		ok(rc == 0 && out[0] > 100000 && t32_runner_loads(r) == loads + 1 &&
 		   t32_runner_piped(r) == piped + 1,
 		   "the half too small: loaded again through the pipe, and the run runs (%llu "
 		   "ticks; %u placements, %u through the pipe)", (unsigned long long)out[0],
