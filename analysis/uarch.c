@@ -348,16 +348,35 @@ static int split_form(const char *form, char *mnem, size_t mlen, char ops[][16],
 	return n;
 }
 
+/* The first word of a form, past leading blanks, and its length in *len. */
+static const char *first_word(const char *form, size_t *len)
+{
+	form += strspn(form, " \t");
+	*len = strcspn(form, " \t,");
+	return form;
+}
+
 const struct t32_lat_entry *t32_lattab_find(const struct t32_lattab *t, const char *form)
 {
 	char mnem[48], pm[48], ops[8][16], pops[8][16];
 	int nops = split_form(form, mnem, sizeof(mnem), ops, 8);
 	const struct t32_lat_entry *best = NULL;
 	int best_score = -1;
+	size_t wl, el;
+	const char *w = first_word(form, &wl);
 
 	for (size_t i = 0; i < t->n; i++) {
-		int np = split_form(t->e[i].form, pm, sizeof(pm), pops, 8), score = 0;
+		/*
+		 * A mnemonic starts with its form's first word: an entry whose first
+		 * word differs cannot match, and is passed over without being split
+		 * (a model run looks up every instruction of a loop in the table).
+		 */
+		const char *ew = first_word(t->e[i].form, &el);
+		int np, score = 0;
 
+		if (el != wl || strncmp(ew, w, wl) != 0)
+			continue;
+		np = split_form(t->e[i].form, pm, sizeof(pm), pops, 8);
 		if (strcmp(pm, mnem) != 0)
 			continue;
 		if (np != 0) {

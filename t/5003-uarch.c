@@ -66,7 +66,7 @@ int main(void)
 	unsigned cyc;
 	int have_src;
 
-	plan(37);
+	plan(39);
 	snprintf(src, sizeof(src), "%s/data/uarch/skylake.uarch", root && *root ? root : ".");
 	have_src = access(src, R_OK) == 0;
 
@@ -144,6 +144,11 @@ int main(void)
 	ok(e && t32_lattab_latency(e, "zen5", &cyc) == 0 && cyc == 9, "bare mnemonic matches the rest");
 	e = t32_lattab_find(&tab, "lock add m64, i");
 	ok(e && e->cls == T32_CLASS_ATRETIRE, "a two-word mnemonic");
+	e = t32_lattab_find(&tab, " \timul  r64,r64");
+	ok(e && t32_lattab_latency(e, "zen5", &cyc) == 0 && cyc == 5,
+	   "blanks before the mnemonic and between the words");
+	ok(!t32_lattab_find(&tab, "imulx r64, r64") && !t32_lattab_find(&tab, "lock r64"),
+	   "a mnemonic that only starts like an entry's, or only shares its first word, is none");
 	e = t32_lattab_find(&tab, "vpmulld ymm, ymm, ymm");
 	ok(e && e->cls == -1 && t32_lattab_latency(e, "other", &cyc) == -1,
 	   "'-' keeps the class; no latency for an unnamed micro-architecture");
