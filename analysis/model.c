@@ -429,33 +429,45 @@ static int repeats(const struct t32_model_row *rows, size_t total, size_t n, siz
 }
 
 #define MAX_PERIOD 64			/* iterations */
-#define MAX_ROWS ((size_t)1 << 20)	/* instructions simulated, at most */
+#define MAX_ROWS ((size_t)1 << 17)	/* instructions simulated, at most (a learn runs thousands) */
 
 /*
- * The result from the rows of one period (from start, p iterations of n
- * instructions, retiring shift cycles later than the period before): times
- * from the retirement before it, weights and where the samples land (skid
- * instructions on).  0, or -1 without memory.
+ * The result from the rows of the last pavg iterations (of n instructions,
+ * ending at total): cycles per iteration, weights and where the samples land
+ * (skid instructions on), and the rows of the last p of them (one period, or
+ * the chart of a run that found none) with times from the retirement before
+ * them.  0, or -1 without memory.
  */
-static int steady_result(const struct t32_model_row *rows, size_t start, size_t n, size_t p,
-			 long shift, int found, int skid, struct t32_model_result *r)
+static int steady_result(const struct t32_model_row *rows, size_t total, size_t n, size_t p,
+			 size_t pavg, int found, int skid, struct t32_model_result *r)
 {
-	long wsum = 0;
+	size_t start = total - p * n, from = total - pavg * n, m = pavg * n;
+	long wsum = 0, base = rows[start - 1].retire;
+	double *share;
 
 	r->period = p;
 	r->periodic = found;
 	r->nrows = p * n;
-	r->cycles_per_iter = (double)shift / (double)p;
+	r->cycles_per_iter = (double)(rows[total - 1].retire - rows[from - 1].retire) / (double)pavg;
 	r->rows = calloc(r->nrows, sizeof(*r->rows));
 	r->weight = calloc(n, sizeof(double));
 	r->share = calloc(n, sizeof(double));
-	if (!r->rows || !r->weight || !r->share) {
+	share = calloc(m, sizeof(double));
+	if (!r->rows || !r->weight || !r->share || !share) {
+		free(share);
 		t32_model_result_free(r);
 		return -1;
 	}
+	for (size_t i = 0; i < m; i++)
+		wsum += rows[from + i].weight;
+	for (size_t i = 0; i < m && wsum > 0; i++)
+		share[(i + (size_t)skid) % m] += (double)rows[from + i].weight / (double)wsum;
+	for (size_t i = 0; i < m; i++) {
+		r->weight[rows[from + i].insn] += (double)rows[from + i].weight / (double)pavg;
+		r->share[rows[from + i].insn] += share[i];
+	}
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct t32_model_row *x = &r->rows[i];
-		long base = rows[start - 1].retire;
 
 		*x = rows[start + i];
 		x->iter = i / n;
@@ -464,17 +476,9 @@ static int steady_result(const struct t32_model_row *rows, size_t start, size_t 
 		x->start -= base;
 		x->complete -= base;
 		x->retire -= base;
-		wsum += x->weight;
+		x->share = share[m - r->nrows + i];
 	}
-	for (size_t i = 0; i < r->nrows && wsum > 0; i++) {
-		size_t j = (i + (size_t)skid) % r->nrows;
-
-		r->rows[j].share += (double)r->rows[i].weight / (double)wsum;
-	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		r->weight[r->rows[i].insn] += (double)r->rows[i].weight / (double)p;
-		r->share[r->rows[i].insn] += r->rows[i].share;
-	}
+	free(share);
 	return 0;
 }
 
@@ -484,7 +488,7 @@ static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *
 {
 	size_t group = t32_uarch_retire_group(u), pad;
 
-	size_t iters, total = 0, p = 0, start, pmax = MAX_PERIOD, warm;
+	size_t iters, total = 0, p = 0, pavg, pmax = MAX_PERIOD, warm;
 	struct t32_model_row *rows = NULL;
 	long shift = 0;
 	int found = 0;
@@ -541,13 +545,14 @@ static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *
 			break;
 		iters *= 2;
 	}
-	if (!found) {
+	/*
+	 * No period of up to pmax iterations (one longer than the ROB's turnover,
+	 * or none): the mean over the run's second half, past its slowest settling.
+	 */
+	pavg = found ? p : iters / 2;
+	if (!found)
 		p = pmax;
-		shift = rows[total - 1].retire - rows[total - 1 - p * n].retire;
-	}
-
-	start = total - p * n;
-	if (steady_result(rows, start, n, p, shift, found, skid, r)) {
+	if (steady_result(rows, total, n, p, pavg, found, skid, r)) {
 		free(rows);
 		return -1;
 	}
