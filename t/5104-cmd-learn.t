@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 40
+plan 43
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -95,6 +95,7 @@ run learn --measure-only --probes "$TMP/probes" -o "$TMP/mo" --seconds 1 --sampl
 if [ "$rc" = 3 ]; then
 	skip "no sampling backend here"; skip "no sampling backend here"
 	skip "no sampling backend here"; skip "no sampling backend here"
+	skip "no sampling backend here"
 else
 	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo$" "--measure-only: one probe measured"
 	n=0
@@ -105,6 +106,20 @@ else
 	like "$TMP/mo/add-2-1-1/shares.tsv" '^# command: .*learn --measure-only' \
 		"their provenance names the command that made them"
 	like "$TMP/mo/add-2-1-1/sweep.tsv" '^# barrier: .*, cpu 0$' "--cpu 0: measured on CPU 0"
+	like "$TMP/mo/add-2-1-1/sweep.tsv" '^# command: .*sweep .*--budget 0\.25 ' \
+		"a budget with time to spare: each row of the curve has correlate's 0.25 s"
+fi
+# a budget of 2 s for the probe: a second set aside, the rows at their least
+# (0.05 s each) and the sampling at its least (0.5 s of wall time), not --seconds 3
+run learn --measure-only --probes "$TMP/probes" -o "$TMP/mb" --seconds 3 --samples 100000 \
+	--budget 2 --cache "$TMP/c"
+if [ "$rc" = 3 ]; then
+	skip "no sampling backend here"; skip "no sampling backend here"
+else
+	like "$TMP/mb/add-2-1-1/sweep.tsv" '^# command: .*sweep .*--budget 0\.05 ' \
+		"--budget 2: each row of the curve stops at 0.05 s"
+	like "$TMP/mb/add-2-1-1/sample.tsv" '^# samples: [0-9]+ in 0\.[0-5][0-9]* s' \
+		"and the sampling at half a second"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

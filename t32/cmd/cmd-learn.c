@@ -40,7 +40,7 @@
 static const char learn_usage[] =
 	"t32 learn [--from DIR] [--probes DIR] [-o DIR] [--uarch NAME|FILE] [--cache DIR] "
 	"[--store FILE] [--no-store] [--measure-only] [--set KEY=VALUE]... [--keys K,...|none] "
-	"[--samples N] [--seconds S] [--allow-unstable] [--cpu N] "
+	"[--samples N] [--seconds S] [--budget S] [--allow-unstable] [--cpu N] "
 	"[--format=table|tsv]";
 
 static const char learn_intro[] =
@@ -64,14 +64,24 @@ struct learn_args {
 	const char *keys;	/* --keys, NULL: the default set */
 	uint64_t samples;
 	double seconds;
+	double budget;		/* --budget S: seconds for measuring every probe */
 	int cpu;		/* --cpu N, or -1: the default */
 	enum t32_format format;
 };
 
+/* Is the name a probe block's (NAME.blk)? */
+static int is_probe(const char *nm)
+{
+	size_t nl = strlen(nm);
+
+	return nl > 4 && strcmp(nm + nl - 4, ".blk") == 0;
+}
+
 /*
  * Measure each probe block of dir into outdir/NAME as `t32 correlate -o` does,
- * in this process; the count measured, -3 when there is no sampling backend,
- * -4 when Ctrl-C stopped it (what was measured stays in outdir).
+ * in this process, within --budget (t32_learn_allowance); the count measured,
+ * -3 when there is no sampling backend, -4 when Ctrl-C stopped it (what was
+ * measured stays in outdir).
  */
 static long learn_measure(const struct learn_args *a, const char *dir, const char *outdir)
 {
@@ -79,16 +89,20 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	struct dirent **names = NULL;
 	int count = scandir(dir, &names, NULL, alphasort);
 	long done = 0;
+	size_t probes = 0;
+	double t0 = t32_now();
 
 	if (count < 0) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
 		return -1;
 	}
+	for (int i = 0; i < count; i++)
+		probes += is_probe(names[i]->d_name);
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t nl = strlen(nm);
 
-		if (nl > 4 && strcmp(nm + nl - 4, ".blk") == 0) {
+		if (is_probe(nm)) {
 			struct t32_correlate_req q;
 			char *body[] = { path, NULL };
 			int rc;
@@ -99,7 +113,8 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			q.learned = "none";
 			q.fit_none = 1;
 			q.samples = a->samples;
-			q.seconds = a->seconds;
+			t32_learn_allowance(a->budget - (t32_now() - t0), probes--, q.kmax + 1,
+					    a->seconds, &q.seconds, &q.row_budget);
 			q.cpu = a->cpu;
 			q.uarch = a->uarch;
 			q.cache_dir = a->cache;
@@ -175,7 +190,11 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 		T32_OPT_U64("samples", "N", &a->samples, 100, 10000000, "sample count",
 			    "per probe, as t32 correlate (default 2000)"),
 		T32_OPT_REAL("seconds", "S", &a->seconds, 0.1, 3600, "seconds",
-			     "per probe, as t32 correlate (default 2)"),
+			     "sampling per probe at most, as t32 correlate (default 2)"),
+		T32_OPT_REAL("budget", "S", &a->budget, 1, 86400, "seconds",
+			     "for measuring every probe (default 45): each probe's\n"
+			     "step curve and sampling are sized to what is left, so a\n"
+			     "busy machine learns in a minute too"),
 		T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
 			     "learn from probes the sampler found unstable\n"
 			     "(left out by default, and said so)"),
@@ -384,7 +403,8 @@ static int learn_keep(const struct learn_args *a, const struct t32_probe_set *s,
 /* `t32 learn` (see the top of this file). */
 int cmd_learn(int argc, char **argv)
 {
-	struct learn_args a = { .samples = 2000, .seconds = 2, .cpu = -1, .format = T32_FMT_TABLE };
+	struct learn_args a = { .samples = 2000, .seconds = 2, .budget = 45, .cpu = -1,
+				.format = T32_FMT_TABLE };
 	struct t32_probe_set s = { 0 };
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_learn_result r;

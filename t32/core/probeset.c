@@ -187,3 +187,32 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
 	t32_corr_result_free(&r);
 	return 0;
 }
+
+/*
+ * What a probe may take when `left` seconds of the budget remain for `probes`
+ * probes: its equal share, of which LEARN_SETUP goes to what is not timed by
+ * row or by sampling (its latencies, a measuring process), the sampling gets
+ * its --seconds and the rows of the step curve the rest (LEARN_ROW_MIN to
+ * LEARN_ROW_MAX each); a share too small for that takes the sampling down,
+ * to LEARN_SAMPLE_MIN.  On a quiet machine rows end long before their limit
+ * and what they leave goes to the probes after.
+ */
+#define LEARN_SETUP 1.0		/* seconds */
+#define LEARN_ROW_MIN 0.05
+#define LEARN_ROW_MAX 0.25	/* t32 correlate's own */
+#define LEARN_SAMPLE_MIN 0.5
+void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds,
+			 double *sample, double *row)
+{
+	double share = left / (double)(probes ? probes : 1) - LEARN_SETUP;
+	double r = (share - seconds) / (double)(rows ? rows : 1);
+
+	*sample = seconds;
+	if (r < LEARN_ROW_MIN) {
+		r = LEARN_ROW_MIN;
+		*sample = share - r * (double)rows;	/* below seconds, since r was */
+		if (*sample < LEARN_SAMPLE_MIN)
+			*sample = LEARN_SAMPLE_MIN;
+	}
+	*row = r > LEARN_ROW_MAX ? LEARN_ROW_MAX : r;
+}

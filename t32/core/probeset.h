@@ -54,4 +54,13 @@ int t32_probe_set_fit(const struct t32_uarch *u, struct t32_probe_set *s,
 int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p, double *tvd,
 		      double *cpi, double *dev, double *chi2);
 
+/*
+ * What one probe of a learn may take when left seconds of its budget remain
+ * for probes probes (this one among them) and its step curve has rows rows:
+ * its sampling, at most seconds, into *sample, and each row's time limit into
+ * *row (see probeset.c).
+ */
+void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds,
+			 double *sample, double *row);
+
 #endif

@@ -378,7 +378,7 @@ static int corr_sweep(const struct t32_correlate_req *a, struct corr_run *run)
 	q.spec = &s;
 	q.ns = ns;
 	q.nn = a->kmax + 1;
-	q.mo.budget = 0.25;
+	q.mo.budget = a->row_budget > 0 ? a->row_budget : 0.25;
 	q.bo.run.cpu = a->cpu;
 	q.out_path = run->sweep_tsv;
 	q.quiet = 1;

@@ -33,6 +33,7 @@ struct t32_correlate_req {
 	uint64_t kmax;
 	uint64_t samples;
 	double seconds;
+	double row_budget;	/* the step curve's seconds a row, at most (0: 0.25) */
 	const char *backend;
 	int cpu;		/* --cpu N, or -1: the default */
 	const char *init[T32_MAX_INIT];	/* --init R=V,... as given */
