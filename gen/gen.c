@@ -163,7 +163,9 @@ static void emit_epilogue(struct emitter *e, const struct t32_spec *s)
 
 /*
  * Can `times N` stand before stmt?  Not before a label (`x:`, `x: nop`) nor
- * `align`: nasm refuses both there, so such an item is a %rep block.
+ * `align`: nasm refuses both there.  Nor before a `times` of its own: nasm
+ * takes `times 500 times 4 nop` without a word and assembles four nops, not
+ * two thousand.  Such an item is a %rep block.
  */
 static int times_takes(const char *stmt)
 {
@@ -171,7 +173,8 @@ static int times_takes(const char *stmt)
 
 	if (stmt[word] == ':')
 		return 0;
-	return !(word == 5 && strncasecmp(stmt, "align", 5) == 0);
+	return !(word == 5 && (strncasecmp(stmt, "align", 5) == 0 ||
+			       strncasecmp(stmt, "times", 5) == 0));
 }
 
 /*

@@ -20,7 +20,7 @@ int main(void)
 	char *body3[] = { "10" };
 	char *body4[] = { "5", " ; " };
 
-	plan(65);
+	plan(73);
 	is_int(0, t32_spec_set_barrier(&s, "mx", err, sizeof(err)), "barrier mx accepted");
 	is_string("mx", s.barrier, "barrier letters kept in order");
 	is_int(-1, t32_spec_set_barrier(&s, "mq", err, sizeof(err)), "barrier with q refused");
@@ -37,6 +37,35 @@ int main(void)
 	is_int(0, t32_spec_parse_body(&s, 1, body2, err, sizeof(err)), "a count may be left out");
 	is_int(3, (long long)s.items[0].stmts, "';' separates three instructions");
 	is_int(3, (long long)t32_spec_insns(&s), "n counts each instruction");
+	t32_spec_free(&s);
+	{
+		/* `times N` counts N instructions: the n a cost is divided by */
+		static const struct { const char *text; long long n; } tt[] = {
+			{ "times 4 nop", 4 }, { "imul rax, rax; times 14 nop", 15 },
+			{ "TIMES 2 times 3 nop", 6 }, { "times 0x10 nop ; nop", 17 },
+			{ "here: times 3 nop", 3 }, { " times\t5\tadd eax, 1", 5 },
+		};
+		char *bad[] = { (char *)"times 2*3 nop" };
+
+		for (size_t i = 0; i < sizeof(tt) / sizeof(tt[0]); i++) {
+			char *b[] = { (char *)"3", (char *)tt[i].text };
+
+			t32_spec_free(&s);
+			ok(t32_spec_parse_body(&s, 2, b, err, sizeof(err)) == 0 &&
+			   (long long)t32_spec_insns(&s) == 3 * tt[i].n,
+			   "3 x '%s': %lld instructions (%llu)", tt[i].text, 3 * tt[i].n,
+			   (unsigned long long)t32_spec_insns(&s));
+		}
+		t32_spec_free(&s);
+		ok(t32_spec_parse_body(&s, 1, bad, err, sizeof(err)) == -1 &&
+		   strstr(err, "times takes a plain number"),
+		   "a count only nasm can work out is refused (%s)", err);
+		t32_spec_allow_raw_nasm(1);
+		t32_spec_free(&s);
+		ok(t32_spec_parse_body(&s, 1, bad, err, sizeof(err)) == 0 && t32_spec_insns(&s) == 1,
+		   "--raw-nasm lets it in, counted as one");
+		t32_spec_allow_raw_nasm(0);
+	}
 	t32_spec_free(&s);
 	is_int(-1, t32_spec_parse_body(&s, 1, body3, err, sizeof(err)), "a count with nothing after it");
 	t32_spec_free(&s);

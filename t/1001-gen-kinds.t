@@ -3,7 +3,7 @@
 # and holds what it must.
 . "$(dirname "$0")/lib-tap.sh"
 command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
-plan 42
+plan 44
 
 for b in m x l n mx lm; do
 	run gen "$b" m 3 'inc eax'
@@ -57,4 +57,10 @@ run l m 3 'here: nop'
 is 0 "$rc" "a labelled instruction runs"
 run gen l m 'align 16'
 like "$TMP/out" '^%rep 1$' "as a %rep block"
+# nor can a unit that is a `times` of its own: nasm would assemble
+# `times 3 times 4 nop` as four nops, not twelve
+run gen l m 3 'times 4 nop'
+like "$TMP/out" '^%rep 3$' "a unit that is itself a times is a %rep block"
+nasm -f bin -o "$TMP/t.bin" "$TMP/out" >"$TMP/nasm" 2>&1
+ok $? "and assembles"
 done_testing

@@ -232,6 +232,74 @@ static int align_ok(const char *p, const char *end)
 	return v >= 1 && v <= ALIGN_MAX && (v & (v - 1)) == 0;
 }
 
+/*
+ * A statement [p, end) past its labels (`x:`), and whether it opens with
+ * `times N`: 1 with the count in *k (nested ones multiplied) and *rest after
+ * it, 0 when it does not, -1 when a count is not a plain number (`times 2*3`,
+ * which only nasm can work out).
+ */
+static int times_count(const char *p, const char *end, uint64_t *k, const char **rest)
+{
+	int found = 0;
+
+	*k = 1;
+	for (;;) {
+		const char *e;
+
+		p += strspn(p, " \t");
+		for (e = p; e < end && (isalnum((unsigned char)*e) || strchr("_.$?@#~", *e)); e++)
+			;
+		if (e > p && e < end && *e == ':') {
+			p = e + 1;
+			continue;
+		}
+		if (e - p == 5 && strncasecmp(p, "times", 5) == 0 && e < end && isspace((unsigned char)*e)) {
+			char *num;
+			unsigned long long n;
+
+			p = e + strspn(e, " \t");
+			errno = 0;
+			n = strtoull(p, &num, 0);
+			if (num == p || errno || *p == '-' || num >= end || !isspace((unsigned char)*num))
+				return -1;
+			*k *= n;
+			p = num;
+			found = 1;
+			continue;
+		}
+		*rest = p;
+		return found;
+	}
+}
+
+/*
+ * The instructions an item's text assembles to: each statement one, and one
+ * that opens with `times N` N of what follows (a count only nasm can work
+ * out, allowed with --raw-nasm, counts as one).
+ */
+static uint64_t count_insns(const char *text)
+{
+	uint64_t n = 0;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, ";");
+		const char *rest;
+		uint64_t k;
+
+		if (times_count(p, p + len, &k, &rest) < 0) {
+			k = 1;
+			rest = p;
+		}
+		for (const char *c = rest; c < p + len; c++)
+			if (!isspace((unsigned char)*c)) {
+				n += k;
+				break;
+			}
+		p += len + (p[len] == ';');
+	}
+	return n;
+}
+
 /* Check one ';'-separated statement [p, end) of a body; 0, or -1 with word and why. */
 static int check_statement(const char *p, const char *end, char *word, size_t wlen,
 			   const char **why)
@@ -247,6 +315,19 @@ static int check_statement(const char *p, const char *end, char *word, size_t wl
 	}
 	if (raw_nasm)
 		return 0;
+	{
+		const char *rest;
+		uint64_t k;
+
+		if (times_count(p, end, &k, &rest) < 0) {
+			const char *t = strcasestr(p, "times");
+
+			name_word(word, wlen, t ? t : p, strcspn(t ? t : p, ";"));
+			*why = "times takes a plain number here: t32 divides by the instructions it "
+			       "runs" RAW_HINT;
+			return -1;
+		}
+	}
 	for (const char *b = p; b < end; b++) {
 		if (*b == '%') {
 			const char *e = b + 1;
@@ -372,6 +453,7 @@ int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text)
 	items[s->nitems].reps = reps;
 	items[s->nitems].text = strdup(text);
 	items[s->nitems].stmts = count_stmts(text);
+	items[s->nitems].insns = count_insns(text);
 	if (!items[s->nitems].text)
 		return -1;
 	s->nitems++;
@@ -601,7 +683,7 @@ uint64_t t32_spec_insns(const struct t32_spec *s)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < s->nitems; i++)
-		n += s->items[i].reps * s->items[i].stmts;
+		n += s->items[i].reps * s->items[i].insns;
 	return n;
 }
 

@@ -17,7 +17,8 @@
 struct t32_item {
 	uint64_t reps;		/* how many times the text repeats */
 	char *text;		/* as the user wrote it */
-	unsigned stmts;		/* instructions in text (';'-separated, non-empty) */
+	unsigned stmts;		/* statements in text (';'-separated, non-empty) */
+	uint64_t insns;		/* instructions they assemble to: `times N insn` is N */
 };
 
 /* Which register file an --init names. */
@@ -103,7 +104,7 @@ int t32_insn_check(const char *text, char *word, size_t wlen, const char **why);
 /* --raw-nasm: allow any NASM text in bodies, for this process (default off). */
 void t32_spec_allow_raw_nasm(int on);
 int t32_spec_raw_nasm(void);
-/* Instructions in the body: sum of reps x stmts (the n of (t - bar) / n). */
+/* Instructions in the body: sum of reps x insns (the n of (t - bar) / n). */
 uint64_t t32_spec_insns(const struct t32_spec *s);
 /* Copy of s with an empty body: the barrier-only block. */
 void t32_spec_empty(const struct t32_spec *s, struct t32_spec *empty);
