@@ -9,7 +9,7 @@ export T32_CACHE_DIR="$TMP/cache"
 B="$T32_SRC/data/blocks/load-nop10.blk"
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
-plan 11
+plan 13
 
 { [ "$rc" = 0 ] || grep -q 'unstable' "$TMP/err"; }
 ok $? "sampled (exit $rc)"
@@ -27,6 +27,16 @@ like "$TMP/out" '^# since_last: moved ' "a distribution unlike the last run's is
 like "$TMP/err" 'warning: the samples moved since the run of' "and warned of"
 run sample --fold --samples 400 --seconds 4 --format=json "$B"
 like "$TMP/out" '"stability": \{"stable": (true|false), "parts": 4' "JSON carries the test"
+
+# a loop of more positions than the history compares (ten copies of a thousand nops):
+# kept, not compared, and a second run of it ends as the first did
+printf '10 times 1000 nop\n' >"$TMP/big.blk"
+run sample --samples 200 --seconds 0.3 --format=tsv "$TMP/big.blk"
+first=$rc
+run sample --samples 200 --seconds 0.3 --format=tsv "$TMP/big.blk"
+is "$first" "$rc" "a second run of a loop of 10,000 positions ends as the first (exit $rc)"
+grep -q '^# since_last' "$TMP/out"
+ok $((! $?)) "and is not compared with it"
 
 # correlate fits recorded samples only when they stayed put
 S="$T32_SRC/../shared/recorded/zen5-turin-bhyve/study/load-nop10"

@@ -117,6 +117,7 @@ static void check_within(const struct t32_sample_result *r, size_t ninsn, size_t
 
 #define HISTORY_LINES 500		/* runs the history keeps, newest last */
 #define HISTORY_HOURS 24		/* an older run is not compared */
+#define HISTORY_POSITIONS 4096	/* a loop's positions (and its overhead) compared, at most */
 
 /*
  * The last run of the same block (the same CPU, body, fold, unroll, backend and
@@ -162,15 +163,18 @@ static void check_since(const struct t32_attrib *at, const struct t32_sample_res
 			if ((size_t)(tab - text) == strlen(key) && !strncmp(text, key, strlen(key))) {
 				char *t2 = strchr(tab + 1, '\t');
 				long long then = strtoll(tab + 1, NULL, 10);
-				uint64_t m[2 * 4097] = { 0 };
+				uint64_t m[2 * HISTORY_POSITIONS] = { 0 };
 				size_t k = 0, w = at->ninsn + 1;
 
-				for (char *p = t2 ? t2 + 1 : NULL; p && *p && k < w && w <= 4096; k++) {
+				/* a loop of more positions is kept, not compared */
+				if (w > HISTORY_POSITIONS)
+					continue;
+				for (char *p = t2 ? t2 + 1 : NULL; p && *p && k < w; k++) {
 					m[k] = strtoull(p, &p, 10);
 					if (*p == ',')
 						p++;
 				}
-				for (size_t i = 0; i < at->ninsn && w <= 4096; i++)
+				for (size_t i = 0; i < at->ninsn; i++)
 					m[w + i] = at->insn[i].samples;
 				m[w + at->ninsn] = at->overhead;
 				if (k == w && then <= now && now - then < HISTORY_HOURS * 3600 &&
