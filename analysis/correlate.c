@@ -13,6 +13,7 @@
 
 #include "analysis/correlate.h"
 #include "analysis/descend.h"
+#include "analysis/fit.h"
 #include "analysis/stats.h"
 #include "t32/util.h"
 
@@ -482,37 +483,33 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 	return 0;
 }
 
+/* The robust line through d's curve over k = 0..kmax into *f; 0, or -1 without one. */
+static int corr_curve_line(const struct t32_corr_data *d, struct t32_linfit *f)
+{
+	double *kx;
+	int rc;
+
+	if (!d->curve || d->kmax < 2 || !(kx = malloc((d->kmax + 1) * sizeof(*kx))))
+		return -1;
+	for (size_t k = 0; k <= d->kmax; k++)
+		kx[k] = (double)k;
+	rc = t32_linfit(kx, d->curve, d->kmax + 1, NULL, f);
+	free(kx);
+	return rc;
+}
+
 double t32_corr_curve_slope(const struct t32_corr_data *d)
 {
-	double sk = 0, sy = 0, skk = 0, sky = 0, m = (double)d->kmax;
+	struct t32_linfit f;
 
-	if (!d->curve || d->kmax < 2)
-		return NAN;
-	for (size_t k = 1; k <= d->kmax; k++) {
-		sk += (double)k;
-		sy += d->curve[k];
-		skk += (double)k * (double)k;
-		sky += (double)k * d->curve[k];
-	}
-	return (m * sky - sk * sy) / (m * skk - sk * sk);
+	return corr_curve_line(d, &f) ? NAN : f.b;
 }
 
 double t32_corr_curve_slope_hw(const struct t32_corr_data *d)
 {
-	double b = t32_corr_curve_slope(d), m = (double)d->kmax, kbar = (m + 1) / 2;
-	double ybar = 0, sxx = 0, sse = 0;
+	struct t32_linfit f;
 
-	if (!(d->kmax >= 3) || !isfinite(b))
-		return NAN;
-	for (size_t k = 1; k <= d->kmax; k++)
-		ybar += d->curve[k] / m;
-	for (size_t k = 1; k <= d->kmax; k++) {
-		double x = (double)k - kbar, e = d->curve[k] - ybar - b * x;
-
-		sxx += x * x;
-		sse += e * e;
-	}
-	return 1.96 * sqrt(sse / (m - 2) / sxx);
+	return corr_curve_line(d, &f) || !isfinite(f.se_b) ? NAN : 1.96 * f.se_b;
 }
 
 /* The scratch space of the context and the arrays of the result, for n instructions. */

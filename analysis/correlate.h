@@ -206,12 +206,16 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 /* A buffer for the profile of any of the np parameters p[] (free it); NULL with err. */
 double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *err,
 			     size_t errlen);
-/* Least-squares slope of d's curve over k = 1..kmax (k = 0 has no fill), or NAN without one. */
+/*
+ * The measured cycles per iteration: the slope of a line through d's curve
+ * over k = 0..kmax, fitted robustly (t32_linfit: a step the sweep took on a
+ * shared core weighs nothing), the figure `t32 correlate` prints; NAN without
+ * a curve of three points.
+ */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
 /*
- * The 95% half-width of that slope from the points' scatter about the line
- * (1.96 standard errors, as correlate prints it), or NAN with fewer than three
- * points: how far the measured cycles per iteration may be from the truth.
+ * Its 95% half-width (1.96 standard errors, as correlate prints it), or NAN
+ * without one: how far the measured cycles per iteration may be from the truth.
  */
 double t32_corr_curve_slope_hw(const struct t32_corr_data *d);
 

@@ -75,13 +75,15 @@ struct learn_ctx {
 };
 
 /*
- * Least-squares slope of a probe's curve over k = 1..kmax (NAN without one),
- * and into *rsd its relative sd: from the points' half-widths, at least
- * LEARN_CPI_SD.
+ * The measured slope of a probe's curve (t32_corr_curve_slope; NAN without
+ * one), and into *rsd its relative sd: the larger of the points' half-widths
+ * carried through a line over k = 1..kmax, the points' scatter about the line,
+ * and LEARN_CPI_SD.
  */
 static double learn_slope(const struct t32_corr_data *d, double *rsd)
 {
 	double m = (double)d->kmax, b = t32_corr_curve_slope(d), sk, sxx, var = 0;
+	double hw = t32_corr_curve_slope_hw(d);
 
 	*rsd = LEARN_CPI_SD;
 	if (isnan(b))
@@ -96,6 +98,8 @@ static double learn_slope(const struct t32_corr_data *d, double *rsd)
 	}
 	if (b > 0 && sqrt(var) / b > *rsd)
 		*rsd = sqrt(var) / b;
+	if (b > 0 && isfinite(hw) && hw / 1.96 / b > *rsd)
+		*rsd = hw / 1.96 / b;
 	return b;
 }
 
