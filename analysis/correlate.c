@@ -483,19 +483,23 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 	return 0;
 }
 
-/* The robust line through d's curve over k = 0..kmax into *f; 0, or -1 without one. */
-static int corr_curve_line(const struct t32_corr_data *d, struct t32_linfit *f)
+int t32_corr_curve_line(const double *curve, size_t kmax, struct t32_linfit *f)
 {
 	double *kx;
 	int rc;
 
-	if (!d->curve || d->kmax < 2 || !(kx = malloc((d->kmax + 1) * sizeof(*kx))))
+	if (!curve || kmax < 2 || !(kx = malloc(kmax * sizeof(*kx))))
 		return -1;
-	for (size_t k = 0; k <= d->kmax; k++)
-		kx[k] = (double)k;
-	rc = t32_linfit(kx, d->curve, d->kmax + 1, NULL, f);
+	for (size_t k = 1; k <= kmax; k++)
+		kx[k - 1] = (double)k;
+	rc = t32_linfit(kx, curve + 1, kmax, NULL, f);
 	free(kx);
 	return rc;
+}
+
+static int corr_curve_line(const struct t32_corr_data *d, struct t32_linfit *f)
+{
+	return t32_corr_curve_line(d->curve, d->kmax, f);
 }
 
 double t32_corr_curve_slope(const struct t32_corr_data *d)

@@ -207,10 +207,17 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *err,
 			     size_t errlen);
 /*
- * The measured cycles per iteration: the slope of a line through d's curve
- * over k = 0..kmax, fitted robustly (t32_linfit: a step the sweep took on a
- * shared core weighs nothing), the figure `t32 correlate` prints; NAN without
- * a curve of three points.
+ * The line through a step curve's points k = 1..kmax (k = 0, the empty block,
+ * has none of the fill every copy count pays), fitted robustly (t32_linfit: a
+ * step the sweep took on a shared core weighs nothing), into *f; 0, or -1
+ * with fewer than two points.
+ */
+struct t32_linfit;
+int t32_corr_curve_line(const double *curve, size_t kmax, struct t32_linfit *f);
+/*
+ * The measured cycles per iteration: that line's slope, the figure `t32
+ * correlate` prints and the fit, `t32 learn` and `make bench` judge; NAN
+ * without a curve.
  */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
 /*

@@ -86,7 +86,7 @@ int main(void)
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
 
-	plan(43);
+	plan(44);
 	if (t32_deps_decode(CODE, sizeof(CODE), &in, &n, err, sizeof(err)) || n != 11)
 		bail("cannot decode the test block: %s", err);
 	test_uarch(&u);
@@ -246,15 +246,18 @@ int main(void)
 		line[16] += 20;
 		ok(fabs(t32_corr_curve_slope(&c) - 3) < 0.02,
 		   "a step taken on a shared core, 20 cycles off, does not tilt it (%.4f; a plain "
-		   "line through every point: 3.39)", t32_corr_curve_slope(&c));
+		   "line through every point: 3.44)", t32_corr_curve_slope(&c));
 		c.curve = three;
 		c.kmax = 3;
-		is_double(0.8, t32_corr_curve_slope(&c), 1e-9, "four points: the least-squares line");
-		is_double(1.96 * sqrt(0.9 / 5), t32_corr_curve_slope_hw(&c), 1e-9,
-			  "its half-width from their scatter (2 df)");
+		is_double(0.5, t32_corr_curve_slope(&c), 1e-9,
+			  "k = 1..3: the least-squares line (k = 0 has no fill)");
+		is_double(1.96 * sqrt(1.5 / 2), t32_corr_curve_slope_hw(&c), 1e-9,
+			  "its half-width from their scatter (1 df)");
+		c.kmax = 2;
+		ok(t32_corr_curve_slope(&c) == 2 && isnan(t32_corr_curve_slope_hw(&c)),
+		   "two points: a slope, and no scatter to judge it by");
 		c.kmax = 1;
-		ok(isnan(t32_corr_curve_slope(&c)) && isnan(t32_corr_curve_slope_hw(&c)),
-		   "two points are not a curve to judge by");
+		ok(isnan(t32_corr_curve_slope(&c)), "one point is not a curve");
 	}
 
 	free(in);

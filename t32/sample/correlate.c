@@ -1131,7 +1131,6 @@ done:
  */
 static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run)
 {
-	double *kx;
 	int rc;
 
 	run->kmax = a->kmax;
@@ -1144,14 +1143,10 @@ static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run)
 	}
 	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep(a, run)))
 		return rc;
-	kx = calloc(a->kmax + 1, sizeof(double));
-	for (size_t k = 0; kx && k <= a->kmax; k++)
-		kx[k] = (double)k;
-	if (!kx || t32_linfit(kx, run->curve, a->kmax + 1, NULL, &run->slope)) {
+	if (t32_corr_curve_line(run->curve, a->kmax, &run->slope)) {
 		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
 		rc = T32_EXIT_ERROR;
 	}
-	free(kx);
 	return rc;
 }
 
