@@ -16,7 +16,7 @@ int main(void)
 {
 	double s, r, left, took;
 
-	plan(7);
+	plan(8);
 	t32_learn_allowance(100, 12, 17, 2, &s, &r);
 	ok(NEAR(s, 2) && NEAR(r, 0.25), "time to spare: 2 s of sampling, rows at 0.25 s (%.3f, %.3f)", s, r);
 	t32_learn_allowance(60, 12, 17, 2, &s, &r);
@@ -30,6 +30,8 @@ int main(void)
 	   s, r);
 	t32_learn_allowance(4, 2, 17, 2, &s, &r);
 	ok(NEAR(s, 0.5) && NEAR(r, 0.05), "too little: the least of each (%.3f, %.3f)", s, r);
+	t32_learn_allowance(4, 2, 17, 0.2, &s, &r);
+	ok(NEAR(s, 0.2) && NEAR(r, 0.05), "--seconds 0.2 is not raised to the least either (%.3f, %.3f)", s, r);
 	t32_learn_allowance(-3, 1, 17, 2, &s, &r);
 	ok(NEAR(s, 0.5) && NEAR(r, 0.05), "a budget overspent still measures the rest at the least (%.3f, %.3f)", s,
 	   r);

@@ -211,8 +211,9 @@ void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds
 	if (r < LEARN_ROW_MIN) {
 		r = LEARN_ROW_MIN;
 		*sample = share - r * (double)rows;	/* below seconds, since r was */
-		if (*sample < LEARN_SAMPLE_MIN)
-			*sample = LEARN_SAMPLE_MIN;
+		/* at least half a second, or --seconds when that asked for less */
+		if (*sample < fmin(seconds, LEARN_SAMPLE_MIN))
+			*sample = fmin(seconds, LEARN_SAMPLE_MIN);
 	}
 	*row = r > LEARN_ROW_MAX ? LEARN_ROW_MAX : r;
 }
