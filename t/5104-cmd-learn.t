@@ -97,7 +97,8 @@ if [ "$rc" = 3 ]; then
 	skip "no sampling backend here"; skip "no sampling backend here"
 	skip "no sampling backend here"
 else
-	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo$" "--measure-only: one probe measured"
+	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo in [0-9.]+ s \(budget 45 s\)$" \
+		"--measure-only: one probe measured, the time and the budget said"
 	n=0
 	for f in shares.tsv curve.tsv sample.tsv sweep.tsv; do
 		[ -s "$TMP/mo/add-2-1-1/$f" ] && n=$((n + 1))

@@ -282,6 +282,7 @@ static int learn_probes_dir(const struct learn_args *a, const char *key, char *d
 {
 	char probes[PATH_MAX], cache[PATH_MAX];
 	long got;
+	double t0;
 
 	if (a->from) {
 		snprintf(dir, dirlen, "%s", a->from);
@@ -308,6 +309,7 @@ static int learn_probes_dir(const struct learn_args *a, const char *key, char *d
 		t32_error("cannot create the probes folder (%s) '%s'", strerror(errno), dir);
 		return T32_EXIT_ERROR;
 	}
+	t0 = t32_now();
 	got = learn_measure(a, probes, dir);
 	if (got == -3)
 		return T32_EXIT_UNAVAILABLE;
@@ -315,10 +317,11 @@ static int learn_probes_dir(const struct learn_args *a, const char *key, char *d
 		return T32_EXIT_INTERRUPTED;
 	if (got < 0)
 		return T32_EXIT_ERROR;
-	if (a->measure_only) {
-		printf("measured   %ld blocks of %s into %s\n", got, probes, dir);
+	if (a->measure_only || a->format != T32_FMT_TSV)
+		printf("measured   %ld blocks of %s into %s in %.1f s (budget %g s)\n", got, probes,
+		       dir, t32_now() - t0, a->budget);
+	if (a->measure_only)
 		return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
-	}
 	return -1;
 }
 
