@@ -20,7 +20,7 @@ int main(void)
 	char *body3[] = { "10" };
 	char *body4[] = { "5", " ; " };
 
-	plan(73);
+	plan(74);
 	is_int(0, t32_spec_set_barrier(&s, "mx", err, sizeof(err)), "barrier mx accepted");
 	is_string("mx", s.barrier, "barrier letters kept in order");
 	is_int(-1, t32_spec_set_barrier(&s, "mq", err, sizeof(err)), "barrier with q refused");
@@ -46,6 +46,7 @@ int main(void)
 			{ "here: times 3 nop", 3 }, { " times\t5\tadd eax, 1", 5 },
 		};
 		char *bad[] = { (char *)"times 2*3 nop" };
+		char *huge[] = { (char *)"times 100000 times 100000 nop" };
 
 		for (size_t i = 0; i < sizeof(tt) / sizeof(tt[0]); i++) {
 			char *b[] = { (char *)"3", (char *)tt[i].text };
@@ -60,6 +61,9 @@ int main(void)
 		ok(t32_spec_parse_body(&s, 1, bad, err, sizeof(err)) == -1 &&
 		   strstr(err, "times takes a plain number"),
 		   "a count only nasm can work out is refused (%s)", err);
+		t32_spec_free(&s);
+		ok(t32_spec_parse_body(&s, 1, huge, err, sizeof(err)) == -1 &&
+		   strstr(err, "up to 100000000"), "counts that come to more than a repeat count may are refused");
 		t32_spec_allow_raw_nasm(1);
 		t32_spec_free(&s);
 		ok(t32_spec_parse_body(&s, 1, bad, err, sizeof(err)) == 0 && t32_spec_insns(&s) == 1,

@@ -236,8 +236,9 @@ static int align_ok(const char *p, const char *end)
  * A statement [p, end) past its labels (`x:`), and whether it opens with
  * `times N`: 1 with the count in *k (nested ones multiplied) and *rest after
  * it, 0 when it does not, -1 when a count is not a plain number (`times 2*3`,
- * which only nasm can work out).
+ * which only nasm can work out) or the counts come to more than T32_TIMES_MAX.
  */
+#define T32_TIMES_MAX UINT64_C(100000000)	/* as a repeat count */
 static int times_count(const char *p, const char *end, uint64_t *k, const char **rest)
 {
 	int found = 0;
@@ -260,7 +261,8 @@ static int times_count(const char *p, const char *end, uint64_t *k, const char *
 			p = e + strspn(e, " \t");
 			errno = 0;
 			n = strtoull(p, &num, 0);
-			if (num == p || errno || *p == '-' || num >= end || !isspace((unsigned char)*num))
+			if (num == p || errno || *p == '-' || num >= end || !isspace((unsigned char)*num) ||
+			    n > T32_TIMES_MAX || *k * n > T32_TIMES_MAX)
 				return -1;
 			*k *= n;
 			p = num;
@@ -323,8 +325,8 @@ static int check_statement(const char *p, const char *end, char *word, size_t wl
 			const char *t = strcasestr(p, "times");
 
 			name_word(word, wlen, t ? t : p, strcspn(t ? t : p, ";"));
-			*why = "times takes a plain number here: t32 divides by the instructions it "
-			       "runs" RAW_HINT;
+			*why = "times takes a plain number here, up to 100000000: t32 divides by the "
+			       "instructions it runs" RAW_HINT;
 			return -1;
 		}
 	}
