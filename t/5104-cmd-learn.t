@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 43
+plan 44
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -116,11 +116,14 @@ run learn --measure-only --probes "$TMP/probes" -o "$TMP/mb" --seconds 3 --sampl
 	--budget 2 --cache "$TMP/c"
 if [ "$rc" = 3 ]; then
 	skip "no sampling backend here"; skip "no sampling backend here"
+	skip "no sampling backend here"
 else
 	like "$TMP/mb/add-2-1-1/sweep.tsv" '^# command: .*sweep .*--budget 0\.05 ' \
 		"--budget 2: each row of the curve stops at 0.05 s"
 	like "$TMP/mb/add-2-1-1/sample.tsv" '^# samples: [0-9]+ in 0\.[0-5][0-9]* s' \
 		"and the sampling at half a second"
+	like "$TMP/err" 'warning: 1 probes take at least 2\.4 s, more than the budget of 2 s' \
+		"a budget too small for the probes at their least is warned of"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

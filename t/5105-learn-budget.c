@@ -16,7 +16,7 @@ int main(void)
 {
 	double s, r, left, took;
 
-	plan(8);
+	plan(9);
 	t32_learn_allowance(100, 12, 17, 2, &s, &r);
 	ok(NEAR(s, 2) && NEAR(r, 0.25), "time to spare: 2 s of sampling, rows at 0.25 s (%.3f, %.3f)", s, r);
 	t32_learn_allowance(60, 12, 17, 2, &s, &r);
@@ -47,5 +47,6 @@ int main(void)
 		left -= t;
 	}
 	ok(took <= 45 + 1e-9, "twelve probes that take all they are given end within 45 s (%.2f s)", took);
+	is_double(1 + 0.5 + 17 * 0.05, t32_learn_least(17, 2), 1e-9, "the least a probe takes: 2.35 s");
 	return done_testing();
 }

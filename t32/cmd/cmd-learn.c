@@ -98,6 +98,16 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	}
 	for (int i = 0; i < count; i++)
 		probes += is_probe(names[i]->d_name);
+	{
+		struct t32_correlate_req d;
+		double least;
+
+		t32_correlate_req_init(&d);
+		least = (double)probes * t32_learn_least(d.kmax + 1, a->seconds);
+		if (least > a->budget)
+			t32_warn("%zu probes take at least %.1f s, more than the budget of %g s "
+				 "(--budget)", probes, least, a->budget);
+	}
 	for (int i = 0; i < count; i++) {
 		const char *nm = names[i]->d_name;
 		size_t nl = strlen(nm);

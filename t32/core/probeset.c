@@ -217,3 +217,8 @@ void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds
 	}
 	*row = r > LEARN_ROW_MAX ? LEARN_ROW_MAX : r;
 }
+
+double t32_learn_least(size_t rows, double seconds)
+{
+	return LEARN_SETUP + fmin(seconds, LEARN_SAMPLE_MIN) + LEARN_ROW_MIN * (double)rows;
+}

@@ -62,5 +62,7 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
  */
 void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds,
 			 double *sample, double *row);
+/* The least a probe takes at that (its set-up, the least sampling, each row's least). */
+double t32_learn_least(size_t rows, double seconds);
 
 #endif
