@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 44
+plan 45
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -124,6 +124,20 @@ else
 		"and the sampling at half a second"
 	like "$TMP/err" 'warning: 1 probes take at least 2\.4 s, more than the budget of 2 s' \
 		"a budget too small for the probes at their least is warned of"
+fi
+# bench learn: t32 learn here, as a user runs it, timed whole (a data folder of one probe,
+# no recorded machines)
+mkdir -p "$TMP/bdata/probes" "$TMP/norec"
+for e in "$T32_DATADIR"/*; do
+	[ "$(basename "$e")" = probes ] || ln -s "$e" "$TMP/bdata/"
+done
+cp "$T32_DATADIR/probes/branch-mid.blk" "$TMP/bdata/probes/"
+T32_PLOTDIR=$T32_SRC/plots T32_DATADIR=$TMP/bdata T32_RECORDED_DIR=$TMP/norec "$T32" bench learn >"$TMP/out" 2>"$TMP/err" </dev/null
+if grep -q 'no sampling backend here' "$TMP/out"; then
+	skip "bench learn: no sampling backend here"
+else
+	like "$TMP/out" '^learn here: time to learn +[0-9.]+ s \(1 probes measured in [0-9.]+ s, fit [0-9.]+ s\) +<= 60 s' \
+		"bench learn times t32 learn here, the measuring and the fit said"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

@@ -1039,7 +1039,7 @@ static const struct bench {
 	{ "steps", bench_steps, "step curves of n = 1..100 to +-1 tick", 8 },
 	{ "sampling", bench_sampling, "samples per second and the loop's slowdown, per backend", 8 },
 	{ "correlate", bench_correlate, "model fitted to step curves and samples of the study's blocks", 30 },
-	{ "learn", bench_learn, "each recorded machine learned from its probes, its blocks predicted", 300 },
+	{ "learn", bench_learn, "t32 learn here, timed; each recorded machine learned from its probes, its blocks predicted", 300 },
 	{ "wake", bench_wake, "wake latency beside cyclictest (median within 10% or 2 us)", 25 },
 	{ "paired", bench_paired, "step curve and coursework table against --reference T32, as ratios", 120 },
 	{ "fulltable", bench_fulltable, "the generated full table swept at +-0.02 (takes about 12 minutes)", 720 },
