@@ -204,8 +204,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 /*
  * `t32 learn` here as a user runs it, in this process, with a fresh cache in a
  * folder of its own (so the latencies are measured, as on a new machine, and
- * nothing of the user's cache is touched): its whole wall time against the
- * issue's minute, and what it says it spent measuring and fitting.
+ * the user's latencies and learned model are left as they were; the sampler's
+ * history of each probe's last run is updated, as any run updates it): its
+ * whole wall time against the minute learning may take, and what it says it
+ * spent measuring and fitting.
  */
 static void learn_bench_live(void (*report)(const char *, const char *, const char *, int))
 {
