@@ -499,14 +499,32 @@ static int corr_sample(const struct t32_correlate_req *a, struct corr_run *run)
 		t32_error("%s", err);
 		rc = T32_EXIT_USAGE;
 	}
-	if (!rc)
+	/*
+	 * A run whose parts differ caught the machine switching the way interrupts
+	 * land (a regime lasts minutes): unless such samples were asked for, the
+	 * block is sampled once more, and the second run stands as it is.
+	 */
+	for (int again = 0; !rc; again++) {
+		const char *u;
+
 		rc = t32_sampling_take(&q, &s, NULL, &out);
-	if (!rc && (f = open_memstream(&text, &len))) {
-		t32_sampling_tsv(f, &q, &s, &out, NULL);
-		if (fclose(f))
+		if (!rc && (f = open_memstream(&text, &len))) {
+			t32_sampling_tsv(f, &q, &s, &out, NULL);
+			if (fclose(f))
+				rc = T32_EXIT_ERROR;
+		} else if (!rc) {
 			rc = T32_EXIT_ERROR;
-	} else if (!rc) {
-		rc = T32_EXIT_ERROR;
+		}
+		u = !rc && text ? strstr(text, "\n# stability: unstable") : NULL;
+		if (rc || again || a->allow_unstable || !u)
+			break;
+		u += 3;
+		t32_warn("the samples did not stay put (%.*s): sampled again", (int)strcspn(u, "\n"), u);
+		free(text);
+		text = NULL;
+		len = 0;
+		t32_sampling_free(&out);
+		memset(&out, 0, sizeof(out));
 	}
 	run->sample_untrusted = !rc && t32_sampling_doubt(&out) != T32_SAMPLING_TRUSTED;
 	t32_sampling_free(&out);
