@@ -707,7 +707,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.u0 = u;
 	c.tab = tab;
-	c.slope = t32_corr_curve_slope(d);
+	c.slope = d->slope ? *d->slope : t32_corr_curve_slope(d);
 	c.insns = insns;
 	c.n = n;
 	c.d = d;

@@ -41,6 +41,8 @@ struct t32_corr_data {
 	 */
 	const struct t32_insn *loop;
 	size_t loop_n, loop_copies;
+	/* the curve's slope (t32_corr_curve_slope) where the caller has it; NULL: worked out */
+	const double *slope;
 };
 
 /* Tuning of the fit; t32_corr_opts_init gives the defaults. */

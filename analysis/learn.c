@@ -118,10 +118,13 @@ static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size
 			    struct learn_part *out)
 {
 	const struct t32_learn_probe *p = &c->pr[i];
+	struct t32_corr_data d = p->d;
 	struct t32_corr_result r;
 	char err[256];
+
+	d.slope = &c->slope[i];	/* the curve's slope, worked out once a probe */
 	c->evals++;
-	if (t32_corr_fit(u, p->tab, p->insns, p->n, &p->d, NULL, 0, &c->o, &r, err, sizeof(err)))
+	if (t32_corr_fit(u, p->tab, p->insns, p->n, &d, NULL, 0, &c->o, &r, err, sizeof(err)))
 		return -1;
 	out->deviance = r.deviance;
 	out->chi2 = r.curve_chi2;

@@ -81,7 +81,7 @@ int main(void)
 	double curve[KMAX + 1], hw[KMAX + 1];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct t32_corr_result r;
-	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0 };
+	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0, NULL };
 	struct t32_corr_opts o;
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
@@ -229,7 +229,7 @@ int main(void)
 	/* the curve's slope and how well its points know it */
 	{
 		double line[17], three[4] = { 0, 1, 3, 2 };
-		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0 };
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL };
 
 		for (int k = 0; k <= 16; k++)
 			line[k] = 3 * k + 0.5;

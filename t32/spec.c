@@ -136,25 +136,6 @@ int t32_spec_set_store(struct t32_spec *s, const char *letter, char *err, size_t
 	return 0;
 }
 
-/* Count the non-empty ';'-separated statements of an item's text. */
-static unsigned count_stmts(const char *text)
-{
-	unsigned n = 0;
-	int seen = 0;
-
-	for (const char *p = text;; p++) {
-		if (*p == ';' || *p == 0) {
-			n += seen;
-			seen = 0;
-			if (!*p)
-				break;
-		} else if (!isspace((unsigned char)*p)) {
-			seen = 1;
-		}
-	}
-	return n;
-}
-
 /* ---- instruction text is instructions ---- */
 
 static int raw_nasm;	/* --raw-nasm: bodies may hold any NASM text */
@@ -248,7 +229,7 @@ static int times_count(const char *p, const char *end, uint64_t *k, const char *
 		const char *e;
 
 		p += strspn(p, " \t");
-		for (e = p; e < end && (isalnum((unsigned char)*e) || strchr("_.$?@#~", *e)); e++)
+		for (e = p; e < end && word_char(*e); e++)
 			;
 		if (e > p && e < end && *e == ':') {
 			p = e + 1;
@@ -275,12 +256,14 @@ static int times_count(const char *p, const char *end, uint64_t *k, const char *
 }
 
 /*
- * The instructions an item's text assembles to: each statement one, and one
- * that opens with `times N` N of what follows (a count only nasm can work
+ * The non-empty ';'-separated statements of an item's text, and into *insns
+ * (may be NULL) the instructions they assemble to: each statement one, and
+ * one that opens with `times N` N of what follows (a count only nasm can work
  * out, allowed with --raw-nasm, counts as one).
  */
-static uint64_t count_insns(const char *text)
+static unsigned count_stmts(const char *text, uint64_t *insns)
 {
+	unsigned stmts = 0;
 	uint64_t n = 0;
 
 	for (const char *p = text; *p;) {
@@ -292,14 +275,15 @@ static uint64_t count_insns(const char *text)
 			k = 1;
 			rest = p;
 		}
-		for (const char *c = rest; c < p + len; c++)
-			if (!isspace((unsigned char)*c)) {
-				n += k;
-				break;
-			}
+		if (strspn(p, " \t\n\v\f\r") < len)
+			stmts++;
+		if (strspn(rest, " \t\n\v\f\r") < (size_t)(p + len - rest))
+			n += k;
 		p += len + (p[len] == ';');
 	}
-	return n;
+	if (insns)
+		*insns = n;
+	return stmts;
 }
 
 /* Check one ';'-separated statement [p, end) of a body; 0, or -1 with word and why. */
@@ -454,8 +438,7 @@ int t32_spec_add_item(struct t32_spec *s, uint64_t reps, const char *text)
 	items = s->items;
 	items[s->nitems].reps = reps;
 	items[s->nitems].text = strdup(text);
-	items[s->nitems].stmts = count_stmts(text);
-	items[s->nitems].insns = count_insns(text);
+	items[s->nitems].stmts = count_stmts(text, &items[s->nitems].insns);
 	if (!items[s->nitems].text)
 		return -1;
 	s->nitems++;
@@ -502,7 +485,7 @@ int t32_spec_parse_body(struct t32_spec *s, int argc, char **argv, char *err, si
 			snprintf(err, errlen, "not an instruction '%s' (%s)", word, why);
 			return -1;
 		}
-		if (!count_stmts(argv[i])) {
+		if (!count_stmts(argv[i], NULL)) {
 			snprintf(err, errlen, "empty instruction '%s'", argv[i]);
 			return -1;
 		}

@@ -850,6 +850,26 @@ void t32_free_n(void *const *p, size_t n)
 
 int t32_keep_stdout;
 
+int t32_call_captured(int (*fn)(int, char **), int argc, char **argv, char **text)
+{
+	size_t len = 0;
+	FILE *m, *out = stdout;
+	int rc;
+
+	*text = NULL;
+	fflush(stdout);
+	if (!(m = open_memstream(text, &len)))
+		return -1;
+	stdout = m;
+	t32_keep_stdout = 1;
+	rc = fn(argc, argv);
+	fflush(m);
+	t32_keep_stdout = 0;
+	stdout = out;
+	fclose(m);
+	return rc;
+}
+
 int t32_close_stdout(void)
 {
 	int bad = ferror(stdout);

@@ -179,6 +179,12 @@ void t32_free_n(void *const *p, size_t n);
 int t32_close_stdout(void);
 /* Set while a command runs inside another (t32 study): stdout is flushed, not closed. */
 extern int t32_keep_stdout;
+/*
+ * Run the command fn(argc, argv) with its stdout going to memory (flushed, not
+ * closed: t32_keep_stdout) and put the text in *text (free it): fn's exit
+ * code, or -1 without running it when there is no memory for the text.
+ */
+int t32_call_captured(int (*fn)(int, char **), int argc, char **argv, char **text);
 
 /* The data directory: $T32_DATADIR, ../data beside the binary, or the installed one. */
 const char *t32_datadir(void);

@@ -213,9 +213,7 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 {
 	char dir[] = "/tmp/t32-bench-learn-XXXXXX", probes[PATH_MAX], fig[200];
 	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", NULL };
-	char *text = NULL, *at;
-	size_t len = 0;
-	FILE *m, *out = stdout;
+	char *text, *at;
 	double t0, took, measured = NAN, fit = NAN;
 	long blocks = -1;
 	int rc;
@@ -225,21 +223,14 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		return;
 	}
 	snprintf(probes, sizeof(probes), "%s/probes", dir);
-	if (!(m = open_memstream(&text, &len))) {
+	t0 = t32_now();
+	rc = t32_call_captured(cmd_learn, 6, argv, &text);
+	took = t32_now() - t0;
+	if (rc < 0) {
 		report("learn here", "out of memory", "(figure only)", 0);
 		rmdir(dir);
 		return;
 	}
-	fflush(stdout);
-	stdout = m;
-	t32_keep_stdout = 1;
-	t0 = t32_now();
-	rc = cmd_learn(6, argv);
-	took = t32_now() - t0;
-	fflush(m);
-	t32_keep_stdout = 0;
-	stdout = out;
-	fclose(m);
 	if (text && (at = strstr(text, "measured   ")))
 		sscanf(at, "measured   %ld blocks of %*s into %*s in %lf s", &blocks, &measured);
 	if (text && (at = strstr(text, "learned    ")) && (at = strchr(at, '(')))

@@ -208,20 +208,11 @@ static int unknown_command(const char *word)
  */
 static int help_folded(int (*fn)(int, char **), int argc, char **argv)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len), *out = stdout;
-	int rc;
+	char *text;
+	int rc = t32_call_captured(fn, argc, argv, &text);
 
-	if (!m)
+	if (rc < 0)
 		return fn(argc, argv);
-	stdout = m;
-	t32_keep_stdout = 1;
-	rc = fn(argc, argv);
-	fflush(m);
-	t32_keep_stdout = 0;
-	stdout = out;
-	fclose(m);
 	t32_fputs_folded(text ? text : "", stdout, 79);
 	free(text);
 	if (t32_close_stdout() && !rc)
