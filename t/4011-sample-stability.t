@@ -32,9 +32,10 @@ like "$TMP/out" '"stability": \{"stable": (true|false), "parts": 4' "JSON carrie
 # kept, not compared, and a second run of it ends as the first did
 printf '10 times 1000 nop\n' >"$TMP/big.blk"
 run sample --samples 200 --seconds 0.3 --format=tsv "$TMP/big.blk"
-first=$rc
 run sample --samples 200 --seconds 0.3 --format=tsv "$TMP/big.blk"
-is "$first" "$rc" "a second run of a loop of 10,000 positions ends as the first (exit $rc)"
+# 0, or 7 when its own parts differed (a sparse loop's may): ended, not by a signal
+{ [ "$rc" = 0 ] || [ "$rc" = 7 ]; }
+ok $? "a second run of a loop of 10,000 positions ends with its own verdict (exit $rc)"
 grep -q '^# since_last' "$TMP/out"
 ok $((! $?)) "and is not compared with it"
 
