@@ -9,7 +9,7 @@ export T32_CACHE_DIR="$TMP/cache"
 B="$T32_SRC/data/blocks/load-nop10.blk"
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
-plan 13
+plan 14
 
 { [ "$rc" = 0 ] || grep -q 'unstable' "$TMP/err"; }
 ok $? "sampled (exit $rc)"
@@ -50,7 +50,8 @@ if [ -f "$S/sample.tsv" ] && [ -f "$S/sweep.tsv" ]; then
 	like "$TMP/err" "samples did not stay put .*flag unstable" "and says why"
 	run correlate --from "$TMP/un" --no-measure --uarch zen5 --allow-unstable load-nop10
 	is 0 "$rc" "--allow-unstable fits them anyway"
+	like "$TMP/err" "did not stay put .*fitted anyway, as asked" "and warns that it did"
 else
-	for i in 1 2 3; do skip "no recorded samples beside the tree"; done
+	for i in 1 2 3 4; do skip "no recorded samples beside the tree"; done
 fi
 done_testing

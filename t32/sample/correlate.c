@@ -60,7 +60,7 @@ struct corr_run {
 	char backend[64];		/* sampling backend used */
 	int skid;
 	double sample_seconds;
-	int sample_untrusted;		/* the sampler said exit 7 (too few samples) */
+	enum t32_sampling_doubt sample_untrusted;	/* why the sampler said exit 7, if it did */
 	double *curve, *curve_hw;	/* cycles of k copies, their 95% half-width */
 	unsigned curve_untrusted;	/* steps the sweep measured but did not trust (kept) */
 	size_t kmax;
@@ -427,12 +427,17 @@ static int corr_stability(const char *text, const struct t32_correlate_req *a, c
 	const char *u = text ? strstr(text, "\n# stability: unstable") : NULL;
 	const char *m = text ? strstr(text, "\n# since_last: moved") : NULL;
 
-	if (u && !a->allow_unstable) {
+	if (u && !a->allow_unstable && !a->keep_unstable) {
 		u += 3;
 		t32_error("the samples did not stay put '%s' (%.*s; flag unstable): a model fitted to "
 			  "them fits noise; sample again, or --allow-unstable to fit them anyway", where,
 			  (int)strcspn(u, "\n"), u);
 		return T32_EXIT_UNTRUSTED;
+	}
+	if (u && a->allow_unstable) {
+		u += 3;
+		t32_warn("the samples did not stay put '%s' (%.*s): fitted anyway, as asked "
+			 "(--allow-unstable)", where, (int)strcspn(u, "\n"), u);
 	}
 	if (m) {
 		m += 3;
@@ -502,7 +507,8 @@ static int corr_sample(const struct t32_correlate_req *a, struct corr_run *run)
 	/*
 	 * A run whose parts differ caught the machine switching the way interrupts
 	 * land (a regime lasts minutes): unless such samples were asked for, the
-	 * block is sampled once more, and the second run stands as it is.
+	 * block is sampled once more, and the second run stands as it is (kept
+	 * flagged with keep_unstable, refused without).
 	 */
 	for (int again = 0; !rc; again++) {
 		const char *u;
@@ -526,7 +532,7 @@ static int corr_sample(const struct t32_correlate_req *a, struct corr_run *run)
 		t32_sampling_free(&out);
 		memset(&out, 0, sizeof(out));
 	}
-	run->sample_untrusted = !rc && t32_sampling_doubt(&out) != T32_SAMPLING_TRUSTED;
+	run->sample_untrusted = rc ? T32_SAMPLING_TRUSTED : t32_sampling_doubt(&out);
 	t32_sampling_free(&out);
 	t32_spec_free(&s);
 	if (rc) {
@@ -646,7 +652,9 @@ static void corr_print_table(FILE *out, const struct t32_correlate_req *a, const
 	fprintf(out, "unit       %zu instructions: %s\n", run->n, run->unit_text);
 	corr_model_lines(out, run, 0);
 	fprintf(out, "samples    %llu (%s backend, skid %d)%s\n", (unsigned long long)r->samples,
-		run->backend, run->skid, run->sample_untrusted ? "  too few to trust" : "");
+		run->backend, run->skid,
+		run->sample_untrusted == T32_SAMPLING_FEW ? "  too few to trust"
+		: run->sample_untrusted == T32_SAMPLING_UNSTABLE ? "  unstable (--allow-unstable)" : "");
 	if (run->loop)
 		fprintf(out, "loop       modelled as sampled: %zu copies of the unit and the loop's "
 			"counter, folded onto the unit\n", run->loop_copies);
@@ -1417,7 +1425,7 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out,
 	run->seconds = t32_now() - t0;
 
 	rc = corr_output(a, run, argc, argv, out);
-	if (!rc && run->sample_untrusted) {
+	if (!rc && run->sample_untrusted == T32_SAMPLING_FEW) {
 		t32_error("too few samples in the body to trust the shares '%llu'",
 			  (unsigned long long)run->fit.samples);
 		rc = T32_EXIT_UNTRUSTED;

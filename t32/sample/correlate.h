@@ -41,6 +41,8 @@ struct t32_correlate_req {
 	int no_measure;		/* --no-measure: the shipped table alone */
 	int unit_loop;		/* --unit-loop: model the samples as the unit alone looping */
 	int allow_unstable;	/* --allow-unstable: fit samples whose parts differ */
+	int keep_unstable;	/* sample such a run once more, then keep the second as it
+				   is, flagged in its files (t32 learn judges it itself) */
 	const char *from;	/* --from DIR: the sample.tsv and sweep.tsv of an earlier -o DIR */
 	const char *cache_dir;	/* --cache DIR, or NULL for the default */
 	enum t32_format format;
