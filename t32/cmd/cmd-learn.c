@@ -33,6 +33,7 @@
 #include "t32/core/probeset.h"
 #include "t32/core/recorded.h"
 #include "t32/sample/correlate.h"
+#include "t32/sample/sample.h"
 #include "t32/util.h"
 
 #define LEARN_MAX_PROBES 256
@@ -115,6 +116,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 		if (is_probe(nm)) {
 			struct t32_correlate_req q;
 			char *body[] = { path, NULL };
+			double expect;
 			int rc;
 
 			snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
@@ -123,13 +125,19 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			q.learned = "none";
 			q.fit_none = 1;
 			q.samples = a->samples;
+			/* the sample count ends the sampling after about this (a quarter
+			 * more for the interrupts' own cost and a CPU shared) */
+			expect = 1.25 * (double)a->samples * T32_SAMPLE_PERIOD_NS / 1e9;
 			t32_learn_allowance(a->budget - (t32_now() - t0), probes--, q.kmax + 1,
-					    a->seconds, &q.seconds, &q.row_budget);
+					    a->seconds, expect, &q.seconds, &q.row_budget);
 			q.cpu = a->cpu;
 			q.uarch = a->uarch;
 			q.cache_dir = a->cache;
-			/* kept and flagged either way: whether to learn from it is decided below */
-			q.allow_unstable = 1;
+			/*
+			 * sampled once more when its parts differ, as correlate does, then
+			 * kept and flagged either way: whether to learn from it is decided below
+			 */
+			q.keep_unstable = 1;
 			q.outdir = out;
 			q.body_argc = 1;
 			q.body_argv = body;

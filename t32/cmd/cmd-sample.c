@@ -267,7 +267,7 @@ static int parse_args(int argc, char **argv, struct t32_sampling_req *a, struct 
 		const struct t32_option opts[] = {
 			T32_OPT_FN("backend", "B", opt_backend, &a->backend, "auto (default: precise, else perf, else signal), perf, signal,\n" "precise"),
 			T32_OPT_FN("clock", "C", opt_clock, &a->clock, "task-clock (default) or cpu-clock"),
-			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period", "ns of the clock between samples (default 1000000)"),
+			T32_OPT_U64("period", "NS", &a->period_ns, 10000, 10000000000.0, "period", "ns of the clock between samples (default 250000)"),
 			/* fewer than T32_SAMPLING_MIN_BODY could never give shares to trust */
 			T32_OPT_U64("samples", "N", &a->samples, T32_SAMPLING_MIN_BODY, 10000000, "sample count", "stop after N samples, at least 50 (default 2000)"),
 			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "duration", "or after S seconds of sampling (default 10)"),

@@ -192,25 +192,27 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
  * What a probe may take when `left` seconds of the budget remain for `probes`
  * probes: its equal share, of which LEARN_SETUP goes to what is not timed by
  * row or by sampling (its latencies, a measuring process), the sampling gets
- * its --seconds and the rows of the step curve the rest (LEARN_ROW_MIN to
- * LEARN_ROW_MAX each); a share too small for that takes the sampling down,
- * to LEARN_SAMPLE_MIN.  On a quiet machine rows end long before their limit
- * and what they leave goes to the probes after.
+ * its --seconds and the rows of the step curve what the sampling is expected
+ * to leave (LEARN_ROW_MIN to LEARN_ROW_MAX each): its --seconds, or less when
+ * its sample count ends it sooner (expect); a share too small for that takes
+ * the sampling down, to LEARN_SAMPLE_MIN.  On a quiet machine rows end long
+ * before their limit, and what they and the sampling leave goes to the probes
+ * after; a sampling that runs past its expected time takes from them.
  */
 #define LEARN_SETUP 1.0		/* seconds */
 #define LEARN_ROW_MIN 0.05
 #define LEARN_ROW_MAX 0.25	/* t32 correlate's own */
 #define LEARN_SAMPLE_MIN 0.5
-void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds,
+void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds, double expect,
 			 double *sample, double *row)
 {
 	double share = left / (double)(probes ? probes : 1) - LEARN_SETUP;
-	double r = (share - seconds) / (double)(rows ? rows : 1);
+	double r = (share - fmin(seconds, expect)) / (double)(rows ? rows : 1);
 
 	*sample = seconds;
 	if (r < LEARN_ROW_MIN) {
 		r = LEARN_ROW_MIN;
-		*sample = share - r * (double)rows;	/* below seconds, since r was */
+		*sample = share - r * (double)rows;	/* below what was expected, since r was */
 		/* at least half a second, or --seconds when that asked for less */
 		if (*sample < fmin(seconds, LEARN_SAMPLE_MIN))
 			*sample = fmin(seconds, LEARN_SAMPLE_MIN);

@@ -58,9 +58,10 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
  * What one probe of a learn may take when left seconds of its budget remain
  * for probes probes (this one among them) and its step curve has rows rows:
  * its sampling, at most seconds, into *sample, and each row's time limit into
- * *row (see probeset.c).
+ * *row, the rows getting what the sampling is expected to leave when its
+ * sample count ends it after about expect seconds (see probeset.c).
  */
-void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds,
+void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds, double expect,
 			 double *sample, double *row);
 /* The least a probe takes at that (its set-up, the least sampling, each row's least). */
 double t32_learn_least(size_t rows, double seconds);

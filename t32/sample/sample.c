@@ -85,7 +85,7 @@ int t32_sampler_start(struct t32_sampler *s, const struct t32_sample_backend *b,
 	if (!s->o.clock)
 		s->o.clock = &t32_sample_clocks[0];
 	if (!s->o.period_ns)
-		s->o.period_ns = 1000000;
+		s->o.period_ns = T32_SAMPLE_PERIOD_NS;
 	s->fd = -1;
 	s->cpu = -1;
 	return b->start(s, err, len);

@@ -25,7 +25,7 @@ void t32_sampling_req_init(struct t32_sampling_req *q)
 	t32_block_opts_init(&o);
 	q->run = o.run;
 	q->run.timeout = 0;
-	q->period_ns = 1000000;	/* each interrupt costs tens of us in a VM */
+	q->period_ns = T32_SAMPLE_PERIOD_NS;
 	q->samples = 2000;
 	q->seconds = 10.0;
 	q->unroll = 1;
