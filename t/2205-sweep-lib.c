@@ -2,7 +2,8 @@
  * 2205-sweep-lib: a sweep as a library call.  The n list written back as --n
  * takes it, the modes read, the request written as the command that would run
  * it, and rows handed to the caller's function in order, with no file, a
- * nonzero return stopping the sweep with that code.
+ * nonzero return stopping the sweep with that code; which readings --retry
+ * takes again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ int main(void)
 	struct seen seen = { 0 };
 	int rc;
 
-	plan(14);
+	plan(19);
 	is_string("0..12", t32_sweep_nlist_text(a, 13, buf, sizeof(buf)), "a run of n reads A..B");
 	is_string("100,1000", t32_sweep_nlist_text(b, 2, buf, sizeof(buf)), "separate values stay");
 	is_string("1,2,5..7", t32_sweep_nlist_text(c, 5, buf, sizeof(buf)),
@@ -73,9 +74,31 @@ int main(void)
 	is_string("t32 sweep --n 0..12 --mode latency --unit ticks --budget 0.25 --max-k 6 "
 	       "-o dir/sweep.tsv data/coursework.tbl", t32_sweep_command(&q, buf, sizeof(buf)),
 	       "a table's request names the table, its mode and unit");
+	q.retry = 2;
+	is_string("t32 sweep --n 0..12 --mode latency --unit ticks --budget 0.25 --max-k 6 --retry 2 "
+	       "-o dir/sweep.tsv data/coursework.tbl", t32_sweep_command(&q, buf, sizeof(buf)),
+	       "and --retry when it asks for one");
+	q.retry = 0;
 	q.modes = T32_SWEEP_BIT(T32_SWEEP_LATENCY);
 	q.table = NULL;
 	is_int(T32_EXIT_USAGE, t32_sweep(&q), "a spec swept in latency mode is refused");
+
+	/* which readings are taken again: those the clock drifted under, --retry times */
+	{
+		struct t32_measurement m = { 0 };
+
+		m.drifted = 1;
+		snprintf(m.untrusted, sizeof(m.untrusted), "the core clock drifted 7.00%% during the run");
+		ok(t32_sweep_again(&m, 0, 1) && !t32_sweep_again(&m, 1, 1),
+		   "a reading the clock drifted under is taken once more with --retry 1, not twice");
+		ok(!t32_sweep_again(&m, 0, 0), "and not at all without --retry");
+		m.drifted = 0;
+		snprintf(m.untrusted, sizeof(m.untrusted), "the readings were taken beside other work");
+		ok(!t32_sweep_again(&m, 0, 3), "one untrusted for work beside it is not");
+		m.drifted = 1;
+		m.untrusted[0] = 0;
+		ok(!t32_sweep_again(&m, 0, 3), "nor a trusted one the clock moved under a little");
+	}
 
 	/* rows into memory alone: no file, each row to the function in order */
 	t32_sweep_req_init(&q);

@@ -36,7 +36,7 @@ for again in 1 2; do
 	run correlate --format=tsv $SHORT "$B"
 done
 
-plan 42
+plan 43
 
 is "0 0" "$help" "correlate --help and sample --help exit 0"
 is 0 "$rc" "correlate exits 0"
@@ -171,6 +171,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 		ok 1 "-o writes the tables and both figures"
 		ls "$TMP/res" | sed 's/^/# /'
 	fi
+	like "$TMP/res/sweep.tsv" '^# command: .* sweep .*--retry 1 ' \
+		"the step curve measures a step the clock drifted under again (--retry 1)"
 	# --from DIR: the same data fitted again, nothing measured (latencies from the
 	# table: a latency timed again could differ), the same answer twice; the TSC's
 	# frequency in the provenance is read anew each run and may move in its last digit
@@ -184,6 +186,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	run correlate --from "$TMP/res" -o "$TMP/res2" "$B"
 	is 2 "$rc" "--from with -o: usage, exit 2"
 else
+	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"
 	skip "gnuplot is not installed"

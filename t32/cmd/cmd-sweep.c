@@ -127,6 +127,7 @@ static int sweep_main(int argc, char **argv, struct t32_rec *rec, const char *fo
 			T32_OPT_U64("max-runs", "N", &w.mo.max_runs, 1, UINT32_MAX, "run count", "runs per measurement at most (default 1000000)"),
 			T32_OPT_FN("unit", "U", t32_opt_unit, &w.mo.unit, "cycles, ticks or ns"),
 			T32_OPT_UINT("max-k", "K", &w.max_k, 1, 64, "max-k", "throughput copies to try, 1..K (default 12)"),
+			T32_OPT_UINT("retry", "N", &w.retry, 0, 10, "retry count", "measure a row the clock drifted under again, up to N\n" "times, keeping the first trusted reading (default 0)"),
 			T32_OPT_FN("k-list", "K,...", opt_klist, &w, "try these copy counts only (a count above what the\n" "template's registers allow tries the largest they do)"),
 			T32_OPT_STRING("barrier", 0, "B", &barrier, "barrier letters, for tables (default l)"),
 			T32_OPT_STRING("store", 0, "S", &store, "store letter, for tables (default m)"),

@@ -382,6 +382,11 @@ static int take_ahead(struct sweep *w, size_t r, char *buf, size_t len)
 	return 1;
 }
 
+int t32_sweep_again(const struct t32_measurement *m, unsigned tried, unsigned retry)
+{
+	return m->untrusted[0] && m->drifted && tried < retry;
+}
+
 /* Measure one job; the row line goes into buf.  Returns 0, or an exit code to stop with. */
 static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t len)
 {
@@ -426,6 +431,15 @@ static int measure_job(struct sweep *w, const struct job *j, char *buf, size_t l
 
 		mo.slope = j->mode != T32_SWEEP_RAW && !w->q.whole;
 		rc = t32_measure(&s, &w->q.bo, &mo, &interrupted, &m);
+		/* the first trusted reading of up to --retry more stands, else the first */
+		for (unsigned t = 0; !rc && t32_sweep_again(&m, t, w->q.retry) && !interrupted; t++) {
+			struct t32_measurement again;
+
+			if (t32_measure(&s, &w->q.bo, &mo, &interrupted, &again))
+				break;
+			if (!again.untrusted[0])
+				m = again;
+		}
 		t32_spec_free(&s);
 		if (rc) {
 			snprintf(reason, sizeof(reason), "%s", t32_last_error);
@@ -862,7 +876,7 @@ const char *t32_sweep_nlist_text(const uint64_t *ns, size_t nn, char *buf, size_
 
 const char *t32_sweep_command(const struct t32_sweep_req *q, char *buf, size_t len)
 {
-	char nl[512], num[4][40], modes[64] = "", init[1024] = "", item[32][24];
+	char nl[512], num[5][40], modes[64] = "", init[1024] = "", item[32][24];
 	const char *w[160];
 	size_t n = 0;
 	const struct t32_spec *s = q->spec;
@@ -887,6 +901,7 @@ const char *t32_sweep_command(const struct t32_sweep_req *q, char *buf, size_t l
 	snprintf(num[1], sizeof(num[1]), "%g", q->mo.block_precision);
 	snprintf(num[2], sizeof(num[2]), "%g", q->mo.budget);
 	snprintf(num[3], sizeof(num[3]), "%u", q->max_k);
+	snprintf(num[4], sizeof(num[4]), "%u", q->retry);
 	if (q->mo.precision != 0.01) {
 		w[n++] = "--precision";
 		w[n++] = num[0];
@@ -902,6 +917,10 @@ const char *t32_sweep_command(const struct t32_sweep_req *q, char *buf, size_t l
 	if (q->max_k != 12) {
 		w[n++] = "--max-k";
 		w[n++] = num[3];
+	}
+	if (q->retry) {
+		w[n++] = "--retry";
+		w[n++] = num[4];
 	}
 	if (q->bo.run.cpu >= 0) {
 		snprintf(item[0], sizeof(item[0]), "%d", q->bo.run.cpu);

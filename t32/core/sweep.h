@@ -60,6 +60,8 @@ struct t32_sweep_req {
 	unsigned modes;			/* T32_SWEEP_BIT()s; 0: latency,throughput for a table,
 					   raw for a spec */
 	unsigned max_k;			/* throughput: copies tried, 1..max_k */
+	unsigned retry;			/* an untrusted measurement taken again up to this
+					   many times, the first trusted one kept (--retry) */
 	unsigned klist[64];		/* or these copy counts only (nk of them) */
 	unsigned nk;
 	unsigned shard, shards;		/* rows with row % shards == shard - 1 */
@@ -77,6 +79,13 @@ struct t32_sweep_req {
 	int (*row)(void *ctx, const struct t32_sweep_row *r);	/* nonzero stops: an exit code */
 	void *ctx;
 };
+
+/*
+ * Whether a row's reading m, taken again tried times so far, is taken once more
+ * (--retry): when it is untrusted because the core clock drifted under it, a
+ * spell that passes; work beside it on other CPUs does not pass as soon.
+ */
+int t32_sweep_again(const struct t32_measurement *m, unsigned tried, unsigned retry);
 
 /* The defaults of `t32 sweep` (precision 0.01, block precision 0.5, budget 1 s, max-k 12). */
 void t32_sweep_req_init(struct t32_sweep_req *q);

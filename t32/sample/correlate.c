@@ -379,6 +379,7 @@ static int corr_sweep(const struct t32_correlate_req *a, struct corr_run *run)
 	q.ns = ns;
 	q.nn = a->kmax + 1;
 	q.mo.budget = a->row_budget > 0 ? a->row_budget : 0.25;
+	q.retry = 1;	/* a step measured while the clock drifted is measured again */
 	q.bo.run.cpu = a->cpu;
 	q.out_path = run->sweep_tsv;
 	q.quiet = 1;
