@@ -2,14 +2,15 @@
 # t32 sample says whether its samples stayed put: the run's parts tested against
 # each other (flag unstable, exit 7), and the run against the last run of the same
 # block on this machine, kept in the cache directory (a move is warned of).  t32
-# correlate refuses a distribution whose parts differ unless asked.
+# correlate refuses a distribution whose parts differ unless asked, and names
+# why the steps of a step curve the sweep did not trust were not.
 . "$(dirname "$0")/lib-tap.sh"
 
 export T32_CACHE_DIR="$TMP/cache"
 B="$T32_SRC/data/blocks/load-nop10.blk"
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
-plan 14
+plan 15
 
 { [ "$rc" = 0 ] || grep -q 'unstable' "$TMP/err"; }
 ok $? "sampled (exit $rc)"
@@ -54,4 +55,9 @@ if [ -f "$S/sample.tsv" ] && [ -f "$S/sweep.tsv" ]; then
 else
 	for i in 1 2 3 4; do skip "no recorded samples beside the tree"; done
 fi
+# a step curve with untrusted steps says how many and why the first was
+S="$T32_SRC/t/data/recorded/zen5-turin-bhyve/study/vpmulld2-lock"
+run correlate --from "$S" --no-measure --uarch zen5 vpmulld2-lock
+like "$TMP/out" '^curve .*\(6 of the steps not trusted by the sweep; the first, k = 5: the interval never narrowed to \+-0\.0333 cycles\)$' \
+	"an untrusted step curve names its first untrusted step and the reason"
 done_testing

@@ -63,6 +63,7 @@ struct corr_run {
 	enum t32_sampling_doubt sample_untrusted;	/* why the sampler said exit 7, if it did */
 	double *curve, *curve_hw;	/* cycles of k copies, their 95% half-width */
 	unsigned curve_untrusted;	/* steps the sweep measured but did not trust (kept) */
+	char curve_why[160];		/* the first such step and the head of its reason */
 	size_t kmax;
 	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
 	double cpi_error;		/* (predicted - measured) / measured */
@@ -167,12 +168,25 @@ static int corr_column(char **head, size_t n, const char *name)
  * counted in *untrusted; a fault or an unsupported row is an error.  Every
  * k = 0..kmax must be there.  0, or -1 with err.
  */
+/*
+ * "k = K: REASON" into why (when still empty), the reason cut at its first
+ * colon or parenthesis: what the label of an untrusted step curve names.
+ */
+static void corr_why(char *why, size_t len, unsigned long long k, const char *reason)
+{
+	if (why[0] || !reason || !reason[0])
+		return;
+	snprintf(why, len, "k = %llu: %.*s", k, (int)strcspn(reason, ":("), reason);
+	while (why[0] && why[strlen(why) - 1] == ' ')
+		why[strlen(why) - 1] = 0;
+}
+
 static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsigned *untrusted,
-			   char *err, size_t errlen)
+			   char *why, size_t whylen, char *err, size_t errlen)
 {
 	char line[8192], hbuf[8192], *head[32], *v[32];
 	size_t nh = 0;
-	int cn = -1, ct = -1, ce = -1, clo = -1, chi = -1, cs = -1;
+	int cn = -1, ct = -1, ce = -1, clo = -1, chi = -1, cs = -1, cr = -1;
 	unsigned char *seen = calloc(kmax + 1, 1);
 
 	if (!seen) {
@@ -198,6 +212,7 @@ static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsi
 			clo = corr_column(head, nh, "ci_lo");
 			chi = corr_column(head, nh, "ci_hi");
 			cs = corr_column(head, nh, "status");
+			cr = corr_column(head, nh, "reason");
 			if (cn < 0 || ct < 0 || ce < 0 || clo < 0 || chi < 0) {
 				snprintf(err, errlen, "not a sweep table (no n, total, per_insn, ci_lo, "
 					 "ci_hi columns) '%.100s'", head[0]);
@@ -209,9 +224,10 @@ static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsi
 		nv = corr_fields(line, v, 32);
 		if (nv < nh)
 			continue;
-		if (cs >= 0 && strcmp(v[cs], "untrusted") == 0)
+		if (cs >= 0 && strcmp(v[cs], "untrusted") == 0) {
 			(*untrusted)++;
-		else if (cs >= 0 && strcmp(v[cs], "ok") != 0) {
+			corr_why(why, whylen, strtoull(v[cn], NULL, 10), cr >= 0 ? v[cr] : NULL);
+		} else if (cs >= 0 && strcmp(v[cs], "ok") != 0) {
 			snprintf(err, errlen, "a step of the curve was not measured '%s: %s'", v[cn],
 				 v[cs]);
 			free(seen);
@@ -325,6 +341,8 @@ static int corr_curve_row(void *ctx, const struct t32_sweep_row *r)
 
 	if (strcmp(r->status, "untrusted") == 0) {
 		run->curve_untrusted++;
+		corr_why(run->curve_why, sizeof(run->curve_why), (unsigned long long)r->n,
+			 r->m ? r->m->untrusted : NULL);
 	} else if (strcmp(r->status, "ok") != 0 || !r->m) {
 		t32_error("a step of the curve was not measured '%llu: %s'", (unsigned long long)r->n,
 			  r->status);
@@ -403,8 +421,8 @@ read:
 		t32_error("cannot read the sweep (%s) '%s'", strerror(errno), run->sweep_tsv);
 		return T32_EXIT_ERROR;
 	}
-	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->kmax, &run->curve_untrusted, err,
-			     sizeof(err));
+	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->kmax, &run->curve_untrusted,
+			     run->curve_why, sizeof(run->curve_why), err, sizeof(err));
 	fclose(f);
 	if (rc) {
 		t32_error("%s", err);
@@ -663,8 +681,8 @@ static void corr_print_table(FILE *out, const struct t32_correlate_req *a, const
 		fprintf(out, "loop       modelled as the unit alone\n");
 	fprintf(out, "curve      k = 0..%zu copies between lfences", run->kmax);
 	if (run->curve_untrusted)
-		fprintf(out, " (%u of the steps not trusted by the sweep: clock drift)",
-			run->curve_untrusted);
+		fprintf(out, " (%u of the steps not trusted by the sweep; the first, %s)",
+			run->curve_untrusted, run->curve_why[0] ? run->curve_why : "k = ?: no reason given");
 	fprintf(out, "\n");
 	fprintf(out, "\nfitted parameters (%s; objective %.1f = %.3g x deviance %.1f + %.3g x curve "
 		"chi-square %.1f; intervals widened x%.2f; %zu model runs)\n", r->u.name, r->objective,
