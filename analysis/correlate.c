@@ -89,11 +89,16 @@ static double corr_deviance(const struct corr_ctx *c, const double *share)
 	return dev;
 }
 
-/* Weight of curve point k: 1 / sd^2 with the sd from the half-width, at least sigma_min. */
+/*
+ * Weight of curve point k: 1 / sd^2 with the sd from the half-width, at least
+ * sigma_min; 0 for a point that does not count (t32_corr_point_counts).
+ */
 static double corr_weight(const struct t32_corr_data *d, const struct t32_corr_opts *o, size_t k)
 {
 	double sd = d->curve_hw ? d->curve_hw[k] / 1.96 : 0;
 
+	if (!t32_corr_point_counts(d->curve_ok, d->kmax, k))
+		return 0;	/* a step the sweep did not trust, among enough it did */
 	if (!(sd >= o->curve_sigma_min))
 		sd = o->curve_sigma_min;
 	return 1 / (sd * sd);
@@ -483,23 +488,44 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 	return 0;
 }
 
-int t32_corr_curve_line(const double *curve, size_t kmax, struct t32_linfit *f)
+int t32_corr_point_counts(const unsigned char *ok, size_t kmax, size_t k)
 {
-	double *kx;
-	int rc;
+	size_t n = 0;
 
-	if (!curve || kmax < 2 || !(kx = malloc(kmax * sizeof(*kx))))
+	if (!ok || ok[k])
+		return 1;
+	for (size_t j = 1; j <= kmax; j++)
+		n += ok[j] != 0;
+	return !(n >= 3 && 2 * n >= kmax);
+}
+
+int t32_corr_curve_line(const double *curve, const unsigned char *ok, size_t kmax,
+			struct t32_linfit *f)
+{
+	double *kx, *y;
+	size_t n = 0;
+	int rc = -1;
+
+	if (!curve || kmax < 2)
 		return -1;
-	for (size_t k = 1; k <= kmax; k++)
-		kx[k - 1] = (double)k;
-	rc = t32_linfit(kx, curve + 1, kmax, NULL, f);
+	kx = malloc(kmax * sizeof(*kx));
+	y = malloc(kmax * sizeof(*y));
+	if (kx && y) {
+		for (size_t k = 1; k <= kmax; k++)
+			if (t32_corr_point_counts(ok, kmax, k)) {
+				kx[n] = (double)k;
+				y[n++] = curve[k];
+			}
+		rc = n >= 2 ? t32_linfit(kx, y, n, NULL, f) : -1;
+	}
 	free(kx);
+	free(y);
 	return rc;
 }
 
 static int corr_curve_line(const struct t32_corr_data *d, struct t32_linfit *f)
 {
-	return t32_corr_curve_line(d->curve, d->kmax, f);
+	return t32_corr_curve_line(d->curve, d->curve_ok, d->kmax, f);
 }
 
 double t32_corr_curve_slope(const struct t32_corr_data *d)

@@ -43,6 +43,7 @@ struct t32_corr_data {
 	size_t loop_n, loop_copies;
 	/* the curve's slope (t32_corr_curve_slope) where the caller has it; NULL: worked out */
 	const double *slope;
+	const unsigned char *curve_ok;	/* per point, 1 where the sweep trusted it; NULL: all */
 };
 
 /* Tuning of the fit; t32_corr_opts_init gives the defaults. */
@@ -209,13 +210,22 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *err,
 			     size_t errlen);
 /*
+ * Whether point k of a curve of kmax + 1 counts, ok[] saying which the sweep
+ * trusted (NULL: all): every point does unless the sweep trusted at least half
+ * of k = 1..kmax, and three, when those it did not (measured beside a thread on
+ * the same core, while the clock drifted...) are left out of the line and the
+ * fit.  A curve mostly untrusted keeps them all: there is nothing better.
+ */
+int t32_corr_point_counts(const unsigned char *ok, size_t kmax, size_t k);
+/*
  * The line through a step curve's points k = 1..kmax (k = 0, the empty block,
- * has none of the fill every copy count pays), fitted robustly (t32_linfit: a
- * step the sweep took on a shared core weighs nothing), into *f; 0, or -1
+ * has none of the fill every copy count pays) that count (ok, as above), fitted
+ * robustly (t32_linfit: one disturbed step weighs little), into *f; 0, or -1
  * with fewer than two points.
  */
 struct t32_linfit;
-int t32_corr_curve_line(const double *curve, size_t kmax, struct t32_linfit *f);
+int t32_corr_curve_line(const double *curve, const unsigned char *ok, size_t kmax,
+			struct t32_linfit *f);
 /*
  * The measured cycles per iteration: that line's slope, the figure `t32
  * correlate` prints and the fit, `t32 learn` and `make bench` judge; NAN

@@ -77,24 +77,30 @@ struct learn_ctx {
 /*
  * The measured slope of a probe's curve (t32_corr_curve_slope; NAN without
  * one), and into *rsd its relative sd: the larger of the points' half-widths
- * carried through a line over k = 1..kmax, the points' scatter about the line,
- * and LEARN_CPI_SD.
+ * carried through a line over the points k = 1..kmax that count, the points'
+ * scatter about the line, and LEARN_CPI_SD.
  */
 static double learn_slope(const struct t32_corr_data *d, double *rsd)
 {
-	double m = (double)d->kmax, b = t32_corr_curve_slope(d), sk, sxx, var = 0;
+	double b = t32_corr_curve_slope(d), m = 0, sk = 0, skk = 0, sxx, var = 0;
 	double hw = t32_corr_curve_slope_hw(d);
 
 	*rsd = LEARN_CPI_SD;
 	if (isnan(b))
 		return NAN;
-	/* sums of k and k^2 over 1..m */
-	sk = m * (m + 1) / 2;
-	sxx = m * (m + 1) * (2 * m + 1) / 6 - sk * sk / m;
-	for (size_t k = 1; d->curve_hw && k <= d->kmax; k++) {
+	/* the count, sum of k and of k^2 over the points of the line */
+	for (size_t k = 1; k <= d->kmax; k++)
+		if (t32_corr_point_counts(d->curve_ok, d->kmax, k)) {
+			m++;
+			sk += (double)k;
+			skk += (double)k * (double)k;
+		}
+	sxx = skk - sk * sk / m;
+	for (size_t k = 1; d->curve_hw && sxx > 0 && k <= d->kmax; k++) {
 		double w = ((double)k - sk / m) / sxx, sd = d->curve_hw[k] / 1.96;
 
-		var += w * w * sd * sd;
+		if (t32_corr_point_counts(d->curve_ok, d->kmax, k))
+			var += w * w * sd * sd;
 	}
 	if (b > 0 && sqrt(var) / b > *rsd)
 		*rsd = sqrt(var) / b;

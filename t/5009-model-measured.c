@@ -205,7 +205,7 @@ int main(void)
 		/* the curve of k copies at 2 cycles a copy (2 ALUs), from k = 0 */
 		for (int k = 0; k <= 4; k++)
 			curve[k] = 2.0 * k;
-		struct t32_corr_data d = { counts, curve, hw, 4, 1, lp, ln, 3, NULL };
+		struct t32_corr_data d = { counts, curve, hw, 4, 1, lp, ln, 3, NULL, NULL };
 
 		t32_corr_opts_init(&o);
 		ok(t32_corr_fit(&u, NULL, unit, n, &d, params, 1, &o, &r, err, sizeof(err)) == 0,

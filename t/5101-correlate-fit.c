@@ -81,12 +81,12 @@ int main(void)
 	double curve[KMAX + 1], hw[KMAX + 1];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct t32_corr_result r;
-	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0, NULL };
+	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0, NULL, NULL };
 	struct t32_corr_opts o;
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
 
-	plan(44);
+	plan(50);
 	if (t32_deps_decode(CODE, sizeof(CODE), &in, &n, err, sizeof(err)) || n != 11)
 		bail("cannot decode the test block: %s", err);
 	test_uarch(&u);
@@ -120,7 +120,34 @@ int main(void)
 	ok(r.width_objective[3] < r.width_objective[7], "width 4 explains the data better than 8");
 	is_int(3, r.latency[ADD_INDEX], "per-instruction latency reports the fitted one");
 	is_int(4, (long long)r.u.retire_width, "the fitted uarch carries the width");
-	t32_corr_result_free(&r);
+	{
+		/* the fitted model against the same curve, its upper half taken on a shared core */
+		struct t32_uarch fu = r.u;
+		struct t32_corr_result a, b, c;
+		double chi2_clean, kept[KMAX + 1];
+		unsigned char okk[KMAX + 1];
+
+		t32_corr_result_free(&r);
+		memcpy(kept, curve, sizeof(kept));
+		memset(okk, 1, sizeof(okk));
+		t32_corr_fit(&fu, NULL, in, n, &d, NULL, 0, &o, &a, err, sizeof(err));
+		chi2_clean = a.curve_chi2;
+		for (size_t k = KMAX / 2 + 1; k <= KMAX; k++) {
+			curve[k] += 50;
+			okk[k] = 0;
+		}
+		t32_corr_fit(&fu, NULL, in, n, &d, NULL, 0, &o, &b, err, sizeof(err));
+		d.curve_ok = okk;
+		t32_corr_fit(&fu, NULL, in, n, &d, NULL, 0, &o, &c, err, sizeof(err));
+		ok(b.curve_chi2 > 5 * chi2_clean && c.curve_chi2 < chi2_clean,
+		   "untrusted steps among enough trusted ones weigh nothing in the fit (chi-square "
+		   "%.1f clean, %.1f with them, %.1f without)", chi2_clean, b.curve_chi2, c.curve_chi2);
+		d.curve_ok = NULL;
+		memcpy(curve, kept, sizeof(kept));
+		t32_corr_result_free(&a);
+		t32_corr_result_free(&b);
+		t32_corr_result_free(&c);
+	}
 
 	/* repeat with other draws, and with the curve offset free */
 	o.fit_offset = 1;
@@ -229,7 +256,7 @@ int main(void)
 	/* the curve's slope and how well its points know it */
 	{
 		double line[17], three[4] = { 0, 1, 3, 2 };
-		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL };
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL };
 
 		for (int k = 0; k <= 16; k++)
 			line[k] = 3 * k + 0.5;
@@ -258,6 +285,33 @@ int main(void)
 		   "two points: a slope, and no scatter to judge it by");
 		c.kmax = 1;
 		ok(isnan(t32_corr_curve_slope(&c)), "one point is not a curve");
+	}
+
+	/* steps the sweep did not trust, among enough it did, are left out */
+	{
+		double line[17], every;
+		unsigned char okk[17];
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL };
+
+		memset(okk, 1, sizeof(okk));
+		ok(t32_corr_point_counts(NULL, 16, 5) && t32_corr_point_counts(okk, 16, 5),
+		   "every point counts without a mask, and a trusted one with it");
+		/* a throughput-bound block slowed by a thread on its core from k = 9 on */
+		for (int k = 0; k <= 16; k++) {
+			line[k] = 2 * k + (k > 8 ? 0.8 * (k - 8) : 0);
+			okk[k] = k <= 8;
+		}
+		every = t32_corr_curve_slope(&c);
+		c.curve_ok = okk;
+		ok(!t32_corr_point_counts(okk, 16, 12) && t32_corr_point_counts(okk, 16, 4),
+		   "8 of 16 trusted: the untrusted ones do not count");
+		is_double(2.0, t32_corr_curve_slope(&c), 1e-9,
+			  "the slope from the trusted steps alone (every step: %.3f)", every);
+		okk[8] = 0;
+		ok(t32_corr_point_counts(okk, 16, 12),
+		   "7 of 16 trusted: every step counts, there is nothing better");
+		ok(t32_corr_curve_slope(&c) > 2.2, "and the slope is every step's (%.3f)",
+		   t32_corr_curve_slope(&c));
 	}
 
 	free(in);

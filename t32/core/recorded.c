@@ -158,6 +158,51 @@ fail:
 	return -1;
 }
 
+/*
+ * sweep.tsv beside it, when there is one: which steps k = 0..kmax the sweep
+ * trusted (its status column), into r->ok; without the file, or a step, every
+ * step counts.  0, or -1 out of memory.
+ */
+static int rec_read_trust(struct t32_recorded *r)
+{
+	struct t32_tsv t;
+	char path[PATH_MAX];
+	long cn = -1, cs = -1;
+	int head = 0;
+
+	snprintf(path, sizeof(path), "%.4000s/sweep.tsv", r->dir);
+	if (t32_tsv_open(&t, path))
+		return 0;
+	if (!(r->ok = malloc(r->kmax + 1))) {
+		t32_tsv_close(&t);
+		return -1;
+	}
+	memset(r->ok, 1, r->kmax + 1);
+	while (t32_tsv_next(&t) == 1) {
+		unsigned long k;
+		char *end;
+
+		if (t.line[0] == '#' || !t.line[0])
+			continue;
+		t32_tsv_split(&t);
+		if (!head) {
+			cn = t32_tsv_column(t.fields, t.nfields, "n");
+			cs = t32_tsv_column(t.fields, t.nfields, "status");
+			head = 1;
+			if (cn < 0 || cs < 0)
+				break;
+			continue;
+		}
+		if ((size_t)cn >= t.nfields || (size_t)cs >= t.nfields)
+			continue;
+		k = strtoul(t.fields[cn], &end, 10);
+		if (!*end && k <= r->kmax)
+			r->ok[k] = strcmp(t.fields[cs], "ok") == 0;
+	}
+	t32_tsv_close(&t);
+	return 0;
+}
+
 /* curve.tsv: measured cycles and half-widths of k = 0..kmax copies. */
 static int rec_read_curve(struct t32_recorded *r, char *err, size_t errlen)
 {
@@ -258,6 +303,10 @@ int t32_recorded_read(const char *dir, const struct t32_lattab *shipped,
 	snprintf(r->name, sizeof(r->name), "%.127s", slash ? slash + 1 : r->dir);
 	if (rec_read_shares(r, &lat, &src, err, errlen) || rec_read_curve(r, err, errlen))
 		goto out;
+	if (rec_read_trust(r)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	rec_read_stability(r);
 	if (rec_decode(r->unit, &r->insns, &n, err, errlen))
 		goto out;
@@ -333,12 +382,13 @@ out:
 
 void t32_recorded_free(struct t32_recorded *r)
 {
-	t32_free_all(r->unit, r->insns, r->loop, r->counts, r->curve, r->hw);
+	t32_free_all(r->unit, r->insns, r->loop, r->counts, r->curve, r->hw, r->ok);
 	t32_lattab_free(&r->tab);
 	r->unit = NULL;
 	r->insns = r->loop = NULL;
 	r->counts = NULL;
 	r->curve = r->hw = NULL;
+	r->ok = NULL;
 }
 
 void t32_recorded_probe(const struct t32_recorded *r, struct t32_learn_probe *p)
@@ -351,6 +401,7 @@ void t32_recorded_probe(const struct t32_recorded *r, struct t32_learn_probe *p)
 	p->d.counts = r->counts;
 	p->d.curve = r->curve;
 	p->d.curve_hw = r->hw;
+	p->d.curve_ok = r->ok;
 	p->d.kmax = r->kmax;
 	p->d.skid = r->skid;
 	p->d.loop = r->loop;

@@ -30,6 +30,8 @@ struct t32_recorded {
 	size_t loop_n, loop_copies;
 	uint64_t *counts;	/* samples per instruction of the unit */
 	double *curve, *hw;	/* cycles of k = 0..kmax copies, 95% half-widths */
+	unsigned char *ok;	/* per k, 1 where the sweep trusted it (sweep.tsv's status);
+				   NULL without a sweep.tsv: every step */
 	size_t kmax;
 	int skid;		/* 1: a sample lands after the selected instruction */
 	int unstable;		/* the sampler flagged the samples unstable */

@@ -64,6 +64,7 @@ struct corr_run {
 	double *curve, *curve_hw;	/* cycles of k copies, their 95% half-width */
 	unsigned curve_untrusted;	/* steps the sweep measured but did not trust (kept) */
 	char curve_why[160];		/* the first such step and the head of its reason */
+	unsigned char *curve_ok;	/* per step, 1 where the sweep trusted it */
 	size_t kmax;
 	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
 	double cpi_error;		/* (predicted - measured) / measured */
@@ -181,8 +182,8 @@ static void corr_why(char *why, size_t len, unsigned long long k, const char *re
 		why[strlen(why) - 1] = 0;
 }
 
-static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsigned *untrusted,
-			   char *why, size_t whylen, char *err, size_t errlen)
+static int corr_read_sweep(FILE *f, double *curve, double *hw, unsigned char *ok, size_t kmax,
+			   unsigned *untrusted, char *why, size_t whylen, char *err, size_t errlen)
 {
 	char line[8192], hbuf[8192], *head[32], *v[32];
 	size_t nh = 0;
@@ -244,6 +245,7 @@ static int corr_read_sweep(FILE *f, double *curve, double *hw, size_t kmax, unsi
 		hi = strtod(v[chi], NULL);
 		curve[k] = tot;
 		hw[k] = (hi - lo) / 2 * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+		ok[k] = cs < 0 || strcmp(v[cs], "ok") == 0;
 		seen[k] = 1;
 	}
 	for (size_t k = 0; k <= kmax; k++)
@@ -354,6 +356,7 @@ static int corr_curve_row(void *ctx, const struct t32_sweep_row *r)
 	est = r->m->value;
 	run->curve[r->n] = tot;
 	run->curve_hw[r->n] = r->m->halfwidth * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+	run->curve_ok[r->n] = strcmp(r->status, "ok") == 0;
 	c->seen[r->n] = 1;
 	return 0;
 }
@@ -421,7 +424,8 @@ read:
 		t32_error("cannot read the sweep (%s) '%s'", strerror(errno), run->sweep_tsv);
 		return T32_EXIT_ERROR;
 	}
-	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->kmax, &run->curve_untrusted,
+	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->curve_ok, run->kmax,
+			     &run->curve_untrusted,
 			     run->curve_why, sizeof(run->curve_why), err, sizeof(err));
 	fclose(f);
 	if (rc) {
@@ -1182,13 +1186,14 @@ static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run)
 	run->counts = calloc(run->n, sizeof(uint64_t));
 	run->curve = calloc(a->kmax + 1, sizeof(double));
 	run->curve_hw = calloc(a->kmax + 1, sizeof(double));
-	if (!run->counts || !run->curve || !run->curve_hw) {
+	run->curve_ok = calloc(a->kmax + 1, 1);
+	if (!run->counts || !run->curve || !run->curve_hw || !run->curve_ok) {
 		t32_error("out of memory");
 		return T32_EXIT_ERROR;
 	}
 	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep(a, run)))
 		return rc;
-	if (t32_corr_curve_line(run->curve, a->kmax, &run->slope)) {
+	if (t32_corr_curve_line(run->curve, run->curve_ok, a->kmax, &run->slope)) {
 		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
 		rc = T32_EXIT_ERROR;
 	}
@@ -1353,7 +1358,8 @@ static int corr_fit(const struct t32_correlate_req *a, struct corr_run *run, con
 	char err[1024];
 
 	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a->kmax, run->skid,
-				    run->loop, run->loop_n, run->loop_copies, &run->slope.b };
+				    run->loop, run->loop_n, run->loop_copies, &run->slope.b,
+				    run->curve_ok };
 	t32_corr_opts_init(&co);
 	if (a->fit_none)
 		np = 0;
@@ -1466,8 +1472,8 @@ out:
 	}
 	t32_corr_result_free(&run->fit);
 	t32_corr_result_free(&run->diag);
-	t32_free_all(run->insns, run->loop, run->counts, run->curve, run->curve_hw, run->src,
-		     run->fitted);
+	t32_free_all(run->insns, run->loop, run->counts, run->curve, run->curve_hw, run->curve_ok,
+		     run->src, run->fitted);
 	t32_lattab_free(&tab);
 out_early:
 	t32_spec_free(&run->spec);
