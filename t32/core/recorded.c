@@ -159,15 +159,44 @@ fail:
 }
 
 /*
+ * The next data row of t, split into its fields (1); on the way its header,
+ * each of the n columns names[] into cols[].  0 at the end, -1 when a read
+ * failed, a column is missing or a row is too short for them.
+ */
+static int rec_next_row(struct t32_tsv *t, int *head, const char *const *names, long *cols,
+			size_t n)
+{
+	int st;
+
+	while ((st = t32_tsv_next(t)) == 1) {
+		if (t->line[0] == '#' || !t->line[0])
+			continue;
+		t32_tsv_split(t);
+		if (*head) {
+			for (size_t i = 0; i < n; i++)
+				if ((size_t)cols[i] >= t->nfields)
+					return -1;
+			return 1;
+		}
+		*head = 1;
+		for (size_t i = 0; i < n; i++)
+			if ((cols[i] = t32_tsv_column(t->fields, t->nfields, names[i])) < 0)
+				return -1;
+	}
+	return st < 0 ? -1 : 0;
+}
+
+/*
  * sweep.tsv beside it, when there is one: which steps k = 0..kmax the sweep
  * trusted (its status column), into r->ok; without the file, or a step, every
  * step counts.  0, or -1 out of memory.
  */
 static int rec_read_trust(struct t32_recorded *r)
 {
+	static const char *const names[] = { "n", "status" };
 	struct t32_tsv t;
 	char path[PATH_MAX];
-	long cn = -1, cs = -1;
+	long col[2];
 	int head = 0;
 
 	snprintf(path, sizeof(path), "%.4000s/sweep.tsv", r->dir);
@@ -178,26 +207,12 @@ static int rec_read_trust(struct t32_recorded *r)
 		return -1;
 	}
 	memset(r->ok, 1, r->kmax + 1);
-	while (t32_tsv_next(&t) == 1) {
-		unsigned long k;
+	while (rec_next_row(&t, &head, names, col, 2) == 1) {
 		char *end;
+		unsigned long k = strtoul(t.fields[col[0]], &end, 10);
 
-		if (t.line[0] == '#' || !t.line[0])
-			continue;
-		t32_tsv_split(&t);
-		if (!head) {
-			cn = t32_tsv_column(t.fields, t.nfields, "n");
-			cs = t32_tsv_column(t.fields, t.nfields, "status");
-			head = 1;
-			if (cn < 0 || cs < 0)
-				break;
-			continue;
-		}
-		if ((size_t)cn >= t.nfields || (size_t)cs >= t.nfields)
-			continue;
-		k = strtoul(t.fields[cn], &end, 10);
 		if (!*end && k <= r->kmax)
-			r->ok[k] = strcmp(t.fields[cs], "ok") == 0;
+			r->ok[k] = strcmp(t.fields[col[1]], "ok") == 0;
 	}
 	t32_tsv_close(&t);
 	return 0;
@@ -206,10 +221,12 @@ static int rec_read_trust(struct t32_recorded *r)
 /* curve.tsv: measured cycles and half-widths of k = 0..kmax copies. */
 static int rec_read_curve(struct t32_recorded *r, char *err, size_t errlen)
 {
+	static const char *const names[] = { "copies", "measured", "measured_hw" };
 	struct t32_tsv t;
 	char path[PATH_MAX];
-	long ck = -1, cm = -1, ch = -1;
+	long col[3];
 	int head = 0, st;
+	size_t rows = 0;
 
 	snprintf(path, sizeof(path), "%.4000s/curve.tsv", r->dir);
 	if (t32_tsv_open(&t, path)) {
@@ -223,40 +240,25 @@ static int rec_read_curve(struct t32_recorded *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	while ((st = t32_tsv_next(&t)) == 1) {
-		unsigned long k;
+	while ((st = rec_next_row(&t, &head, names, col, 3)) == 1) {
 		char *end;
+		unsigned long k = strtoul(t.fields[col[0]], &end, 10);
 
-		if (t.line[0] == '#' || !t.line[0])
-			continue;
-		t32_tsv_split(&t);
-		if (!head) {
-			ck = t32_tsv_column(t.fields, t.nfields, "copies");
-			cm = t32_tsv_column(t.fields, t.nfields, "measured");
-			ch = t32_tsv_column(t.fields, t.nfields, "measured_hw");
-			head = 1;
-			if (ck < 0 || cm < 0 || ch < 0)
-				break;
-			continue;
-		}
-		if ((size_t)ck >= t.nfields || (size_t)cm >= t.nfields || (size_t)ch >= t.nfields)
-			break;
-		k = strtoul(t.fields[ck], &end, 10);
-		if (*end || k > REC_MAX_K || k != r->kmax + (head == 2)) {
+		if (*end || k > REC_MAX_K || k != r->kmax + (rows > 0)) {
 			snprintf(err, errlen, "%s:%zu: a curve point out of place '%s'", path,
-				 t.lineno, t.fields[ck]);
+				 t.lineno, t.fields[col[0]]);
 			t32_tsv_close(&t);
 			return -1;
 		}
-		r->curve[k] = strtod(t.fields[cm], NULL);
-		r->hw[k] = strtod(t.fields[ch], NULL);
+		r->curve[k] = strtod(t.fields[col[1]], NULL);
+		r->hw[k] = strtod(t.fields[col[2]], NULL);
 		r->kmax = k;
-		head = 2;
+		rows++;
 	}
 	t32_tsv_close(&t);
-	if (st < 0 || head != 2 || r->kmax < 2) {
+	if (st < 0 || !rows || r->kmax < 2) {
 		snprintf(err, errlen, "%s: no copies, measured and measured_hw columns, or fewer "
-			 "than 3 points '%zu'", path, head == 2 ? r->kmax + 1 : 0);
+			 "than 3 points '%zu'", path, rows ? r->kmax + 1 : 0);
 		return -1;
 	}
 	return 0;
