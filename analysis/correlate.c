@@ -488,15 +488,20 @@ int t32_corr_params_init(const char *const *keys, size_t np, const struct t32_co
 	return 0;
 }
 
-int t32_corr_point_counts(const unsigned char *ok, size_t kmax, size_t k)
+int t32_corr_curve_mostly_untrusted(const unsigned char *ok, size_t kmax)
 {
 	size_t n = 0;
 
-	if (!ok || ok[k])
-		return 1;
+	if (!ok)
+		return 0;
 	for (size_t j = 1; j <= kmax; j++)
 		n += ok[j] != 0;
 	return !(n >= 3 && 2 * n >= kmax);
+}
+
+int t32_corr_point_counts(const unsigned char *ok, size_t kmax, size_t k)
+{
+	return !ok || ok[k] || t32_corr_curve_mostly_untrusted(ok, kmax);
 }
 
 int t32_corr_curve_line(const double *curve, const unsigned char *ok, size_t kmax,

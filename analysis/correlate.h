@@ -217,6 +217,8 @@ double *t32_corr_profile_buf(const struct t32_corr_param *p, size_t np, char *er
  * fit.  A curve mostly untrusted keeps them all: there is nothing better.
  */
 int t32_corr_point_counts(const unsigned char *ok, size_t kmax, size_t k);
+/* Whether the sweep trusted fewer than that (half of k = 1..kmax, and three): 1 or 0. */
+int t32_corr_curve_mostly_untrusted(const unsigned char *ok, size_t kmax);
 /*
  * The line through a step curve's points k = 1..kmax (k = 0, the empty block,
  * has none of the fill every copy count pays) that count (ok, as above), fitted

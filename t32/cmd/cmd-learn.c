@@ -251,12 +251,18 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 {
 	char text[256];
 	int tsv = a->format == T32_FMT_TSV;
+	size_t doubt = 0;
 
+	/* probes whose step curve the sweep mostly did not trust: measured on a shared core */
+	for (size_t i = 0; i < s->n; i++)
+		doubt += !s->pr[i].held &&
+			 t32_corr_curve_mostly_untrusted(s->pr[i].d.curve_ok, s->pr[i].d.kmax);
 	if (tsv) {
 		fprintf(out, "# uarch: %s\n# source: %s\n# probes: %zu\n# left_out_unstable: %zu\n"
+			"# curves_mostly_untrusted: %zu\n"
 			"# objective: %.3f\n# scale: %.3f\n# model_runs: %zu\n# seconds: %.2f\n",
-			r->u.name, source, r->probes, s->unstable, r->objective, r->scale, r->evals,
-			seconds);
+			r->u.name, source, r->probes, s->unstable, doubt, r->objective, r->scale,
+			r->evals, seconds);
 		fprintf(out, "key\tvalue\tlo\thi\tdetermined\n");
 		for (size_t j = 0; j < r->np; j++)
 			fprintf(out, "%s\t%lu\t%lu\t%lu\t%d\n", r->p[j].key, r->p[j].value, r->p[j].ci_lo,
@@ -268,6 +274,11 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 		if (s->unstable)
 			fprintf(out, "left out   %zu probes whose samples did not stay put "
 				"(--allow-unstable)\n", s->unstable);
+		if (doubt)
+			fprintf(out, "doubt      %zu of %zu probes have step curves their sweep mostly "
+				"did not trust (another thread on the core, a drifting clock): the "
+				"widths and ports learned from them may read low; learn again on a "
+				"quiet machine\n", doubt, r->probes);
 		fprintf(out, "\nparameters (objective %.1f over the probes at once; intervals widened "
 			"x%.2f)\n", r->objective, r->scale);
 		for (size_t j = 0; j < r->np; j++) {
