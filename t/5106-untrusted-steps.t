@@ -15,7 +15,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 S="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512/study/load-add2"
 [ -f "$S/sweep.tsv" ] || skip_all "no Zen 4 recording"
 
-plan 9
+plan 12
 
 # the block's copy with steps $4..16 (default 9) marked untrusted ($1) and slowed by $3 cycles
 spoil() {
@@ -50,6 +50,13 @@ awk -v a="$want" -v b="$all" 'BEGIN { exit !(a != b && a > b - 0.3 && a < b + 0.
 ok $? "the cycles per iteration come from the trusted half ($want; every step: $all)"
 run correlate --from "$TMP/slowed/load-add2" --no-measure --uarch zen4 --fit none load-add2
 is "$want" "$(cycles)" "correlate --from: slowing the untrusted steps moves nothing"
+run correlate --from "$TMP/mostly/load-add2" --no-measure --uarch zen4 --fit none load-add2
+like "$TMP/out" '^  read off a curve the sweep mostly did not trust [(]16 of 17 steps[)]' \
+	"cycles read off a curve trusted in one step of 16 say so"
+run correlate --from "$TMP/mostly/load-add2" --no-measure --uarch zen4 --fit none --format=tsv load-add2
+like "$TMP/out" '^# curve_mostly_untrusted: 1$' "and in TSV"
+run correlate --from "$TMP/slowed/load-add2" --no-measure --uarch zen4 --fit none --format=tsv load-add2
+like "$TMP/out" '^# curve_mostly_untrusted: 0$' "one trusted in half is not such a curve"
 run correlate --from "$TMP/trusted/load-add2" --no-measure --uarch zen4 --fit none load-add2
 awk -v a="$want" -v b="$(cycles)" 'BEGIN { exit !(b > a + 2) }'
 ok $? "the same steps trusted raise it (from $want to $(cycles))"

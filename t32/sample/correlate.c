@@ -722,6 +722,10 @@ static void corr_print_table(FILE *out, const struct t32_correlate_req *a, const
 	fprintf(out, "\ncycles per iteration: measured %.3f +- %.3f (slope of the curve), "
 		"predicted %.3f, error %+.1f%%\n", run->slope.b, 1.96 * run->slope.se_b,
 		r->cycles_per_iter, 100 * run->cpi_error);
+	if (t32_corr_curve_mostly_untrusted(run->curve_ok, run->kmax))
+		fprintf(out, "  read off a curve the sweep mostly did not trust (%u of %zu steps): "
+			"on a quiet machine it may read otherwise\n", run->curve_untrusted,
+			run->kmax + 1);
 	if (!r->admissible)
 		fprintf(out, "  no value tried brings the model within %.0f%% of the measured cycles: "
 			"the fit is the nearest, not a match\n", T32_CORR_CPI_TARGET);
@@ -768,7 +772,8 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 
 	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
-	fprintf(out, "# curve_untrusted_steps: %u\n", run->curve_untrusted);
+	fprintf(out, "# curve_untrusted_steps: %u\n# curve_mostly_untrusted: %d\n",
+		run->curve_untrusted, t32_corr_curve_mostly_untrusted(run->curve_ok, run->kmax));
 	fprintf(out, "# loop_copies: %zu\n", run->loop ? run->loop_copies : 0);
 	corr_model_lines(out, run, 1);
 	corr_summary_param(out, r, "retire_width", r->u.retire_width);
