@@ -215,7 +215,7 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", NULL };
 	char *text, *at;
 	double t0, took, measured = NAN, fit = NAN;
-	long blocks = -1;
+	long blocks = -1, unstable = 0, doubt = 0;
 	int rc;
 
 	if (!mkdtemp(dir)) {
@@ -235,6 +235,11 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		sscanf(at, "measured   %ld blocks of %*s into %*s in %lf s", &blocks, &measured);
 	if (text && (at = strstr(text, "learned    ")) && (at = strchr(at, '(')))
 		sscanf(at, "(%lf s", &fit);
+	/* what the learn itself doubted: probes left out, curves the sweep did not trust */
+	if (text && (at = strstr(text, "left out   ")))
+		sscanf(at, "left out   %ld", &unstable);
+	if (text && (at = strstr(text, "doubt      ")))
+		sscanf(at, "doubt      %ld", &doubt);
 	free(text);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc == T32_EXIT_UNAVAILABLE) {
@@ -249,6 +254,9 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	snprintf(fig, sizeof(fig), "%.1f s (%ld probes measured in %.1f s, fit %.1f s)", took, blocks,
 		 measured, fit);
 	report("learn here: time to learn", fig, "<= 60 s", took <= 60 && blocks > 0);
+	snprintf(fig, sizeof(fig), "%ld left out unstable, %ld with curves mostly untrusted",
+		 unstable, doubt);
+	report("learn here: probes doubted", fig, "(figure only)", 1);
 }
 
 void t32_bench_learn(void (*report)(const char *what, const char *figure, const char *target,
