@@ -2,15 +2,16 @@
 # t32 sample says whether its samples stayed put: the run's parts tested against
 # each other (flag unstable, exit 7), and the run against the last run of the same
 # block on this machine, kept in the cache directory (a move is warned of).  t32
-# correlate refuses a distribution whose parts differ unless asked, and names
-# why the steps of a step curve the sweep did not trust were not.
+# correlate refuses a distribution whose parts differ unless asked, names why
+# the steps of a step curve the sweep did not trust were not, and warns when
+# most samples landed on the loop's own counter.
 . "$(dirname "$0")/lib-tap.sh"
 
 export T32_CACHE_DIR="$TMP/cache"
 B="$T32_SRC/data/blocks/load-nop10.blk"
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B"
 [ "$rc" -eq 3 ] && skip_all "no sampling backend here: $(cat "$TMP/err")"
-plan 15
+plan 17
 
 { [ "$rc" = 0 ] || grep -q 'unstable' "$TMP/err"; }
 ok $? "sampled (exit $rc)"
@@ -60,4 +61,13 @@ S="$T32_SRC/t/data/recorded/zen5-turin-bhyve/study/vpmulld2-lock"
 run correlate --from "$S" --no-measure --uarch zen5 vpmulld2-lock
 like "$TMP/out" '^curve .*\(6 of the steps not trusted by the sweep; the first, k = 5: the interval never narrowed to \+-0\.0333 cycles\)$' \
 	"an untrusted step curve names its first untrusted step and the reason"
+# most samples on the loop's own counter (a loop of one copy of a short unit) are warned of
+mkdir "$TMP/over" && cp "$S/sample.tsv" "$S/sweep.tsv" "$S/curve.tsv" "$TMP/over/" &&
+	sed -i 's/^# overhead_samples: .*/# overhead_samples: 5000/' "$TMP/over/sample.tsv"
+run correlate --from "$S" --no-measure --uarch zen5 vpmulld2-lock
+! grep -q "loop's own counter" "$TMP/err"
+ok $? "samples mostly in the block: no word of the loop's counter"
+run correlate --from "$TMP/over" --no-measure --uarch zen5 vpmulld2-lock
+like "$TMP/err" "^t32: warning: most samples landed on the loop's own counter, not on the block '5000 of [0-9]+' [(]a loop of 10 copies" \
+	"most on the loop's counter: warned of, with the count that makes more copies"
 done_testing

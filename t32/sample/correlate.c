@@ -445,6 +445,25 @@ out:
  * differed is refused unless asked for (exit 7); one that moved since the last
  * run of the block is fitted with a warning.  0 to go on, or the exit code.
  */
+/*
+ * A warning when most samples landed on the loop's own counter, not on the
+ * block: a loop of few copies of a short unit (an inline body written without a
+ * count), whose shares rest on few samples.
+ */
+static void corr_overhead_note(const char *text, size_t copies)
+{
+	const char *b = text ? strstr(text, "\n# body_samples: ") : NULL;
+	const char *o = text ? strstr(text, "\n# overhead_samples: ") : NULL;
+	unsigned long long body, over;
+
+	if (b && o && sscanf(b, "\n# body_samples: %llu", &body) == 1 &&
+	    sscanf(o, "\n# overhead_samples: %llu", &over) == 1 && over > body)
+		t32_warn("most samples landed on the loop's own counter, not on the block "
+			 "'%llu of %llu' (a loop of %zu cop%s of it: a count before the "
+			 "instructions, as 10 'INSN; ...', makes more)", over, over + body,
+			 copies ? copies : 1, copies > 1 ? "ies" : "y");
+}
+
 static int corr_stability(const char *text, const struct t32_correlate_req *a, const char *where)
 {
 	const char *u = text ? strstr(text, "\n# stability: unstable") : NULL;
@@ -568,6 +587,7 @@ static int corr_sample(const struct t32_correlate_req *a, struct corr_run *run)
 		return T32_EXIT_ERROR;
 	}
 fold:
+	corr_overhead_note(text, run->loop_copies);
 	rc = corr_stability(text, a, a->from ? run->sample_tsv
 				     : a->block_file[0] ? a->block_file
 				     : a->body_argc ? a->body_argv[0] : "t32 sample");
