@@ -163,13 +163,6 @@ static int corr_column(char **head, size_t n, const char *name)
 }
 
 /*
- * Read a sweep TSV (`t32 sweep` output): for each row the block's cycles (column
- * total) and their 95% half-width (ci_hi - ci_lo over 2, per instruction, times
- * the instructions: total / estimate).  Rows the sweep did not trust are kept and
- * counted in *untrusted; a fault or an unsupported row is an error.  Every
- * k = 0..kmax must be there.  0, or -1 with err.
- */
-/*
  * "k = K: REASON" into why (when still empty), the reason cut at its first
  * colon or parenthesis: what the label of an untrusted step curve names.
  */
@@ -182,6 +175,14 @@ static void corr_why(char *why, size_t len, unsigned long long k, const char *re
 		why[strlen(why) - 1] = 0;
 }
 
+/*
+ * Read a sweep TSV (`t32 sweep` output): for each row the block's cycles (column
+ * total) and their 95% half-width (ci_hi - ci_lo over 2, per instruction, times
+ * the instructions: total / estimate).  Rows the sweep did not trust are kept,
+ * counted in *untrusted, marked 0 in ok[] and the first named in why; a fault
+ * or an unsupported row is an error.  Every k = 0..kmax must be there.  0, or -1
+ * with err.
+ */
 static int corr_read_sweep(FILE *f, double *curve, double *hw, unsigned char *ok, size_t kmax,
 			   unsigned *untrusted, char *why, size_t whylen, char *err, size_t errlen)
 {
@@ -441,11 +442,6 @@ out:
 }
 
 /*
- * What the sample table says of its stability: a distribution whose parts
- * differed is refused unless asked for (exit 7); one that moved since the last
- * run of the block is fitted with a warning.  0 to go on, or the exit code.
- */
-/*
  * A warning when most samples landed on the loop's own counter, not on the
  * block: a loop of few copies of a short unit (an inline body written without a
  * count), whose shares rest on few samples.
@@ -464,6 +460,13 @@ static void corr_overhead_note(const char *text, size_t copies)
 			 copies ? copies : 1, copies > 1 ? "ies" : "y");
 }
 
+/*
+ * What the sample table says of its stability: a distribution whose parts
+ * differed is refused (exit 7) unless asked for (--allow-unstable: fitted with
+ * a warning; keep_unstable: kept without one, for t32 learn to judge); one that
+ * moved since the last run of the block is fitted with a warning.  0 to go on,
+ * or the exit code.
+ */
 static int corr_stability(const char *text, const struct t32_correlate_req *a, const char *where)
 {
 	const char *u = text ? strstr(text, "\n# stability: unstable") : NULL;
