@@ -253,7 +253,7 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 	int tsv = a->format == T32_FMT_TSV;
 	size_t doubt = 0;
 
-	/* probes whose step curve the sweep mostly did not trust: measured on a shared core */
+	/* probes whose step curve the sweep mostly did not trust (slowed, or only blurred) */
 	for (size_t i = 0; i < s->n; i++)
 		doubt += !s->pr[i].held &&
 			 t32_corr_curve_mostly_untrusted(s->pr[i].d.curve_ok, s->pr[i].d.kmax);
@@ -276,9 +276,11 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 				"(--allow-unstable)\n", s->unstable);
 		if (doubt)
 			fprintf(out, "doubt      %zu of %zu probes have step curves their sweep mostly "
-				"did not trust (another thread on the core, a drifting clock): the "
-				"widths and ports learned from them may read low; learn again on a "
-				"quiet machine\n", doubt, r->probes);
+				"did not trust (each row's reason is in the probe's sweep.tsv: a "
+				"thread on the same core or other work slows a curve, an interval "
+				"that never narrowed only blurs it): the widths and ports learned "
+				"from them are less sure; learn again on a quiet machine\n", doubt,
+				r->probes);
 		fprintf(out, "\nparameters (objective %.1f over the probes at once; intervals widened "
 			"x%.2f)\n", r->objective, r->scale);
 		for (size_t j = 0; j < r->np; j++) {
