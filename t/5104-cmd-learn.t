@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 46
+plan 47
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -138,11 +138,14 @@ T32_PLOTDIR=$T32_SRC/plots T32_DATADIR=$TMP/bdata T32_RECORDED_DIR=$TMP/norec "$
 if grep -q 'no sampling backend here' "$TMP/out"; then
 	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
+	skip "bench learn: no sampling backend here"
 else
 	like "$TMP/out" '^learn here: time to learn +[0-9.]+ s \(1 probes measured in [0-9.]+ s, fit [0-9.]+ s\) +<= 60 s' \
 		"bench learn times t32 learn here, the measuring and the fit said"
 	like "$TMP/out" '^learn here: probes doubted +[01] left out unstable, [01] with curves mostly untrusted ' \
 		"and what of its probes the learn doubted"
+	like "$TMP/out" '^learn here: probes within both targets +[01] of 1 ' \
+		"and how many of them the model it learned predicts within both targets"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

@@ -215,7 +215,7 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", NULL };
 	char *text, *at;
 	double t0, took, measured = NAN, fit = NAN;
-	long blocks = -1, unstable = 0, doubt = 0;
+	long blocks = -1, unstable = 0, doubt = 0, within = 0, predicted = -1;
 	int rc;
 
 	if (!mkdtemp(dir)) {
@@ -240,6 +240,17 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		sscanf(at, "left out   %ld", &unstable);
 	if (text && (at = strstr(text, "doubt      ")))
 		sscanf(at, "doubt      %ld", &doubt);
+	/* the probes the learned model predicts within both targets, of those it predicts */
+	if (text && (at = strstr(text, "\n  probe "))) {
+		predicted = 0;
+		for (at = strchr(at + 1, '\n'); at && at[1] == ' ' && at[2] == ' '; at = strchr(at + 1, '\n')) {
+			const char *eol = strchr(at + 1, '\n');
+			const char *w = strstr(at + 1, "within both targets");
+
+			predicted++;
+			within += w && (!eol || w < eol);
+		}
+	}
 	free(text);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc == T32_EXIT_UNAVAILABLE) {
@@ -257,6 +268,10 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	snprintf(fig, sizeof(fig), "%ld left out unstable, %ld with curves mostly untrusted",
 		 unstable, doubt);
 	report("learn here: probes doubted", fig, "(figure only)", 1);
+	if (predicted >= 0) {
+		snprintf(fig, sizeof(fig), "%ld of %ld", within, predicted);
+		report("learn here: probes within both targets", fig, "(figure only)", 1);
+	}
 }
 
 void t32_bench_learn(void (*report)(const char *what, const char *figure, const char *target,
