@@ -91,13 +91,15 @@ static double corr_deviance(const struct corr_ctx *c, const double *share)
 
 /*
  * Weight of curve point k: 1 / sd^2 with the sd from the half-width, at least
- * sigma_min; 0 for a point that does not count (t32_corr_point_counts).
+ * sigma_min; 0 for a point that does not count (t32_corr_point_counts: all is
+ * whether the curve is mostly untrusted, worked out once a curve).
  */
-static double corr_weight(const struct t32_corr_data *d, const struct t32_corr_opts *o, size_t k)
+static double corr_weight(const struct t32_corr_data *d, const struct t32_corr_opts *o, size_t k,
+			  int all)
 {
 	double sd = d->curve_hw ? d->curve_hw[k] / 1.96 : 0;
 
-	if (!t32_corr_point_counts(d->curve_ok, d->kmax, k))
+	if (d->curve_ok && !d->curve_ok[k] && !all)
 		return 0;	/* a step the sweep did not trust, among enough it did */
 	if (!(sd >= o->curve_sigma_min))
 		sd = o->curve_sigma_min;
@@ -109,13 +111,15 @@ static double corr_curve_chi2(const struct corr_ctx *c, const double *model, dou
 {
 	const struct t32_corr_data *d = c->d;
 	double sw = 0, swr = 0, chi2 = 0, off = 0;
+	int all;
 
 	*offset = 0;
 	if (!d->curve)
 		return 0;
+	all = t32_corr_curve_mostly_untrusted(d->curve_ok, d->kmax);
 	if (c->o->fit_offset) {
 		for (size_t k = 1; k <= d->kmax; k++) {
-			double w = corr_weight(d, c->o, k);
+			double w = corr_weight(d, c->o, k, all);
 
 			sw += w;
 			swr += w * (d->curve[k] - model[k]);
@@ -133,7 +137,7 @@ static double corr_curve_chi2(const struct corr_ctx *c, const double *model, dou
 	for (size_t k = 0; k <= d->kmax; k++) {
 		double e = d->curve[k] - model[k] - (k ? off : 0);
 
-		chi2 += corr_weight(d, c->o, k) * e * e;
+		chi2 += corr_weight(d, c->o, k, all) * e * e;
 	}
 	*offset = off;
 	return chi2;
