@@ -672,7 +672,7 @@ int t32_homogeneity(const uint64_t *counts, size_t parts, size_t cats, struct t3
 		kept += !merged[c];
 	}
 	for (size_t p = 0; p < parts; p++) {
-		double other = 0, other_col = 0, tvd = 0, rest = total - row[p];
+		double other = 0, other_col = 0, tvd = 0, noise = 0, rest = total - row[p];
 
 		if (!row[p])
 			continue;
@@ -691,18 +691,25 @@ int t32_homogeneity(const uint64_t *counts, size_t parts, size_t cats, struct t3
 			e = cs * row[p] / total;
 			chi2 += (o - e) * (o - e) / e;
 			in_rest = cs - o;
-			if (rest > 0)
+			if (rest > 0) {
+				double q = cs / total;
+
 				tvd += fabs(o / row[p] - in_rest / rest);
+				/* E|part - rest| for this share when both draw from q */
+				noise += sqrt(2 / M_PI * q * (1 - q) * (1 / row[p] + 1 / rest));
+			}
 		}
 		if (tvd / 2 > h->tvd)
 			h->tvd = tvd / 2;
+		if ((tvd - noise) / 2 > h->excess)
+			h->excess = (tvd - noise) / 2;
 	}
 	h->cats = (unsigned)(kept + (nmerged > 0));
 	h->parts = (unsigned)used_parts;
 	h->chi2 = chi2;
 	h->df = (unsigned)((h->parts - 1) * (h->cats > 1 ? h->cats - 1 : 0));
 	h->p = h->df ? gsl_cdf_chisq_Q(chi2, h->df) : 1;
-	h->unstable = h->p < T32_HOMOG_P && h->tvd > T32_HOMOG_TVD;
+	h->unstable = h->p < T32_HOMOG_P && h->excess > T32_HOMOG_TVD;
 	rc = 0;
 out:
 	free(col);

@@ -194,12 +194,15 @@ double t32_halfwidth(double value, double lo, double hi);
  * parts x cats (row-major).  Categories whose pooled count would give fewer than
  * T32_HOMOG_MIN_EXPECTED per part are merged into one.  The chi-square test of
  * homogeneity gives p; tvd is the largest total variation distance between a
- * part and the rest pooled.  unstable when p < T32_HOMOG_P and tvd exceeds
- * T32_HOMOG_TVD (a difference too small to matter to a model judged at a TVD
- * of 0.10 is not called unstable, however many samples show it).
+ * part and the rest pooled, and excess the largest by which a part's exceeds
+ * what sampling alone gives it (the TVD expected between two draws of the pooled
+ * shares at the part's and the rest's sizes: with a thousand samples a part over
+ * a dozen positions, about 0.05).  unstable when p < T32_HOMOG_P and excess
+ * exceeds T32_HOMOG_TVD (a difference too small to matter to a model judged at a
+ * TVD of 0.10 is not called unstable, however many samples show it).
  */
 struct t32_homog {
-	double chi2, p, tvd;
+	double chi2, p, tvd, excess;
 	unsigned df, parts, cats;	/* cats after merging */
 	int unstable;
 };

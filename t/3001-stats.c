@@ -22,7 +22,7 @@ int main(void)
 	struct t32_summary s;
 	struct t32_hist h = { 0 };
 
-	plan(36);
+	plan(41);
 
 	uint64_t odd[] = { 50, 10, 30, 20, 1000, 40, 30 };
 	uint64_t keep[7];
@@ -105,6 +105,10 @@ int main(void)
 	 * same run switching halfway between the two regimes seen on a VM (75/25 on
 	 * two positions, and spread over eleven): unstable.  A difference of 0.01 in
 	 * TVD, significant with a million samples, is too small to matter: stable.
+	 * A part 0.045 away from the rest, significant with 4000 samples a part, whose
+	 * TVD sampling noise lifts past T32_HOMOG_TVD: stable, as what is beyond the
+	 * noise is judged.  Twenty samples a part, one of them 16/4 where the rest
+	 * are 10/10: far past the floor, and not significant: stable.
 	 */
 	{
 		enum { P = 4, C = 11 };
@@ -115,11 +119,14 @@ int main(void)
 		uint64_t x = 88172645463325252ull;
 
 		/* multinomial draws by inversion, a fixed xorshift for repeatability */
-		for (int regime = 0; regime < 3; regime++) {
+		static const double shifted[C] = { .02, .26, .005, .095, .05, .05, .05, .05, .05, .21, .16 };
+
+		for (int regime = 0; regime < 4; regime++) {
 			memset(m, 0, sizeof(m));
 			for (int p = 0; p < P; p++)
-				for (int k = 0; k < 400; k++) {
-					const double *d = regime == 1 && p >= 2 ? sharp : spread;
+				for (int k = 0; k < (regime == 3 ? 4000 : 400); k++) {
+					const double *d = regime == 1 && p >= 2 ? sharp
+						: regime == 3 && p == P - 1 ? shifted : spread;
 					double u, acc = 0;
 					int c = 0;
 
@@ -140,14 +147,29 @@ int main(void)
 				m[(P - 1) * C + 2] -= 10000;
 			}
 			is_int(0, t32_homogeneity(m, P, C, &h), "homogeneity computed (regime %d)", regime);
-			diag("regime %d: chi2 %.1f df %u p %.3g tvd %.3f", regime, h.chi2, h.df, h.p, h.tvd);
-			if (regime == 0)
+			diag("regime %d: chi2 %.1f df %u p %.3g tvd %.3f beyond noise %.3f", regime, h.chi2,
+			     h.df, h.p, h.tvd, h.excess);
+			if (regime == 0) {
 				ok(!h.unstable && h.p > T32_HOMOG_P, "one distribution in every part: stable");
-			else if (regime == 1)
-				ok(h.unstable && h.tvd > 0.2, "a switch between regimes halfway: unstable");
-			else
+				ok(h.tvd > 0.05 && h.excess < 0.03,
+				   "400 samples a part: a TVD of sampling noise, little beyond it");
+			} else if (regime == 1)
+				ok(h.unstable && h.tvd > 0.2 && h.excess > 0.15,
+				   "a switch between regimes halfway: unstable");
+			else if (regime == 2)
 				ok(!h.unstable && h.p < T32_HOMOG_P && h.tvd < T32_HOMOG_TVD,
 				   "a tiny shift that a million samples show: significant, not unstable");
+			else
+				ok(!h.unstable && h.p < T32_HOMOG_P && h.tvd > T32_HOMOG_TVD &&
+				   h.excess > 0.02 && h.excess < T32_HOMOG_TVD,
+				   "a shift of 0.045 that noise lifts past the floor: significant, not unstable");
+		}
+		{
+			const uint64_t few[] = { 10, 10, 10, 10, 10, 10, 16, 4 };
+
+			is_int(0, t32_homogeneity(few, 4, 2, &h), "homogeneity of twenty samples a part");
+			ok(!h.unstable && h.p > T32_HOMOG_P && h.excess > 0.15,
+			   "one part of twenty far from the rest, not significant: stable (p %.3g)", h.p);
 		}
 		memset(m, 0, sizeof(m));
 		m[1] = 100;

@@ -15,7 +15,7 @@ plan 17
 
 { [ "$rc" = 0 ] || grep -q 'unstable' "$TMP/err"; }
 ok $? "sampled (exit $rc)"
-like "$TMP/out" '^# stability: (stable|unstable) \(parts 4, chi2 [0-9.]+, df [0-9]+, p [0-9.e+-]+, tvd [0-9.]+\)$' \
+like "$TMP/out" '^# stability: (stable|unstable) \(parts 4, chi2 [0-9.]+, df [0-9]+, p [0-9.e+-]+, tvd [0-9.]+, beyond_noise [0-9.]+\)$' \
 	"the run's four parts are tested"
 run sample --fold --samples 400 --seconds 4 --format=tsv "$B"
 like "$TMP/out" '^# since_last: (same|moved) \(0\.[0-9] minutes ago' "a second run is compared with the first"

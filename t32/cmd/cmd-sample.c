@@ -52,12 +52,13 @@ static void print_check(const struct t32_sample_check *ck)
 {
 	if (ck->have_within)
 		printf("stable     %s: the run's %u parts %s (chi-square p = %.2g; largest part-to-rest "
-		       "TVD %.3f)\n", ck->within.unstable ? "NO" : "yes", ck->within.parts,
-		       ck->within.unstable ? "differ" : "agree", ck->within.p, ck->within.tvd);
+		       "TVD %.3f, %.3f beyond sampling noise)\n", ck->within.unstable ? "NO" : "yes",
+		       ck->within.parts, ck->within.unstable ? "differ" : "agree", ck->within.p,
+		       ck->within.tvd, ck->within.excess);
 	if (ck->minutes >= 0)
-		printf("since      %s the run of %.0f minutes ago (TVD %.3f, p = %.2g)%s\n",
-		       ck->since.unstable ? "MOVED from" : "the same as", ck->minutes, ck->since.tvd,
-		       ck->since.p,
+		printf("since      %s the run of %.0f minutes ago (TVD %.3f, %.3f beyond sampling "
+		       "noise, p = %.2g)%s\n", ck->since.unstable ? "MOVED from" : "the same as",
+		       ck->minutes, ck->since.tvd, ck->since.excess, ck->since.p,
 		       ck->since.unstable ? ": this machine switches between ways interrupts land; "
 					    "sample again and compare before fitting" : "");
 }
@@ -176,15 +177,16 @@ static void print_json(const struct t32_attrib *at, const struct t32_sample_resu
 	printf("], \"stability\": ");
 	if (ck->have_within)
 		printf("{\"stable\": %s, \"parts\": %u, \"chi2\": %.3f, \"df\": %u, \"p\": %.3g, "
-		       "\"tvd\": %.4f}", ck->within.unstable ? "false" : "true", ck->within.parts,
-		       ck->within.chi2, ck->within.df, ck->within.p, ck->within.tvd);
+		       "\"tvd\": %.4f, \"beyond_noise\": %.4f}", ck->within.unstable ? "false" : "true",
+		       ck->within.parts, ck->within.chi2, ck->within.df, ck->within.p, ck->within.tvd,
+		       ck->within.excess);
 	else
 		printf("null");
 	printf(", \"since_last\": ");
 	if (ck->minutes >= 0)
-		printf("{\"moved\": %s, \"minutes\": %.1f, \"p\": %.3g, \"tvd\": %.4f}",
-		       ck->since.unstable ? "true" : "false", ck->minutes, ck->since.p,
-		       ck->since.tvd);
+		printf("{\"moved\": %s, \"minutes\": %.1f, \"p\": %.3g, \"tvd\": %.4f, "
+		       "\"beyond_noise\": %.4f}", ck->since.unstable ? "true" : "false", ck->minutes,
+		       ck->since.p, ck->since.tvd, ck->since.excess);
 	else
 		printf("null");
 	printf("}\n");
@@ -360,10 +362,10 @@ int cmd_sample(int argc, char **argv)
 		rc = T32_EXIT_UNTRUSTED;
 	} else if (!rc && t32_sampling_doubt(&out) == T32_SAMPLING_UNSTABLE) {
 		t32_error("the samples moved during the run '%llu samples' (its %u parts differ: "
-			  "chi-square p = %.2g, largest part-to-rest TVD %.3f; flag unstable): the "
-			  "machine changed how interrupts land; sample again before fitting",
-			  (unsigned long long)out.r.samples, out.ck.within.parts, out.ck.within.p,
-			  out.ck.within.tvd);
+			  "chi-square p = %.2g, largest part-to-rest TVD %.3f, %.3f beyond sampling "
+			  "noise; flag unstable): the machine changed how interrupts land; sample "
+			  "again before fitting", (unsigned long long)out.r.samples,
+			  out.ck.within.parts, out.ck.within.p, out.ck.within.tvd, out.ck.within.excess);
 		rc = T32_EXIT_UNTRUSTED;
 	}
 out:

@@ -250,12 +250,14 @@ void t32_sampling_tsv(FILE *f, const struct t32_sampling_req *a, const struct t3
 	       (unsigned long long)at->overhead, (unsigned long long)at->image,
 	       (unsigned long long)at->outside);
 	if (ck->have_within)
-		fprintf(f, "# stability: %s (parts %u, chi2 %.3f, df %u, p %.3g, tvd %.4f)\n",
-		       ck->within.unstable ? "unstable" : "stable", ck->within.parts, ck->within.chi2,
-		       ck->within.df, ck->within.p, ck->within.tvd);
+		fprintf(f, "# stability: %s (parts %u, chi2 %.3f, df %u, p %.3g, tvd %.4f, "
+		       "beyond_noise %.4f)\n", ck->within.unstable ? "unstable" : "stable",
+		       ck->within.parts, ck->within.chi2, ck->within.df, ck->within.p, ck->within.tvd,
+		       ck->within.excess);
 	if (ck->minutes >= 0)
-		fprintf(f, "# since_last: %s (%.1f minutes ago, p %.3g, tvd %.4f)\n",
-		       ck->since.unstable ? "moved" : "same", ck->minutes, ck->since.p, ck->since.tvd);
+		fprintf(f, "# since_last: %s (%.1f minutes ago, p %.3g, tvd %.4f, beyond_noise %.4f)\n",
+		       ck->since.unstable ? "moved" : "same", ck->minutes, ck->since.p, ck->since.tvd,
+		       ck->since.excess);
 	fprintf(f, "position\toffset_bytes\tinsn\tsamples\tshare\tshare_lo\tshare_hi\t"
 	       "tag_to_ret_cycles\tcomp_to_ret_cycles\n");
 	for (size_t i = 0; i < at->ninsn; i++) {
