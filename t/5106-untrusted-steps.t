@@ -6,7 +6,9 @@
 # reads a recorded block.  A recorded Zen 4 block has its upper half marked
 # untrusted, and then also made 40 cycles slower: the figures do not move, and
 # move far when the slowed steps are trusted; a curve trusted in one step of
-# sixteen is counted by learn as one to doubt.  Nothing is measured here.
+# sixteen is counted by learn as one to doubt.  A step that failed or is
+# missing stops correlate; a sweep older than the status column is trusted
+# whole.  Nothing is measured here.
 
 . "$(dirname "$0")/lib-tap.sh"
 
@@ -15,7 +17,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 S="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512/study/load-add2"
 [ -f "$S/sweep.tsv" ] || skip_all "no Zen 4 recording"
 
-plan 12
+plan 16
 
 # the block's copy with steps $4..16 (default 9) marked untrusted ($1) and slowed by $3 cycles
 spoil() {
@@ -75,3 +77,20 @@ like "$TMP/out" '^# curves_mostly_untrusted: 1$' "one trusted in one step of 16 
 run learn --from "$TMP/mostly" --keys none --no-store
 like "$TMP/out" '^doubt      1 of 1 probes have step curves their sweep mostly did not trust' \
 	"and learn says what that means for what it learned"
+
+# the recorded sweep with step 5 failed, with step 5 gone, without status and reason columns
+mkdir -p "$TMP/failed/load-add2" "$TMP/gone/load-add2" "$TMP/old/load-add2"
+for d in failed gone old; do cp "$S/sample.tsv" "$S/shares.tsv" "$S/curve.tsv" "$TMP/$d/load-add2/"; done
+awk -F'\t' -v OFS='\t' '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+	$col["n"] == 5 { $col["status"] = "fault"; $col["total"] = "" } { print }' "$S/sweep.tsv" >"$TMP/failed/load-add2/sweep.tsv"
+awk -F'\t' '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+	$col["n"] != 5 { print }' "$S/sweep.tsv" >"$TMP/gone/load-add2/sweep.tsv"
+awk -F'\t' -v OFS='\t' '/^#/ { print; next } { NF -= 3; print }' "$S/sweep.tsv" >"$TMP/old/load-add2/sweep.tsv"
+run correlate --from "$TMP/failed/load-add2" --no-measure --uarch zen4 --fit none load-add2
+like "$TMP/err" "a step of the curve was not measured '5: fault'" "a step that failed stops correlate (exit $rc)"
+run correlate --from "$TMP/gone/load-add2" --no-measure --uarch zen4 --fit none load-add2
+like "$TMP/err" "the sweep has no row for copies '5'" "and so does a step missing (exit $rc)"
+run correlate --from "$TMP/old/load-add2" --no-measure --uarch zen4 --fit none load-add2
+is "$all" "$(cycles)" "a sweep without a status column: every step trusted, as before the column"
+! grep -q 'not trusted by the sweep' "$TMP/out"
+ok $? "and none said to be untrusted"

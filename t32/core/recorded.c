@@ -15,6 +15,7 @@
 #include "t32/core/recorded.h"
 #include "t32/core/run.h"
 #include "t32/spec.h"
+#include "t32/io/sweepfile.h"
 #include "t32/io/tsv.h"
 #include "t32/util.h"
 
@@ -159,62 +160,31 @@ fail:
 }
 
 /*
- * The next data row of t, split into its fields (1); on the way its header,
- * each of the n columns names[] into cols[].  0 at the end, -1 when a read
- * failed, a column is missing or a row is too short for them.
- */
-static int rec_next_row(struct t32_tsv *t, int *head, const char *const *names, long *cols,
-			size_t n)
-{
-	int st;
-
-	while ((st = t32_tsv_next(t)) == 1) {
-		if (t->line[0] == '#' || !t->line[0])
-			continue;
-		t32_tsv_split(t);
-		if (*head) {
-			for (size_t i = 0; i < n; i++)
-				if ((size_t)cols[i] >= t->nfields)
-					return -1;
-			return 1;
-		}
-		*head = 1;
-		for (size_t i = 0; i < n; i++)
-			if ((cols[i] = t32_tsv_column(t->fields, t->nfields, names[i])) < 0)
-				return -1;
-	}
-	return st < 0 ? -1 : 0;
-}
-
-/*
  * sweep.tsv beside it, when there is one: which steps k = 0..kmax the sweep
  * trusted (its status column), into r->ok; without the file, or a step, every
  * step counts.  0, or -1 out of memory.
  */
 static int rec_read_trust(struct t32_recorded *r)
 {
-	static const char *const names[] = { "n", "status" };
-	struct t32_tsv t;
-	char path[PATH_MAX];
-	long col[2];
-	int head = 0;
+	struct t32_sweep_step *st;
+	char path[PATH_MAX], err[256];
+	FILE *f;
 
 	snprintf(path, sizeof(path), "%.4000s/sweep.tsv", r->dir);
-	if (t32_tsv_open(&t, path))
+	if (!(f = fopen(path, "r")))
 		return 0;
-	if (!(r->ok = malloc(r->kmax + 1))) {
-		t32_tsv_close(&t);
+	st = calloc(r->kmax + 1, sizeof(*st));
+	if (!st || !(r->ok = malloc(r->kmax + 1))) {
+		free(st);
+		fclose(f);
 		return -1;
 	}
 	memset(r->ok, 1, r->kmax + 1);
-	while (rec_next_row(&t, &head, names, col, 2) == 1) {
-		char *end;
-		unsigned long k = strtoul(t.fields[col[0]], &end, 10);
-
-		if (!*end && k <= r->kmax)
-			r->ok[k] = strcmp(t.fields[col[1]], "ok") == 0;
-	}
-	t32_tsv_close(&t);
+	if (t32_sweep_read_steps(f, path, st, r->kmax, err, sizeof(err)) == 0)
+		for (size_t k = 0; k <= r->kmax; k++)
+			r->ok[k] = !st[k].seen || st[k].ok;
+	free(st);
+	fclose(f);
 	return 0;
 }
 
@@ -240,7 +210,7 @@ static int rec_read_curve(struct t32_recorded *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	while ((st = rec_next_row(&t, &head, names, col, 3)) == 1) {
+	while ((st = t32_tsv_row(&t, &head, names, col, 3, 3)) == 1) {
 		char *end;
 		unsigned long k = strtoul(t.fields[col[0]], &end, 10);
 

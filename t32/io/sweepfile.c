@@ -4,6 +4,7 @@
 #include "t32/io/sweepfile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,4 +391,48 @@ int t32_sweep_merge(const char *out, int nfiles, char **files, int allow_mixed)
 	free(m.head);
 	free(m.mixed);
 	return rc;
+}
+
+int t32_sweep_read_steps(FILE *f, const char *path, struct t32_sweep_step *steps, size_t kmax,
+			 char *err, size_t errlen)
+{
+	static const char *const names[] = { "n", "total", "per_insn", "ci_lo", "ci_hi", "status",
+					     "reason" };
+	struct t32_tsv t;
+	long col[7];
+	int head = 0, st;
+
+	memset(steps, 0, (kmax + 1) * sizeof(*steps));
+	if (t32_tsv_from(&t, f, path)) {
+		snprintf(err, errlen, "cannot read the sweep '%s'", path);
+		return -1;
+	}
+	while ((st = t32_tsv_row(&t, &head, names, col, 7, 5)) == 1) {
+		struct t32_sweep_step *s;
+		char *end;
+		unsigned long long k = strtoull(t.fields[col[0]], &end, 10);
+		double tot, est;
+
+		if (*end || k > kmax)
+			continue;
+		tot = strtod(t.fields[col[1]], &end);
+		if (*end || end == t.fields[col[1]])
+			tot = NAN;	/* a row that failed has no cycles */
+		s = &steps[k];
+		est = strtod(t.fields[col[2]], NULL);
+		s->total = tot;
+		s->hw = (strtod(t.fields[col[4]], NULL) - strtod(t.fields[col[3]], NULL)) / 2 *
+			(fabs(est) > 1e-9 ? fabs(tot / est) : 1);
+		snprintf(s->status, sizeof(s->status), "%s", col[5] >= 0 ? t.fields[col[5]] : "ok");
+		snprintf(s->reason, sizeof(s->reason), "%s", col[6] >= 0 ? t.fields[col[6]] : "");
+		s->ok = strcmp(s->status, "ok") == 0;
+		s->seen = 1;
+	}
+	t32_tsv_close(&t);
+	if (st < 0) {
+		snprintf(err, errlen, "not a sweep table (no n, total, per_insn, ci_lo, ci_hi columns, "
+			 "or a row short of them) '%s'", path);
+		return -1;
+	}
+	return 0;
 }

@@ -42,6 +42,26 @@ int t32_sweep_scan(FILE *f, const char *path, const char *signature, const char 
  */
 int t32_sweep_merge(const char *out, int nfiles, char **files, int allow_mixed);
 
+/* One step of a step curve, a sweep row of k copies read back. */
+struct t32_sweep_step {
+	double total;		/* the block's cycles (column total); NAN when it has none */
+	double hw;		/* their 95% half-width: per_insn's, times the instructions */
+	unsigned char seen;	/* the file has a row for k */
+	unsigned char ok;	/* the sweep trusted it (no status column: trusted) */
+	char status[16];	/* as written: ok, untrusted, fault, unsupported... */
+	char reason[160];	/* why, when not ok */
+};
+
+/*
+ * The rows of a sweep file (`t32 sweep` output, the repeat count of its last
+ * item in column n) for k = 0..kmax copies, into steps[0..kmax], zeroed first: a
+ * step without a row stays unseen, a row of another n is passed over.  Whether
+ * a missing or a failed step may be let through is the caller's.  0, or -1 when
+ * f is not a sweep table or could not be read, with err.
+ */
+int t32_sweep_read_steps(FILE *f, const char *path, struct t32_sweep_step *steps, size_t kmax,
+			 char *err, size_t errlen);
+
 /* The value of KEY in a `# sweep:` line (up to the next key) into buf; 0, or -1 when absent. */
 int t32_sweep_sig_value(const char *line, const char *key, char *buf, size_t len);
 

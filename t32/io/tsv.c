@@ -239,3 +239,26 @@ long t32_tsv_column(char *const *head, size_t n, const char *name)
 					return (long)i;
 	return -1;
 }
+
+int t32_tsv_row(struct t32_tsv *t, int *head, const char *const *names, long *cols, size_t n,
+		size_t need)
+{
+	int st;
+
+	while ((st = t32_tsv_next(t)) == 1) {
+		if (t->line[0] == '#' || !t->line[0])
+			continue;
+		t32_tsv_split(t);
+		if (*head) {
+			for (size_t i = 0; i < n; i++)
+				if (cols[i] >= 0 && (size_t)cols[i] >= t->nfields)
+					return -1;
+			return 1;
+		}
+		*head = 1;
+		for (size_t i = 0; i < n; i++)
+			if ((cols[i] = t32_tsv_column(t->fields, t->nfields, names[i])) < 0 && i < need)
+				return -1;
+	}
+	return st < 0 ? -1 : 0;
+}

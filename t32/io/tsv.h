@@ -57,4 +57,14 @@ void t32_tsv_close(struct t32_tsv *t);
  */
 long t32_tsv_column(char *const *head, size_t n, const char *name);
 
+/*
+ * The next data row of t split into its fields (1), '#' lines and blank ones
+ * skipped; the first line met is the header, and each of the n columns names[]
+ * is found in it, into cols[] (the first `need` must be there; a later one
+ * absent is -1).  *head starts 0.  0 at the end, -1 when a read failed, a
+ * column needed is missing or a row is too short for the columns found.
+ */
+int t32_tsv_row(struct t32_tsv *t, int *head, const char *const *names, long *cols, size_t n,
+		size_t need);
+
 #endif

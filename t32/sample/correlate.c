@@ -41,6 +41,7 @@
 #include "t32/spec.h"
 #include "t32/core/sweep.h"
 #include "t32/core/run.h"
+#include "t32/io/sweepfile.h"
 #include "t32/io/tsv.h"
 #include "t32/util.h"
 
@@ -176,87 +177,51 @@ static void corr_why(char *why, size_t len, unsigned long long k, const char *re
 }
 
 /*
- * Read a sweep TSV (`t32 sweep` output): for each row the block's cycles (column
- * total) and their 95% half-width (ci_hi - ci_lo over 2, per instruction, times
- * the instructions: total / estimate).  Rows the sweep did not trust are kept,
+ * Read a sweep TSV (`t32 sweep` output) into the curve: for each k the block's
+ * cycles and their 95% half-width.  Rows the sweep did not trust are kept,
  * counted in *untrusted, marked 0 in ok[] and the first named in why; a fault
  * or an unsupported row is an error.  Every k = 0..kmax must be there.  0, or -1
  * with err.
  */
-static int corr_read_sweep(FILE *f, double *curve, double *hw, unsigned char *ok, size_t kmax,
-			   unsigned *untrusted, char *why, size_t whylen, char *err, size_t errlen)
+static int corr_read_sweep(FILE *f, const char *path, double *curve, double *hw,
+			   unsigned char *ok, size_t kmax, unsigned *untrusted, char *why,
+			   size_t whylen, char *err, size_t errlen)
 {
-	char line[8192], hbuf[8192], *head[32], *v[32];
-	size_t nh = 0;
-	int cn = -1, ct = -1, ce = -1, clo = -1, chi = -1, cs = -1, cr = -1;
-	unsigned char *seen = calloc(kmax + 1, 1);
+	struct t32_sweep_step *st = calloc(kmax + 1, sizeof(*st));
+	int rc = -1;
 
-	if (!seen) {
+	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		size_t nv;
-		char *end;
-		unsigned long long k;
-		double tot, est, lo, hi;
-
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (!nh) {
-			snprintf(hbuf, sizeof(hbuf), "%s", line);
-			nh = corr_fields(hbuf, head, 32);
-			cn = corr_column(head, nh, "n");
-			ct = corr_column(head, nh, "total");
-			ce = corr_column(head, nh, "per_insn");
-			if (ce < 0)
-				ce = corr_column(head, nh, "estimate");	/* a sweep before the rename */
-			clo = corr_column(head, nh, "ci_lo");
-			chi = corr_column(head, nh, "ci_hi");
-			cs = corr_column(head, nh, "status");
-			cr = corr_column(head, nh, "reason");
-			if (cn < 0 || ct < 0 || ce < 0 || clo < 0 || chi < 0) {
-				snprintf(err, errlen, "not a sweep table (no n, total, per_insn, ci_lo, "
-					 "ci_hi columns) '%.100s'", head[0]);
-				free(seen);
-				return -1;
-			}
-			continue;
-		}
-		nv = corr_fields(line, v, 32);
-		if (nv < nh)
-			continue;
-		if (cs >= 0 && strcmp(v[cs], "untrusted") == 0) {
-			(*untrusted)++;
-			corr_why(why, whylen, strtoull(v[cn], NULL, 10), cr >= 0 ? v[cr] : NULL);
-		} else if (cs >= 0 && strcmp(v[cs], "ok") != 0) {
-			snprintf(err, errlen, "a step of the curve was not measured '%s: %s'", v[cn],
-				 v[cs]);
-			free(seen);
-			return -1;
-		}
-		k = strtoull(v[cn], &end, 10);
-		if (*end || k > kmax)
-			continue;
-		tot = strtod(v[ct], &end);
-		if (*end)
-			continue;
-		est = strtod(v[ce], NULL);
-		lo = strtod(v[clo], NULL);
-		hi = strtod(v[chi], NULL);
-		curve[k] = tot;
-		hw[k] = (hi - lo) / 2 * (fabs(est) > 1e-9 ? fabs(tot / est) : 1);
-		ok[k] = cs < 0 || strcmp(v[cs], "ok") == 0;
-		seen[k] = 1;
-	}
-	for (size_t k = 0; k <= kmax; k++)
-		if (!seen[k]) {
+	if (t32_sweep_read_steps(f, path, st, kmax, err, errlen))
+		goto out;
+	for (size_t k = 0; k <= kmax; k++) {
+		if (!st[k].seen) {
 			snprintf(err, errlen, "the sweep has no row for copies '%zu'", k);
-			free(seen);
-			return -1;
+			goto out;
 		}
-	free(seen);
-	return 0;
+		if (!st[k].ok && strcmp(st[k].status, "untrusted") != 0) {
+			snprintf(err, errlen, "a step of the curve was not measured '%zu: %s'", k,
+				 st[k].status);
+			goto out;
+		}
+		if (!isfinite(st[k].total)) {
+			snprintf(err, errlen, "the sweep has no cycles for copies '%zu'", k);
+			goto out;
+		}
+		if (!st[k].ok) {
+			(*untrusted)++;
+			corr_why(why, whylen, k, st[k].reason);
+		}
+		curve[k] = st[k].total;
+		hw[k] = st[k].hw;
+		ok[k] = st[k].ok;
+	}
+	rc = 0;
+out:
+	free(st);
+	return rc;
 }
 
 /*
@@ -425,7 +390,7 @@ read:
 		t32_error("cannot read the sweep (%s) '%s'", strerror(errno), run->sweep_tsv);
 		return T32_EXIT_ERROR;
 	}
-	rc = corr_read_sweep(f, run->curve, run->curve_hw, run->curve_ok, run->kmax,
+	rc = corr_read_sweep(f, run->sweep_tsv, run->curve, run->curve_hw, run->curve_ok, run->kmax,
 			     &run->curve_untrusted,
 			     run->curve_why, sizeof(run->curve_why), err, sizeof(err));
 	fclose(f);
