@@ -201,21 +201,88 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return remove(path);
 }
 
+/* What a `t32 learn --format=tsv` said of itself. */
+struct learn_said {
+	long blocks, unstable, doubt, within, predicted;
+	double measured, fit;
+};
+
+/* Column name's index among a tab-separated header's, or -1. */
+static long header_column(const char *head, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = head;
+
+	for (long i = 0; p; i++) {
+		if (strncmp(p, name, nl) == 0 && (p[nl] == '\t' || !p[nl]))
+			return i;
+		if ((p = strchr(p, '\t')))
+			p++;
+	}
+	return -1;
+}
+
+/* Field i of a tab-separated line as a number, or NAN. */
+static double field_number(const char *line, long i)
+{
+	char *end;
+	double v;
+
+	for (; line && i > 0; i--)
+		if ((line = strchr(line, '\t')))
+			line++;
+	if (!line || i < 0)
+		return NAN;
+	v = strtod(line, &end);
+	return end == line ? NAN : v;
+}
+
+/*
+ * Read learn's TSV (text, cut up here): its `# key: value` lines, and its probe
+ * table, each row judged against both targets as correlate judges a block.
+ */
+static void learn_read_said(char *text, struct learn_said *f)
+{
+	char *save = NULL;
+	long ct = -1, ce = -1;
+
+	*f = (struct learn_said){ -1, 0, 0, 0, -1, NAN, NAN };
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "# measured_blocks: %ld", &f->blocks) == 1 ||
+		    sscanf(line, "# measured_seconds: %lf", &f->measured) == 1 ||
+		    sscanf(line, "# seconds: %lf", &f->fit) == 1 ||
+		    sscanf(line, "# left_out_unstable: %ld", &f->unstable) == 1 ||
+		    sscanf(line, "# curves_mostly_untrusted: %ld", &f->doubt) == 1 || line[0] == '#')
+			continue;
+		if (strncmp(line, "probe\t", 6) == 0) {
+			ct = header_column(line, "tvd");
+			ce = header_column(line, "cycles_error_percent");
+			f->predicted = 0;
+		} else if (f->predicted >= 0 && ct >= 0 && ce >= 0) {
+			double tvd = field_number(line, ct), cpi = field_number(line, ce);
+
+			f->predicted++;
+			f->within += !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
+		}
+	}
+}
+
 /*
  * `t32 learn` here as a user runs it, in this process, with a fresh cache in a
  * folder of its own (so the latencies are measured, as on a new machine, and
  * the user's latencies and learned model are left as they were; the sampler's
  * history of each probe's last run is updated, as any run updates it): its
- * whole wall time against the minute learning may take, and what it says it
- * spent measuring and fitting.
+ * whole wall time against the minute learning may take, and what it says (in
+ * its TSV) it spent measuring and fitting, doubted and predicts.
  */
 static void learn_bench_live(void (*report)(const char *, const char *, const char *, int))
 {
 	char dir[] = "/tmp/t32-bench-learn-XXXXXX", probes[PATH_MAX], fig[200];
-	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", NULL };
-	char *text, *at;
-	double t0, took, measured = NAN, fit = NAN;
-	long blocks = -1, unstable = 0, doubt = 0, within = 0, predicted = -1;
+	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", "--format=tsv",
+			 NULL };
+	char *text;
+	struct learn_said f;
+	double t0, took;
 	int rc;
 
 	if (!mkdtemp(dir)) {
@@ -224,33 +291,14 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	}
 	snprintf(probes, sizeof(probes), "%s/probes", dir);
 	t0 = t32_now();
-	rc = t32_call_captured(cmd_learn, 6, argv, &text);
+	rc = t32_call_captured(cmd_learn, 7, argv, &text);
 	took = t32_now() - t0;
 	if (rc < 0) {
 		report("learn here", "out of memory", "(figure only)", 0);
 		rmdir(dir);
 		return;
 	}
-	if (text && (at = strstr(text, "measured   ")))
-		sscanf(at, "measured   %ld blocks of %*s into %*s in %lf s", &blocks, &measured);
-	if (text && (at = strstr(text, "learned    ")) && (at = strchr(at, '(')))
-		sscanf(at, "(%lf s", &fit);
-	/* what the learn itself doubted: probes left out, curves the sweep did not trust */
-	if (text && (at = strstr(text, "left out   ")))
-		sscanf(at, "left out   %ld", &unstable);
-	if (text && (at = strstr(text, "doubt      ")))
-		sscanf(at, "doubt      %ld", &doubt);
-	/* the probes the learned model predicts within both targets, of those it predicts */
-	if (text && (at = strstr(text, "\n  probe "))) {
-		predicted = 0;
-		for (at = strchr(at + 1, '\n'); at && at[1] == ' ' && at[2] == ' '; at = strchr(at + 1, '\n')) {
-			const char *eol = strchr(at + 1, '\n');
-			const char *w = strstr(at + 1, "within both targets");
-
-			predicted++;
-			within += w && (!eol || w < eol);
-		}
-	}
+	learn_read_said(text ? text : (char[]){ 0 }, &f);
 	free(text);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc == T32_EXIT_UNAVAILABLE) {
@@ -262,14 +310,14 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		report("learn here: time to learn", fig, "<= 60 s", 0);
 		return;
 	}
-	snprintf(fig, sizeof(fig), "%.1f s (%ld probes measured in %.1f s, fit %.1f s)", took, blocks,
-		 measured, fit);
-	report("learn here: time to learn", fig, "<= 60 s", took <= 60 && blocks > 0);
+	snprintf(fig, sizeof(fig), "%.1f s (%ld probes measured in %.1f s, fit %.1f s)", took,
+		 f.blocks, f.measured, f.fit);
+	report("learn here: time to learn", fig, "<= 60 s", took <= 60 && f.blocks > 0);
 	snprintf(fig, sizeof(fig), "%ld left out unstable, %ld with curves mostly untrusted",
-		 unstable, doubt);
+		 f.unstable, f.doubt);
 	report("learn here: probes doubted", fig, "(figure only)", 1);
-	if (predicted >= 0) {
-		snprintf(fig, sizeof(fig), "%ld of %ld", within, predicted);
+	if (f.predicted >= 0) {
+		snprintf(fig, sizeof(fig), "%ld of %ld", f.within, f.predicted);
 		report("learn here: probes within both targets", fig, "(figure only)", 1);
 	}
 }

@@ -70,6 +70,12 @@ struct learn_args {
 	enum t32_format format;
 };
 
+/* What measuring the probes took, when they were measured here (blocks -1: not). */
+struct learn_measured {
+	long blocks;
+	double seconds;
+};
+
 /* Is the name a probe block's (NAME.blk)? */
 static int is_probe(const char *nm)
 {
@@ -247,7 +253,8 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 
 /* The learned parameters and each probe's prediction, for people or programs. */
 static void learn_print(FILE *out, const struct learn_args *a, const struct t32_learn_result *r,
-			const struct t32_probe_set *s, const char *source, double seconds)
+			const struct t32_probe_set *s, const char *source,
+			const struct learn_measured *m, double seconds)
 {
 	char text[256];
 	int tsv = a->format == T32_FMT_TSV;
@@ -263,6 +270,9 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 			"# objective: %.3f\n# scale: %.3f\n# model_runs: %zu\n# seconds: %.2f\n",
 			r->u.name, source, r->probes, s->unstable, doubt, r->objective, r->scale,
 			r->evals, seconds);
+		if (m->blocks >= 0)
+			fprintf(out, "# measured_blocks: %ld\n# measured_seconds: %.2f\n", m->blocks,
+				m->seconds);
 		fprintf(out, "key\tvalue\tlo\thi\tdetermined\n");
 		for (size_t j = 0; j < r->np; j++)
 			fprintf(out, "%s\t%lu\t%lu\t%lu\t%d\n", r->p[j].key, r->p[j].value, r->p[j].ci_lo,
@@ -309,7 +319,7 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
  * --measure-only, the one of having measured).
  */
 static int learn_probes_dir(const struct learn_args *a, const char *key, char *dir,
-			    size_t dirlen)
+			    size_t dirlen, struct learn_measured *m)
 {
 	char probes[PATH_MAX], cache[PATH_MAX];
 	long got;
@@ -348,9 +358,11 @@ static int learn_probes_dir(const struct learn_args *a, const char *key, char *d
 		return T32_EXIT_INTERRUPTED;
 	if (got < 0)
 		return T32_EXIT_ERROR;
+	m->blocks = got;
+	m->seconds = t32_now() - t0;
 	if (a->measure_only || a->format != T32_FMT_TSV)
 		printf("measured   %ld blocks of %s into %s in %.1f s (budget %g s)\n", got, probes,
-		       dir, t32_now() - t0, a->budget);
+		       dir, m->seconds, a->budget);
 	if (a->measure_only)
 		return t32_close_stdout() ? T32_EXIT_ERROR : got ? 0 : T32_EXIT_UNTRUSTED;
 	return -1;
@@ -442,6 +454,7 @@ int cmd_learn(int argc, char **argv)
 	struct t32_probe_set s = { 0 };
 	struct t32_lattab tab = { NULL, 0 };
 	struct t32_learn_result r;
+	struct learn_measured measured = { -1, 0 };
 	struct t32_uarch u;
 	struct t32_uarch_choice choice;
 	char err[1024], dir[PATH_MAX], key[128];
@@ -452,7 +465,7 @@ int cmd_learn(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	t32_latcache_cpu(key, sizeof(key), here, sizeof(here));
-	rc = learn_probes_dir(&a, key, dir, sizeof(dir));
+	rc = learn_probes_dir(&a, key, dir, sizeof(dir), &measured);
 	if (rc >= 0)
 		return rc;
 	/* the data to start from: asked, the recording's, or this CPU's */
@@ -477,7 +490,7 @@ int cmd_learn(int argc, char **argv)
 			rc = T32_EXIT_USAGE;
 		goto out;
 	}
-	learn_print(stdout, &a, &r, &s, dir, t32_now() - t1);
+	learn_print(stdout, &a, &r, &s, dir, &measured, t32_now() - t1);
 	/* where it is kept: asked, or this CPU's cache file when the probes are this CPU's */
 	if (learn_keep(&a, &s, &r, here, choice.data, dir))
 		goto out;
