@@ -632,18 +632,19 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 #define SOLVE_COPIES 8
 
 int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
-			    double cycles, unsigned *latency, unsigned *quarters, double *predicted)
+			    double cycles, double halfwidth, unsigned *latency, unsigned *quarters,
+			    double *predicted)
 {
 	struct t32_model_insn b[SOLVE_COPIES];
-	double best_err = INFINITY, best_pred = NAN, prev = -1;
-	unsigned best = 0, step = quarters ? 1 : 4;
+	double err[4 * T32_SOLVE_MAX + 1], pred[4 * T32_SOLVE_MAX + 1], best_err = INFINITY;
+	double prev = -1, within;
+	unsigned best = 0, last = 0, step = quarters ? 1 : 4;
 
 	if (!(cycles >= 0) || !isfinite(cycles))
 		return -1;
 	/* x counts quarters of a cycle */
 	for (unsigned x = 0; x <= 4 * T32_SOLVE_MAX; x += step) {
 		struct t32_model_result r = { 0 };
-		double pred, err;
 
 		for (size_t k = 0; k < SOLVE_COPIES; k++) {
 			b[k] = *in;
@@ -652,25 +653,31 @@ int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_in
 		}
 		if (t32_model_steady(u, b, SOLVE_COPIES, 1, &r))
 			return -1;
-		pred = r.cycles_per_iter / SOLVE_COPIES;
+		pred[x] = r.cycles_per_iter / SOLVE_COPIES;
 		t32_model_result_free(&r);
-		err = fabs(pred - cycles);
-		if (err < best_err - 1e-9) {
-			best_err = err;
-			best = x;
-			best_pred = pred;
-		}
+		err[x] = fabs(pred[x] - cycles);
+		best_err = fmin(best_err, err[x]);
+		last = x;
 		/* the cost only grows with the latency: past the measurement, stop */
-		if (pred > cycles + 1 && pred >= prev)
+		if (pred[x] > cycles + 1 && pred[x] >= prev)
 			break;
-		prev = pred;
+		prev = pred[x];
 	}
 	if (!(best_err <= fmax(0.5, T32_SOLVE_SLACK * cycles)))
 		return -1;
+	/*
+	 * The least latency the measurement cannot tell from the nearest: a store
+	 * timed by its throughput (0.5027 +- 0.0086 cycles) costs 0.5 at every
+	 * latency up to where the ROB fills (160 cycles on Zen 4), and the nearest
+	 * alone would be there.
+	 */
+	within = fmax(best_err, isfinite(halfwidth) ? halfwidth : 0) + 1e-9;
+	for (best = 0; best < last && !(err[best] <= within); best += step)
+		;
 	*latency = best / 4;
 	if (quarters)
 		*quarters = best % 4;
 	if (predicted)
-		*predicted = best_pred;
+		*predicted = pred[best];
 	return 0;
 }

@@ -93,15 +93,17 @@ void t32_model_result_free(struct t32_model_result *r);
 /*
  * The latency of instruction `in` that makes the model run a loop of copies of
  * it at `cycles` per instruction (a chain measured on the machine: its own
- * back-to-back cost), so load latencies, forwarding and retirement rules are the
- * model's own.  The nearest latency 0..T32_SOLVE_MAX in quarters of a cycle goes
- * to *latency (whole cycles) and *quarters (0..3; quarters may be NULL, then
- * whole cycles only), the model's cycles per instruction there to *predicted.  0, or -1
- * when no latency comes within T32_SOLVE_SLACK of the measurement (the model
- * cannot reproduce it) or on a bad argument.
+ * back-to-back cost, +- halfwidth), so load latencies, forwarding and retirement
+ * rules are the model's own.  The least latency 0..T32_SOLVE_MAX in quarters of a
+ * cycle whose cost is as near the measurement as the nearest's, or within its
+ * halfwidth, goes to *latency (whole cycles) and *quarters (0..3; quarters may be
+ * NULL, then whole cycles only), the model's cycles per instruction there to
+ * *predicted.  0, or -1 when no latency comes within T32_SOLVE_SLACK of the
+ * measurement (the model cannot reproduce it) or on a bad argument.
  */
 int t32_model_solve_latency(const struct t32_uarch *u, const struct t32_model_insn *in,
-			    double cycles, unsigned *latency, unsigned *quarters, double *predicted);
+			    double cycles, double halfwidth, unsigned *latency, unsigned *quarters,
+			    double *predicted);
 #define T32_SOLVE_MAX 400
 #define T32_SOLVE_SLACK 0.25	/* relative, and at least half a cycle */
 

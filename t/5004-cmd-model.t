@@ -6,7 +6,7 @@
 
 command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 [ -n "$T32_DATADIR" ] || { T32_DATADIR=$T32_SRC/data; export T32_DATADIR; }
-plan 33
+plan 35
 
 run model --help
 is 0 "$rc" "model --help exits 0"
@@ -102,5 +102,13 @@ else
 	skip "no cache file to plant an old row in"
 	skip "no cache file to plant an old row in"
 fi
+
+# a pure store is not timed (after a nop it costs its throughput at any latency
+# short of the ROB's): its latency is the table's, in the model and the cache alike
+T32_CACHE_DIR="$TMP/cache2" run model --measure 'mov qword [rbx+16], rcx; imul rax, rax'
+like "$TMP/err" '^t32: latencies: (1 form measured here, 0 from the cache [^,]*, 0|0 forms measured here, 0 from the cache [^,]*, 1) left to the table' \
+	"a block with a store: only the multiply is timed"
+! grep -qs '^mov m64, r64' "$TMP/cache2"/lat-*.tsv
+ok $? "and the cache keeps no row for the store"
 
 done_testing
