@@ -51,6 +51,27 @@ double t32_descend(const struct t32_descent *d, unsigned long *v, long skip)
 	return best;
 }
 
+double t32_descend_start_again(const struct t32_descent *d, unsigned long *best_v, double best,
+			       const unsigned long *start)
+{
+	unsigned long t[T32_DESCEND_MAX_PARAMS];
+
+	for (size_t j = 0; j < d->np; j++) {
+		double f;
+
+		if (best_v[j] == start[j])
+			continue;
+		memcpy(t, best_v, d->np * sizeof(*t));
+		t[j] = start[j];
+		f = t32_descend(d, t, (long)j);
+		if (!(f < best - T32_DESCEND_SIGNIF))
+			continue;	/* not clearly better */
+		best = f;
+		memcpy(best_v, t, d->np * sizeof(*t));
+	}
+	return best;
+}
+
 void t32_descend_profile(t32_objective_fn f, void *ctx, const unsigned long *v, size_t np,
 			 size_t j, unsigned long lo, unsigned long hi, double *prof)
 {

@@ -48,6 +48,16 @@ double t32_descend(const struct t32_descent *d, unsigned long *v, long skip);
  */
 double t32_descend_group_starts(const struct t32_descent *d, unsigned long *best_v, double best);
 /*
+ * The descent again from the starting value (start[j]) of every parameter the
+ * descent moved from it, held there while the rest descend: a documented value
+ * the first moves left behind gets its say once the others have settled (a
+ * width and the delays that line up with it only help together, as a group
+ * does).  One wins only where it is clearly better than best (the objective at
+ * best_v).  Returns the best objective, best_v its values.
+ */
+double t32_descend_start_again(const struct t32_descent *d, unsigned long *best_v, double best,
+			       const unsigned long *start);
+/*
  * The objective f along parameter j of the np at v (the others held at v),
  * over lo..hi into prof[0..hi - lo]: the profile an interval is read from.
  */
