@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 48
+plan 49
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -132,15 +132,18 @@ else
 	like "$TMP/err" 'warning: 1 probes take at least 2\.4 s, more than the budget of 2 s' \
 		"a budget too small for the probes at their least is warned of"
 fi
-# bench learn: t32 learn here, as a user runs it, timed whole (a data folder of one probe,
-# no recorded machines)
-mkdir -p "$TMP/bdata/probes" "$TMP/norec"
+# bench learn: t32 learn here, as a user runs it, timed whole, then the study's blocks
+# correlated with what it kept (a data folder of one probe and one study block, no
+# recorded machines)
+mkdir -p "$TMP/bdata/probes" "$TMP/bdata/blocks" "$TMP/norec"
 for e in "$T32_DATADIR"/*; do
-	[ "$(basename "$e")" = probes ] || ln -s "$e" "$TMP/bdata/"
+	case "$(basename "$e")" in probes|blocks) ;; *) ln -s "$e" "$TMP/bdata/" ;; esac
 done
 cp "$T32_DATADIR/probes/branch-mid.blk" "$TMP/bdata/probes/"
+cp "$T32_DATADIR/blocks/branches.blk" "$TMP/bdata/blocks/"
 T32_PLOTDIR=$T32_SRC/plots T32_DATADIR=$TMP/bdata T32_RECORDED_DIR=$TMP/norec "$T32" bench learn >"$TMP/out" 2>"$TMP/err" </dev/null
 if grep -q 'no sampling backend here' "$TMP/out"; then
+	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
@@ -151,6 +154,8 @@ else
 		"and what of its probes the learn doubted"
 	like "$TMP/out" '^learn here: probes within both targets +[01] of 1 ' \
 		"and how many of them the model it learned predicts within both targets"
+	like "$TMP/out" "^learn here: then the study's blocks +[01] of 1 within both \\([01] refused unstable, 0 failed, 0 not from the learned model; [0-9.]+ s a block\\) +1 of 1 " \
+		"then the study's blocks correlated with the model it kept, as a user would"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

@@ -267,19 +267,77 @@ static void learn_read_said(char *text, struct learn_said *f)
 	}
 }
 
+/* Is the name a block file's (NAME.blk)? */
+static int is_block(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 4 && strcmp(e->d_name + n - 4, ".blk") == 0;
+}
+
+/*
+ * The study's blocks as the issue's check runs them after a learn: `t32
+ * correlate BLOCK` each, with the cache the learn filled (its latencies and the
+ * model it kept), read from correlate's TSV and judged against both targets;
+ * exit 7 (samples that did not stay put twice) counts as a miss.
+ */
+static void learn_bench_blocks(const char *cache,
+			       void (*report)(const char *, const char *, const char *, int))
+{
+	char dir[PATH_MAX], file[PATH_MAX], fig[200], want[32];
+	struct dirent **ents = NULL;
+	int n, within = 0, refused = 0, failed = 0, unlearned = 0;
+	double t0 = t32_now();
+
+	snprintf(dir, sizeof(dir), "%.4000s/blocks", t32_datadir());
+	n = scandir(dir, &ents, is_block, alphasort);
+	if (n <= 0) {
+		report("learn here: then the study's blocks", "no blocks in the data folder",
+		       "(figure only)", 1);
+		free(ents);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char *argv[] = { "correlate", "--cache", (char *)cache, "--format=tsv", file, NULL };
+		char *text = NULL, *at;
+		double tvd = NAN, cpi = NAN;
+		int rc;
+
+		snprintf(file, sizeof(file), "%.3000s/%.200s", dir, ents[i]->d_name);
+		rc = t32_call_captured(cmd_correlate, 5, argv, &text);
+		if (text && (at = strstr(text, "\n# tvd: ")))
+			sscanf(at, "\n# tvd: %lf", &tvd);
+		if (text && (at = strstr(text, "\n# cycles_error_percent: ")))
+			sscanf(at, "\n# cycles_error_percent: %lf", &cpi);
+		/* predicted from the model the learn kept, not fitted to the block */
+		unlearned += rc == 0 && !(text && strstr(text, "\n# model: learned\n"));
+		free(text);
+		free(ents[i]);
+		refused += rc == T32_EXIT_UNTRUSTED;
+		failed += rc != 0 && rc != T32_EXIT_UNTRUSTED;
+		within += rc == 0 && !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
+	}
+	free(ents);
+	snprintf(fig, sizeof(fig), "%d of %d within both (%d refused unstable, %d failed, %d not "
+		 "from the learned model; %.1f s a block)", within, n, refused, failed, unlearned,
+		 (t32_now() - t0) / n);
+	snprintf(want, sizeof(want), "%d of %d", n, n);
+	report("learn here: then the study's blocks", fig, want, within == n && !unlearned);
+}
+
 /*
  * `t32 learn` here as a user runs it, in this process, with a fresh cache in a
  * folder of its own (so the latencies are measured, as on a new machine, and
  * the user's latencies and learned model are left as they were; the sampler's
  * history of each probe's last run is updated, as any run updates it): its
  * whole wall time against the minute learning may take, and what it says (in
- * its TSV) it spent measuring and fitting, doubted and predicts.
+ * its TSV) it spent measuring and fitting, doubted and predicts; then the
+ * study's blocks correlated with the model it kept in that cache.
  */
 static void learn_bench_live(void (*report)(const char *, const char *, const char *, int))
 {
 	char dir[] = "/tmp/t32-bench-learn-XXXXXX", probes[PATH_MAX], fig[200];
-	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--no-store", "--format=tsv",
-			 NULL };
+	char *argv[] = { "learn", "--cache", dir, "-o", probes, "--format=tsv", NULL };
 	char *text;
 	struct learn_said f;
 	double t0, took;
@@ -291,7 +349,7 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	}
 	snprintf(probes, sizeof(probes), "%s/probes", dir);
 	t0 = t32_now();
-	rc = t32_call_captured(cmd_learn, 7, argv, &text);
+	rc = t32_call_captured(cmd_learn, 6, argv, &text);
 	took = t32_now() - t0;
 	if (rc < 0) {
 		report("learn here", "out of memory", "(figure only)", 0);
@@ -300,12 +358,13 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	}
 	learn_read_said(text ? text : (char[]){ 0 }, &f);
 	free(text);
-	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc == T32_EXIT_UNAVAILABLE) {
+		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		report("learn here: time to learn", "no sampling backend here", "(figure only)", 1);
 		return;
 	}
 	if (rc) {
+		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		snprintf(fig, sizeof(fig), "t32 learn exited %d (its reason above)", rc);
 		report("learn here: time to learn", fig, "<= 60 s", 0);
 		return;
@@ -320,6 +379,8 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		snprintf(fig, sizeof(fig), "%ld of %ld", f.within, f.predicted);
 		report("learn here: probes within both targets", fig, "(figure only)", 1);
 	}
+	learn_bench_blocks(dir, report);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void t32_bench_learn(void (*report)(const char *what, const char *figure, const char *target,
