@@ -18,8 +18,10 @@
 #include "analysis/learn.h"
 #include "analysis/uarch.h"
 #include "t32/cmd/cmd.h"
+#include "t32/core/block.h"
 #include "t32/core/learned.h"
 #include "t32/core/probeset.h"
+#include "t32/io/tsv.h"
 #include "t32/util.h"
 
 /*
@@ -207,72 +209,50 @@ struct learn_said {
 	double measured, fit;
 };
 
-/* Column name's index among a tab-separated header's, or -1. */
-static long header_column(const char *head, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *p = head;
-
-	for (long i = 0; p; i++) {
-		if (strncmp(p, name, nl) == 0 && (p[nl] == '\t' || !p[nl]))
-			return i;
-		if ((p = strchr(p, '\t')))
-			p++;
-	}
-	return -1;
-}
-
-/* Field i of a tab-separated line as a number, or NAN. */
-static double field_number(const char *line, long i)
-{
-	char *end;
-	double v;
-
-	for (; line && i > 0; i--)
-		if ((line = strchr(line, '\t')))
-			line++;
-	if (!line || i < 0)
-		return NAN;
-	v = strtod(line, &end);
-	return end == line ? NAN : v;
-}
-
 /*
- * Read learn's TSV (text, cut up here): its `# key: value` lines, and its probe
- * table, each row judged against both targets as correlate judges a block.
+ * Read learn's TSV (text): its `# key: value` lines, and its probe table, each
+ * row judged against both targets as correlate judges a block.
  */
-static void learn_read_said(char *text, struct learn_said *f)
+static void learn_read_said(const char *text, struct learn_said *f)
 {
-	char *save = NULL;
+	struct t32_tsv t;
+	FILE *in;
 	long ct = -1, ce = -1;
 
 	*f = (struct learn_said){ -1, 0, 0, 0, -1, NAN, NAN };
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	if (!text || !text[0] || !(in = fmemopen((void *)text, strlen(text), "r")))
+		return;
+	if (t32_tsv_from(&t, in, "t32 learn")) {
+		fclose(in);
+		return;
+	}
+	while (t32_tsv_next(&t) == 1) {
+		const char *line = t.line;
+
 		if (sscanf(line, "# measured_blocks: %ld", &f->blocks) == 1 ||
 		    sscanf(line, "# measured_seconds: %lf", &f->measured) == 1 ||
 		    sscanf(line, "# seconds: %lf", &f->fit) == 1 ||
 		    sscanf(line, "# left_out_unstable: %ld", &f->unstable) == 1 ||
-		    sscanf(line, "# curves_mostly_untrusted: %ld", &f->doubt) == 1 || line[0] == '#')
+		    sscanf(line, "# curves_mostly_untrusted: %ld", &f->doubt) == 1 ||
+		    line[0] == '#' || !line[0])
 			continue;
-		if (strncmp(line, "probe\t", 6) == 0) {
-			ct = header_column(line, "tvd");
-			ce = header_column(line, "cycles_error_percent");
+		t32_tsv_split(&t);
+		if (strcmp(t.fields[0], "probe") == 0) {
+			ct = t32_tsv_column(t.fields, t.nfields, "tvd");
+			ce = t32_tsv_column(t.fields, t.nfields, "cycles_error_percent");
 			f->predicted = 0;
-		} else if (f->predicted >= 0 && ct >= 0 && ce >= 0) {
-			double tvd = field_number(line, ct), cpi = field_number(line, ce);
+		} else if (f->predicted >= 0 && ct >= 0 && ce >= 0 && (size_t)ct < t.nfields &&
+			   (size_t)ce < t.nfields) {
+			char *e1, *e2;
+			double tvd = strtod(t.fields[ct], &e1), cpi = strtod(t.fields[ce], &e2);
 
 			f->predicted++;
-			f->within += !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
+			f->within += e1 != t.fields[ct] && e2 != t.fields[ce] &&
+				     t32_corr_meets_target(tvd, cpi);
 		}
 	}
-}
-
-/* Is the name a block file's (NAME.blk)? */
-static int is_block(const struct dirent *e)
-{
-	size_t n = strlen(e->d_name);
-
-	return n > 4 && strcmp(e->d_name + n - 4, ".blk") == 0;
+	t32_tsv_close(&t);
+	fclose(in);
 }
 
 /*
@@ -284,27 +264,23 @@ static int is_block(const struct dirent *e)
 static void learn_bench_blocks(const char *cache,
 			       void (*report)(const char *, const char *, const char *, int))
 {
-	char dir[PATH_MAX], file[PATH_MAX], fig[200], want[32];
-	struct dirent **ents = NULL;
-	int n, within = 0, refused = 0, failed = 0, unlearned = 0;
+	char fig[200], want[48], **names;
+	size_t n = t32_block_names(&names);
+	int within = 0, refused = 0, failed = 0, unlearned = 0;
 	double t0 = t32_now();
 
-	snprintf(dir, sizeof(dir), "%.4000s/blocks", t32_datadir());
-	n = scandir(dir, &ents, is_block, alphasort);
-	if (n <= 0) {
+	if (!n) {
 		report("learn here: then the study's blocks", "no blocks in the data folder",
 		       "(figure only)", 1);
-		free(ents);
 		return;
 	}
-	for (int i = 0; i < n; i++) {
-		char *argv[] = { "correlate", "--cache", (char *)cache, "--format=tsv", file, NULL };
+	for (size_t i = 0; i < n; i++) {
+		char *argv[] = { "correlate", "--cache", (char *)cache, "--format=tsv", names[i],
+				 NULL };
 		char *text = NULL, *at;
 		double tvd = NAN, cpi = NAN;
-		int rc;
+		int rc = t32_call_captured(cmd_correlate, 5, argv, &text);
 
-		snprintf(file, sizeof(file), "%.3000s/%.200s", dir, ents[i]->d_name);
-		rc = t32_call_captured(cmd_correlate, 5, argv, &text);
 		if (text && (at = strstr(text, "\n# tvd: ")))
 			sscanf(at, "\n# tvd: %lf", &tvd);
 		if (text && (at = strstr(text, "\n# cycles_error_percent: ")))
@@ -312,17 +288,17 @@ static void learn_bench_blocks(const char *cache,
 		/* predicted from the model the learn kept, not fitted to the block */
 		unlearned += rc == 0 && !(text && strstr(text, "\n# model: learned\n"));
 		free(text);
-		free(ents[i]);
 		refused += rc == T32_EXIT_UNTRUSTED;
 		failed += rc != 0 && rc != T32_EXIT_UNTRUSTED;
 		within += rc == 0 && !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
 	}
-	free(ents);
-	snprintf(fig, sizeof(fig), "%d of %d within both (%d refused unstable, %d failed, %d not "
+	t32_block_names_free(names, n);
+	snprintf(fig, sizeof(fig), "%d of %zu within both (%d refused unstable, %d failed, %d not "
 		 "from the learned model; %.1f s a block)", within, n, refused, failed, unlearned,
-		 (t32_now() - t0) / n);
-	snprintf(want, sizeof(want), "%d of %d", n, n);
-	report("learn here: then the study's blocks", fig, want, within == n && !unlearned);
+		 (t32_now() - t0) / (double)n);
+	snprintf(want, sizeof(want), "%zu of %zu", n, n);
+	report("learn here: then the study's blocks", fig, want,
+	       (size_t)within == n && !unlearned);
 }
 
 /*
@@ -353,21 +329,18 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 	took = t32_now() - t0;
 	if (rc < 0) {
 		report("learn here", "out of memory", "(figure only)", 0);
-		rmdir(dir);
-		return;
+		goto out;
 	}
-	learn_read_said(text ? text : (char[]){ 0 }, &f);
+	learn_read_said(text, &f);
 	free(text);
 	if (rc == T32_EXIT_UNAVAILABLE) {
-		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		report("learn here: time to learn", "no sampling backend here", "(figure only)", 1);
-		return;
+		goto out;
 	}
 	if (rc) {
-		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		snprintf(fig, sizeof(fig), "t32 learn exited %d (its reason above)", rc);
 		report("learn here: time to learn", fig, "<= 60 s", 0);
-		return;
+		goto out;
 	}
 	snprintf(fig, sizeof(fig), "%.1f s (%ld probes measured in %.1f s, fit %.1f s)", took,
 		 f.blocks, f.measured, f.fit);
@@ -380,6 +353,7 @@ static void learn_bench_live(void (*report)(const char *, const char *, const ch
 		report("learn here: probes within both targets", fig, "(figure only)", 1);
 	}
 	learn_bench_blocks(dir, report);
+out:
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
