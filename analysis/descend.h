@@ -19,7 +19,7 @@
  */
 #define T32_DESCEND_SIGNIF 3.84
 #define T32_DESCEND_TIE 1e-9	/* relative: objectives closer than this are equal */
-#define T32_DESCEND_MAX_PARAMS 16	/* parameters at most */
+#define T32_DESCEND_MAX_PARAMS 24	/* parameters at most */
 
 /* The objective at v, INFINITY where the model cannot run at v. */
 typedef double (*t32_objective_fn)(void *ctx, const unsigned long *v);

@@ -329,6 +329,7 @@ static void learn_interval(struct t32_corr_param *p, const double *f, double s)
 /* The default fit's keys of retirement in groups, asked of every block. */
 static const char *const group_keys[] = {
 	"retire_width", "retire_group", "retire_group_any", "retire_group_flags",
+	"retire_nop_free",
 };
 
 /*
@@ -337,6 +338,11 @@ static const char *const group_keys[] = {
  * spreads evenly, and how many allocate a cycle (the front end's delivery).
  */
 static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_width" };
+
+/* every default key fits: the groups', a delay a class but the nop's and the serialising one's, lock_early, the front's */
+_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 1 +
+	       sizeof(front_keys) / sizeof(front_keys[0]) <= T32_LEARN_MAX_PARAMS,
+	       "the default keys fit the learned parameters");
 
 size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_learn_probe *pr,
 				size_t npr, char keys[][48], size_t max)

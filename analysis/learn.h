@@ -18,7 +18,7 @@
 #include "analysis/correlate.h"
 #include "analysis/uarch.h"
 
-#define T32_LEARN_MAX_PARAMS 16	/* parameters learned at once */
+#define T32_LEARN_MAX_PARAMS 24	/* parameters learned at once */
 
 /* One probe: a block measured on the machine, as t32_corr_fit takes it. */
 struct t32_learn_probe {

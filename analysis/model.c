@@ -17,7 +17,8 @@
  *             the class's retire delay; with retire_group G > 1 the stream is
  *             cut into aligned groups of G (counted from the first instruction)
  *             and a group retires only once all of it could, so its first
- *             instruction is the one an interrupt selects
+ *             instruction is the one an interrupt selects; with
+ *             retire_nop_free a nop takes no slot of the width
  * A load of the same address expression as an earlier store (same registers,
  * unchanged since) takes its value store_forward_latency after the store's data.
  * Execute-at-retire instructions start only when the one before them has retired;
@@ -366,15 +367,19 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 			for (size_t g = gfirst; g <= i; g++) {
 				struct t32_model_row *y = &rows[g];
 
+				int free_slot = u->retire_nop_free &&
+					b[g == i ? k : y->insn].cls == T32_CLASS_NOP;
+
 				r = MAX(group_done, retire_cycle);
-				if (r == retire_cycle && retire_count >= wretire)
+				if (r == retire_cycle && retire_count >= wretire && !free_slot)
 					r++;
 				y->weight = r - retire_cycle;
 				if (r != retire_cycle) {
 					retire_cycle = r;
 					retire_count = 0;
 				}
-				retire_count++;
+				if (!free_slot)
+					retire_count++;
 				y->retire = r;
 				if (b[g == i ? k : y->insn].cls == T32_CLASS_SERIAL)
 					serial_block = r + 1;

@@ -43,6 +43,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "retire_group_flags", FIELD(retire_group_flags), 0, 1, 0,
 	  "1: only instructions that write flags retire in groups (runs of them cut "
 	  "into groups of retire_group), every other alone; 0: every instruction" },
+	{ "retire_nop_free", FIELD(retire_nop_free), 0, 1, 0,
+	  "1: a nop takes no retire slot (it retires in the cycle of the instruction "
+	  "before it and holds nothing); 0 or absent: one slot like any other" },
 	{ "sample_stray", FIELD(sample_stray), 0, 50, 0,
 	  "percent of the samples spread evenly over the block (a sampler whose skid "
 	  "varies); 0 or absent: none" },

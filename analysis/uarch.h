@@ -34,6 +34,9 @@ struct t32_uarch {
 						   groups, a run of them cut into groups of
 						   retire_group from its first (shifted by the
 						   phase); every other instruction alone */
+	unsigned retire_nop_free;		/* 1: a nop takes no retire slot: it retires in
+						   the cycle of the one before it (the Zen 4's
+						   loads followed by up to 24 nops) */
 	unsigned sample_stray;			/* percent of the interrupt samples that land on
 						   any instruction of the unit alike (a sampler
 						   whose skid varies), not where the model says */

@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 49
+plan 54
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -28,6 +28,17 @@ cp "$TMP/out" "$TMP/first"
 run learn --from "$Z/probes" --no-store --format=tsv
 awk '/^# objective: / { exit !($3 < 300) }' "$TMP/out"
 ok $? "Zen 5's probes: a parameter that left its start is tried there again ($(sed -n 's/^# objective: //p' "$TMP/out"))"
+like "$TMP/out" '^retire_nop_free	0	0	0	1$' "Zen 5's probes: nops take slots of the width"
+# the quiet Zen 4's load-nop20 probe: every sample on the nop after the load, as
+# when the twenty nops take no retire slot (in slots they would fill three cycles)
+Q="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-quiet/probes"
+run learn --from "$Q" --no-store --format=tsv
+like "$TMP/out" '^retire_nop_free	1	1	1	1$' "the quiet Zen 4's probes: nops take no retire slot"
+like "$TMP/out" '^load-nop20	0\.0[0-4]' "and its load-nop20 probe is predicted within TVD 0.05"
+keys=retire_width
+for i in $(seq 2 25); do keys="$keys,retire_width"; done
+expect 2 'more than 24 keys to learn at once' "--keys with more than it learns at once" -- \
+	learn --from "$Z/more" --no-store --keys "$keys"
 run learn --from "$Z/more" --no-store --format=tsv
 grep -v '^# seconds' "$TMP/first" >"$TMP/a"
 grep -v '^# seconds' "$TMP/out" >"$TMP/b"

@@ -486,7 +486,8 @@ int cmd_learn(int argc, char **argv)
 	t1 = t32_now();
 	if (t32_probe_set_fit_keys(&u, &s, a.keys, a.sets, a.nsets, &r, err, sizeof(err))) {
 		t32_error("%s", err);
-		if (strstr(err, "unknown parameter") || strstr(err, "named twice"))
+		if (strstr(err, "unknown parameter") || strstr(err, "named twice") ||
+		    strstr(err, "keys to learn at once"))
 			rc = T32_EXIT_USAGE;
 		goto out;
 	}

@@ -145,6 +145,10 @@ int t32_probe_set_fit_keys(const struct t32_uarch *u, struct t32_probe_set *s, c
 			snprintf(keys[nk++], 48, "%.*s", (int)(l < 47 ? l : 47), list);
 			list += l + (list[l] == ',');
 		}
+		if (*list) {
+			snprintf(err, errlen, "more than %d keys to learn at once", T32_LEARN_MAX_PARAMS);
+			return -1;
+		}
 	} else if (!list) {
 		nk = t32_learn_default_params(u, s->pr, s->n, keys, T32_LEARN_MAX_PARAMS);
 	}
