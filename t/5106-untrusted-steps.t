@@ -8,7 +8,8 @@
 # move far when the slowed steps are trusted; a curve trusted in one step of
 # sixteen is counted by learn as one to doubt.  A step that failed or is
 # missing stops correlate; a sweep older than the status column is trusted
-# whole.  Nothing is measured here.
+# whole; a sample table a row short or without its samples column stops
+# correlate.  Nothing is measured here.
 
 . "$(dirname "$0")/lib-tap.sh"
 
@@ -17,7 +18,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 S="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512/study/load-add2"
 [ -f "$S/sweep.tsv" ] || skip_all "no Zen 4 recording"
 
-plan 16
+plan 18
 
 # the block's copy with steps $4..16 (default 9) marked untrusted ($1) and slowed by $3 cycles
 spoil() {
@@ -94,3 +95,15 @@ run correlate --from "$TMP/old/load-add2" --no-measure --uarch zen4 --fit none l
 is "$all" "$(cycles)" "a sweep without a status column: every step trusted, as before the column"
 ! grep -q 'not trusted by the sweep' "$TMP/out"
 ok $? "and none said to be untrusted"
+
+# the sampler's table, read by correlate --from: a row gone, a column renamed
+mkdir -p "$TMP/short/load-add2" "$TMP/nocol/load-add2"
+for d in short nocol; do cp "$S/shares.tsv" "$S/curve.tsv" "$S/sweep.tsv" "$TMP/$d/load-add2/"; done
+awk -F'\t' '/^#/ || $1 != "3" { print }' "$S/sample.tsv" >"$TMP/short/load-add2/sample.tsv"
+sed 's/^position\tinsn\tsamples/position\tinsn\tcount/; s/^position\toffset_bytes\tinsn\tsamples/position\toffset_bytes\tinsn\tcount/' \
+	"$S/sample.tsv" >"$TMP/nocol/load-add2/sample.tsv"
+run correlate --from "$TMP/short/load-add2" --no-measure --uarch zen4 --fit none load-add2
+like "$TMP/err" "the sampled body is not whole copies of the unit '69 positions, unit of 7'" \
+	"a sample table a row short stops correlate (exit $rc)"
+run correlate --from "$TMP/nocol/load-add2" --no-measure --uarch zen4 --fit none load-add2
+like "$TMP/err" "the sample table has no column 'samples'" "and so does one without its samples column (exit $rc)"

@@ -138,31 +138,6 @@ static int corr_assemble(const char *text, unsigned char **code, size_t *len, ch
 	return rc;
 }
 
-/* Split a tab-separated line in place into at most max fields; returns the count. */
-static size_t corr_fields(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			break;
-		*line++ = 0;
-	}
-	return n;
-}
-
-/* Index of a column name in a header, or -1. */
-static int corr_column(char **head, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(head[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
 /*
  * "k = K: REASON" into why (when still empty), the reason cut at its first
  * colon or parenthesis: what the label of an untrusted step curve names.
@@ -232,17 +207,22 @@ out:
 static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char *backend,
 			     size_t blen, char *err, size_t errlen)
 {
-	char *copy = strdup(text ? text : ""), *save = NULL, *line, *head[16], *v[16];
+	struct t32_tsv t;
+	FILE *in = text && text[0] ? fmemopen((void *)text, strlen(text), "r") : NULL;
 	size_t nh = 0, rows = 0;
-	int cp = -1, cs = -1;
+	long cp = -1, cs = -1;
+	int rc = -1;
 
-	if (!copy) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
 	memset(counts, 0, n * sizeof(*counts));
 	backend[0] = 0;
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	if (!in || t32_tsv_from(&t, in, "t32 sample")) {
+		if (in)
+			fclose(in);
+		snprintf(err, errlen, "no sample table in the sampler's output '%s'", "t32 sample");
+		return -1;
+	}
+	while (t32_tsv_next(&t) == 1) {
+		const char *line = t.line;
 		char *end;
 		unsigned long long pos, k;
 
@@ -255,39 +235,37 @@ static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char 
 		if (!nh) {
 			if (strncmp(line, "position\t", 9) != 0)
 				continue;
-			nh = corr_fields(line, head, 16);
-			cp = corr_column(head, nh, "position");
-			cs = corr_column(head, nh, "samples");
-			if (cp < 0 || cs < 0) {
-				free(copy);
-				snprintf(err, errlen, "the sample table has no samples column '%s'",
-					 "position");
-				return -1;
+			nh = t32_tsv_split(&t);
+			cp = t32_tsv_column(t.fields, nh, "position");
+			cs = t32_tsv_column(t.fields, nh, "samples");
+			if (cs < 0) {
+				snprintf(err, errlen, "the sample table has no column '%s'", "samples");
+				goto out;
 			}
 			continue;
 		}
-		if (corr_fields(line, v, 16) < nh)
+		if (t32_tsv_split(&t) < nh)
 			continue;
-		pos = strtoull(v[cp], &end, 10);
-		if (*end)
+		pos = strtoull(t.fields[cp], &end, 10);
+		if (*end || end == t.fields[cp])
 			continue;
-		k = strtoull(v[cs], &end, 10);
-		if (*end)
+		k = strtoull(t.fields[cs], &end, 10);
+		if (*end || end == t.fields[cs])
 			continue;
 		counts[pos % n] += k;
 		rows++;
 	}
-	free(copy);
-	if (!nh || rows == 0) {
+	if (!nh || rows == 0)
 		snprintf(err, errlen, "no sample table in the sampler's output '%s'", "t32 sample");
-		return -1;
-	}
-	if (rows % n) {
+	else if (rows % n)
 		snprintf(err, errlen, "the sampled body is not whole copies of the unit "
 			 "'%zu positions, unit of %zu'", rows, n);
-		return -1;
-	}
-	return 0;
+	else
+		rc = 0;
+out:
+	t32_tsv_close(&t);
+	fclose(in);
+	return rc;
 }
 
 /* The step curve as the sweep hands its rows over: k copies of the unit, k = 0..kmax. */
