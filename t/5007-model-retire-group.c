@@ -34,14 +34,6 @@ static void wide_uarch(struct t32_uarch *u)
 	u->latency[T32_CLASS_ATRETIRE] = 20;
 }
 
-/* Steady state with skid 1 into r; bails when the model fails. */
-static void steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		   struct t32_model_result *r)
-{
-	if (t32_model_steady(u, b, n, 1, r))
-		bail("the model fails");
-}
-
 int main(void)
 {
 	struct t32_uarch u;
@@ -66,12 +58,12 @@ int main(void)
 	if (n != 4)
 		bail("cannot decode add-2-1-1");
 	u.retire_group = 1;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	is_double(2.0, r.cycles_per_iter, 1e-9, "group 1: 2 cycles an iteration");
 	ok(r.share[1] == 0.5 && r.share[2] == 0.5, "group 1: samples half on the chain's end, half after it");
 	t32_model_result_free(&r);
 	u.retire_group = 2;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	is_double(2.0, r.cycles_per_iter, 1e-9, "group 2: still 2 cycles an iteration");
 	is_double(1.0, r.share[1], 1e-9, "group 2: every sample on the chain's second add");
 	ok(r.weight[0] == 2 && r.weight[1] == 0 && r.weight[2] == 0 && r.weight[3] == 0,
@@ -87,18 +79,18 @@ int main(void)
 	/* the same adds shifted by one: the pairs now split the chain */
 	n = kit_block(&u, SHIFTED, sizeof(SHIFTED), &b);
 	u.retire_group = 1;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	ok(r.share[2] == 0.5 && r.share[3] == 0.5, "shifted, group 1: samples on idx 2 and 3");
 	t32_model_result_free(&r);
 	u.retire_group = 2;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	ok(r.share[1] == 0.5 && r.share[3] == 0.5, "shifted, group 2: samples on idx 1 and 3");
 	t32_model_result_free(&r);
 	free(b);
 
 	/* three instructions, pairs: the alignment alternates, two iterations repeat */
 	n = kit_block(&u, ODD, sizeof(ODD), &b);
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	is_int(2, r.period, "an odd block in pairs repeats every two iterations");
 	is_double(2.0, r.cycles_per_iter, 1e-9, "and keeps its 2 cycles an iteration");
 	is_double(0.5, r.share[1], 1e-9, "half the samples on the chain's second add");
@@ -113,7 +105,7 @@ int main(void)
 	t32_model_trace(&u, b, n, 4, rows);
 	ok(rows[1].start >= rows[0].complete && rows[1].complete - rows[1].start >= 20,
 	   "lock add starts after the add before it in its group, then takes 20 cycles");
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	ok(r.cycles_per_iter >= 20, "and the block takes at least 20 cycles an iteration (%.2f)",
 	   r.cycles_per_iter);
 	t32_model_result_free(&r);

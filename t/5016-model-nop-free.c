@@ -26,11 +26,26 @@ static const unsigned char LOAD_ADDS_NOP[] = {
 	0x83, 0xc2, 0x01, 0x90, 0x41, 0x83, 0xc3, 0x01,
 };
 
-static void steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		   struct t32_model_result *r)
+/*
+ * Instruction k of code's fifth iteration, traced with retire_nop_free at
+ * nop_free: the cycles it retires after the load that opens the iteration.
+ */
+static long after_load(struct t32_uarch *u, const unsigned char *code, size_t len,
+		       unsigned nop_free, size_t k)
 {
-	if (t32_model_steady(u, b, n, 1, r))
+	struct t32_model_insn *b = NULL;
+	struct t32_model_row rows[8 * 16];
+	size_t n = kit_block(u, code, len, &b);
+	long d;
+
+	if (!n || n > 16 || k >= n)
+		bail("cannot decode the block");
+	u->retire_nop_free = nop_free;
+	if (t32_model_trace(u, b, n, 8, rows))
 		bail("the model fails");
+	d = rows[4 * n + k].retire - rows[4 * n].retire;
+	free(b);
+	return d;
 }
 
 int main(void)
@@ -56,7 +71,7 @@ int main(void)
 	if (n != NOPS + 1)
 		bail("cannot decode the load and its nops");
 	u.retire_nop_free = 0;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	is_double(4.0, r.cycles_per_iter, 1e-9, "nops in slots: the load's 4 cycles an iteration");
 	ok(r.share[1] > 0.4 && r.share[9] > 0.2 && r.share[17] > 0.2,
 	   "nops in slots: samples after the load and on the 9th and 17th nop (%.2f, %.2f, %.2f)",
@@ -64,7 +79,7 @@ int main(void)
 	t32_model_result_free(&r);
 
 	u.retire_nop_free = 1;
-	steady(&u, b, n, &r);
+	kit_steady(&u, b, n, &r);
 	is_double(4.0, r.cycles_per_iter, 1e-9, "free nops: still 4 cycles an iteration");
 	is_double(1.0, r.share[1], 1e-9, "free nops: every sample on the nop after the load");
 	ok(r.weight[0] == 4 && r.weight[8] == 0 && r.weight[16] == 0,
@@ -81,31 +96,15 @@ int main(void)
 	 * the load and seven adds fill the cycle the load completes in: a free nop
 	 * retires in it too and the add after it waits a cycle; a nop in a slot waits
 	 */
-	n = kit_block(&u, LOAD_ADDS_NOP, sizeof(LOAD_ADDS_NOP), &b);
-	if (n != 10)
-		bail("cannot decode the load, the adds and the nop");
-	u.retire_nop_free = 1;
-	t32_model_trace(&u, b, n, 8, rows);
-	ok(rows[4 * n + 8].retire == rows[4 * n].retire &&
-	   rows[4 * n + 9].retire == rows[4 * n].retire + 1,
+	ok(after_load(&u, LOAD_ADDS_NOP, sizeof(LOAD_ADDS_NOP), 1, 8) == 0 &&
+	   after_load(&u, LOAD_ADDS_NOP, sizeof(LOAD_ADDS_NOP), 1, 9) == 1,
 	   "free nop: retires beside the load and seven adds; the add after it waits a cycle");
-	u.retire_nop_free = 0;
-	t32_model_trace(&u, b, n, 8, rows);
-	ok(rows[4 * n + 8].retire == rows[4 * n].retire + 1,
+	ok(after_load(&u, LOAD_ADDS_NOP, sizeof(LOAD_ADDS_NOP), 0, 8) == 1,
 	   "nop in a slot: it waits a cycle after the load and seven adds");
-	free(b);
 	/* seven free nops leave the cycle's slots to the add after them */
-	n = kit_block(&u, LOAD_NOPS_ADD, sizeof(LOAD_NOPS_ADD), &b);
-	if (n != 9)
-		bail("cannot decode the load, the nops and the add");
-	u.retire_nop_free = 1;
-	t32_model_trace(&u, b, n, 8, rows);
-	ok(rows[4 * n + 8].retire == rows[4 * n].retire,
+	ok(after_load(&u, LOAD_NOPS_ADD, sizeof(LOAD_NOPS_ADD), 1, 8) == 0,
 	   "free nops: the add after seven of them retires in the load's cycle");
-	u.retire_nop_free = 0;
-	t32_model_trace(&u, b, n, 8, rows);
-	ok(rows[4 * n + 8].retire == rows[4 * n].retire + 1,
+	ok(after_load(&u, LOAD_NOPS_ADD, sizeof(LOAD_NOPS_ADD), 0, 8) == 1,
 	   "nops in slots: the load and seven nops fill it, the add waits a cycle");
-	free(b);
 	return done_testing();
 }

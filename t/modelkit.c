@@ -61,3 +61,10 @@ void kit_key(struct t32_uarch *u, const char *key, unsigned long good, unsigned 
 	ok(t32_uarch_set(u, set, err, sizeof(err)) == -1 && strstr(err, key),
 	   "%s is out of range (%s)", set, err);
 }
+
+void kit_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		struct t32_model_result *r)
+{
+	if (t32_model_steady(u, b, n, 1, r))
+		bail("the model fails");
+}

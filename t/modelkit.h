@@ -20,6 +20,10 @@ void kit_uarch(struct t32_uarch *u, const char *name, unsigned width, unsigned r
 size_t kit_block(const struct t32_uarch *u, const unsigned char *code, size_t len,
 		 struct t32_model_insn **out);
 
+/* The steady state with skid 1 into r; bails out when the model fails. */
+void kit_steady(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
+		struct t32_model_result *r);
+
 /* Three tests: KEY=good is taken and reads back good, KEY=bad is refused naming KEY. */
 void kit_key(struct t32_uarch *u, const char *key, unsigned long good, unsigned long bad);
 
