@@ -340,7 +340,7 @@ static const char *const group_keys[] = {
 static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_width" };
 
 /* every default key fits: the groups', a delay a class but the nop's and the serialising one's, lock_early, the front's */
-_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 1 +
+_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 2 +
 	       sizeof(front_keys) / sizeof(front_keys[0]) <= T32_LEARN_MAX_PARAMS,
 	       "the default keys fit the learned parameters");
 
@@ -368,6 +368,8 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 			snprintf(keys[m++], 48, "retire_delay.%s", t32_classes[c].name);
 	if (present[T32_CLASS_ATRETIRE] && m < max)
 		snprintf(keys[m++], 48, "lock_early");
+	if (present[T32_CLASS_MUL] && m < max)
+		snprintf(keys[m++], 48, "ports.mul");
 	for (size_t k = 0; k < sizeof(front_keys) / sizeof(front_keys[0]) && m < max; k++)
 		snprintf(keys[m++], 48, "%s", front_keys[k]);
 	return m;

@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 54
+plan 56
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -35,6 +35,10 @@ Q="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-quiet/probes"
 run learn --from "$Q" --no-store --format=tsv
 like "$TMP/out" '^retire_nop_free	1	1	1	1$' "the quiet Zen 4's probes: nops take no retire slot"
 like "$TMP/out" '^load-nop20	0\.0[0-4]' "and its load-nop20 probe is predicted within TVD 0.05"
+# two multiply chains there put every sample on the second multiply: they complete
+# together, so two start a cycle (one a cycle would put a third after the second)
+like "$TMP/out" '^ports\.mul	[0-9]+	([2-9]|[1-9][0-9])	' "the multiplies a cycle learned, at least two"
+like "$TMP/out" '^mul-pair	0\.0[0-4]' "and its mul-pair probe is predicted within TVD 0.05"
 keys=retire_width
 for i in $(seq 2 25); do keys="$keys,retire_width"; done
 expect 2 'more than 24 keys to learn at once' "--keys with more than it learns at once" -- \
