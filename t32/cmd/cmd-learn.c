@@ -206,8 +206,8 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 		T32_OPT_LIST("set", "KEY=VALUE", a->sets, &a->nsets, sizeof(a->sets) / sizeof(a->sets[0]),
 			     "changes", "pin a parameter (not learned): an experiment on the probes"),
 		T32_OPT_STRING("keys", 0, "K,...|none", &a->keys,
-			       "the parameters to learn (default: those the probes touch);\n"
-			       "none: learn nothing, only predict the probes"),
+			       "the parameters to learn, at most 24 (default: those the probes\n"
+			       "touch); none: learn nothing, only predict the probes"),
 		T32_OPT_FLAG("measure-only", 0, &a->measure_only,
 			     "measure the blocks of --probes DIR into -o DIR and stop\n"
 			     "(how a machine's other blocks are recorded beside its probes)"),
