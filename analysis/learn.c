@@ -18,6 +18,8 @@
 _Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent holds every learned parameter");
 
 #define LEARN_MAX_PASSES 6	/* coordinate-descent passes */
+#define LEARN_ROUNDS 4		/* one unweighted round, then up to three weighted */
+#define LEARN_REWEIGH 2.0	/* a weight that moved by more than this factor: weigh again */
 /*
  * The cycles per iteration a probe runs at count as one more measurement: the
  * model's relative error from the curve's slope, in sds of the slope's own
@@ -430,9 +432,45 @@ static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
 }
 
 /*
- * The descent from v[] in two rounds, its best values into best_v[] and its
- * objective into *best.  The second round also descends again from each other
- * retire group and from each starting value a parameter left: on the Zen 5
+ * Each probe's weights from the least misfit per degree of freedom any value so
+ * far gave it, set when unset (first) or when one moved by more than a factor
+ * of LEARN_REWEIGH; returns whether they were set.
+ */
+static int learn_weigh(struct learn_ctx *c, int first)
+{
+	const struct t32_learn_probe *pr = c->pr;
+	size_t npr = c->npr;
+	int moved = first;
+
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < npr; i++) {
+			double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
+			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
+			double ws = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
+			double wc = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
+
+			if (pr[i].held)
+				continue;
+			if (pass == 0) {
+				moved |= ws > LEARN_REWEIGH * c->w_share[i] ||
+					 ws * LEARN_REWEIGH < c->w_share[i] ||
+					 wc > LEARN_REWEIGH * c->w_curve[i] ||
+					 wc * LEARN_REWEIGH < c->w_curve[i];
+			} else {
+				c->w_share[i] = ws;
+				c->w_curve[i] = wc;
+			}
+		}
+		if (!moved)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The descent from v[] in rounds, its best values into best_v[] and its
+ * objective into *best.  Each weighted round also descends again from each
+ * other retire group and from each starting value a parameter left: on the Zen 5
  * recording, whose store latency had come from the store's throughput and was
  * then left to the table, the descent stopped at retire_width 5, where the width
  * held at its documented 8 while the rest moved scored lower.
@@ -440,19 +478,21 @@ static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
 static int learn_search(struct learn_ctx *c, const unsigned long *v, unsigned long *best_v,
 			double *best, const char *const *keys, char *err, size_t errlen)
 {
-	const struct t32_learn_probe *pr = c->pr;
-	size_t npr = c->npr, nk = c->np;
+	size_t nk = c->np;
 
 	/*
-	 * Two rounds: the first (one pass over every parameter's range) with every
-	 * term as it is, the second with each probe's two terms divided by the least
-	 * misfit per degree of freedom any value of the first gave that probe: the
-	 * scatter the probe keeps whatever the model (a sampling regime, a clock
-	 * that moved), so a probe no model shapes exactly does not drown the others,
-	 * and a probe the starting values fit badly but some value fits well keeps
-	 * its say.
+	 * The first round (one pass over every parameter's range) with every term as
+	 * it is; the next with each probe's two terms divided by the least misfit per
+	 * degree of freedom any value so far gave that probe: the scatter the probe
+	 * keeps whatever the model (a sampling regime, a clock that moved), so a probe
+	 * no model shapes exactly does not drown the others, and a probe the starting
+	 * values fit badly but some value fits well keeps its say.  One pass can miss
+	 * the values that fit a probe (a Zen 4's load-nop20 met them only in the
+	 * second round, and weighed as a probe nothing fits, its nops were learned to
+	 * take slots): when a weighted round found a probe a fit much better than the
+	 * weights knew, or much worse, they are set again and the round run again.
 	 */
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < LEARN_ROUNDS; round++) {
 		/* the first round only sets the weights: one pass will do */
 		struct t32_descent d = { c->p, c->np, round ? LEARN_MAX_PASSES : 1,
 					  learn_objective, c };
@@ -468,17 +508,8 @@ static int learn_search(struct learn_ctx *c, const unsigned long *v, unsigned lo
 				 nk ? keys[0] : "(none)");
 			return -1;
 		}
-		if (round == 1)
+		if (round + 1 == LEARN_ROUNDS || !learn_weigh(c, round == 0))
 			break;
-		for (size_t i = 0; i < npr; i++) {
-			double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
-			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
-
-			if (pr[i].held)
-				continue;
-			c->w_share[i] = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
-			c->w_curve[i] = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
-		}
 	}
 	return 0;
 }
