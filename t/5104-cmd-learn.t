@@ -28,23 +28,23 @@ cp "$TMP/out" "$TMP/first"
 run learn --from "$Z/probes" --no-store --format=tsv
 like "$TMP/out" '^retire_width	11	' "Zen 5's probes: a parameter that left its start is tried there again (the width ends at 11, not 5)"
 like "$TMP/out" '^retire_nop_free	0	0	' "Zen 5's probes: nops take slots of the width"
-# the quiet Zen 4's load-nop20 probe: every sample on the nop after the load, as
-# when the twenty nops take no retire slot (in slots they would fill three cycles)
-Q="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-quiet/probes"
-run learn --from "$Q" --no-store --format=tsv
-like "$TMP/out" '^retire_nop_free	1	1	1	1$' "the quiet Zen 4's probes: nops take no retire slot"
-like "$TMP/out" '^load-nop20	0\.0[0-4]' "and its load-nop20 probe is predicted within TVD 0.05"
+# nops_free DIR WHAT: the probes of DIR learn that nops take no retire slot, and
+# predict load-nop20 (every sample on the nop after the load; in slots the twenty
+# would fill three cycles) within TVD 0.05
+nops_free() {
+	run learn --from "$1" --no-store --format=tsv
+	like "$TMP/out" '^retire_nop_free	1	1	1	1$' "$2: nops take no retire slot"
+	like "$TMP/out" '^load-nop20	0\.0[0-4]' "$2: load-nop20 predicted within TVD 0.05"
+}
+nops_free "$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-quiet/probes" "the quiet Zen 4's probes"
 # two multiply chains there put every sample on the second multiply: they complete
 # together, so two start a cycle (one a cycle would put a third after the second)
 like "$TMP/out" '^ports\.mul	[0-9]+	([2-9]|[1-9][0-9])	' "the multiplies a cycle learned, at least two"
 like "$TMP/out" '^mul-pair	0\.0[0-4]' "and its mul-pair probe is predicted within TVD 0.05"
 # a busier hour on the same guest: the one pass that first weighs the probes met no
 # value that fits load-nop20, and weighed it as a probe nothing fits; weighed again
-# after the descent found one, its nops take no retire slot there too
-B="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-busy2/probes"
-run learn --from "$B" --no-store --format=tsv
-like "$TMP/out" '^retire_nop_free	1	1	1	1$' "a busier recording of the same Zen 4: weighed again, nops take no slot"
-like "$TMP/out" '^load-nop20	0\.0[0-4]' "and its load-nop20 is predicted within TVD 0.05"
+# after the descent found one, the nops take no slot there too
+nops_free "$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-busy2/probes" "a busier recording of the same Zen 4, weighed again"
 keys=retire_width
 for i in $(seq 2 25); do keys="$keys,retire_width"; done
 expect 2 'more than 24 keys to learn at once' "--keys with more than it learns at once" -- \
