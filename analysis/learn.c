@@ -431,39 +431,42 @@ static int learn_params_init(struct learn_ctx *c, struct t32_learn_result *r,
 	return t32_corr_params_init(keys, nk, r->p, v, learn_param_init, c, err, errlen);
 }
 
+/* Probe i's weights: its terms over the least misfit per degree of freedom any value so far gave it. */
+static void learn_probe_weights(const struct learn_ctx *c, size_t i, double *ws, double *wc)
+{
+	double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
+	double dc = c->pr[i].d.curve ? (double)c->pr[i].d.kmax : 1;
+
+	*ws = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
+	*wc = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
+}
+
+/* Is a outside b's range by more than a factor of LEARN_REWEIGH either way? */
+static int learn_moved(double a, double b)
+{
+	return a > LEARN_REWEIGH * b || a * LEARN_REWEIGH < b;
+}
+
 /*
- * Each probe's weights from the least misfit per degree of freedom any value so
- * far gave it, set when unset (first) or when one moved by more than a factor
- * of LEARN_REWEIGH; returns whether they were set.
+ * Each probe's weights set (first) or set again when one moved by more than a
+ * factor of LEARN_REWEIGH; returns whether they were set.
  */
 static int learn_weigh(struct learn_ctx *c, int first)
 {
-	const struct t32_learn_probe *pr = c->pr;
-	size_t npr = c->npr;
 	int moved = first;
+	double ws, wc;
 
-	for (size_t pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < npr; i++) {
-			double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
-			double dc = pr[i].d.curve ? (double)pr[i].d.kmax : 1;
-			double ws = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
-			double wc = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
-
-			if (pr[i].held)
-				continue;
-			if (pass == 0) {
-				moved |= ws > LEARN_REWEIGH * c->w_share[i] ||
-					 ws * LEARN_REWEIGH < c->w_share[i] ||
-					 wc > LEARN_REWEIGH * c->w_curve[i] ||
-					 wc * LEARN_REWEIGH < c->w_curve[i];
-			} else {
-				c->w_share[i] = ws;
-				c->w_curve[i] = wc;
-			}
-		}
-		if (!moved)
-			return 0;
+	for (size_t i = 0; i < c->npr && !moved; i++) {
+		if (c->pr[i].held)
+			continue;
+		learn_probe_weights(c, i, &ws, &wc);
+		moved = learn_moved(ws, c->w_share[i]) || learn_moved(wc, c->w_curve[i]);
 	}
+	if (!moved)
+		return 0;
+	for (size_t i = 0; i < c->npr; i++)
+		if (!c->pr[i].held)
+			learn_probe_weights(c, i, &c->w_share[i], &c->w_curve[i]);
 	return 1;
 }
 

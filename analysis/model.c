@@ -366,9 +366,8 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		if (group_closes(u, b, n, i, total, phase, group, &run)) {
 			for (size_t g = gfirst; g <= i; g++) {
 				struct t32_model_row *y = &rows[g];
-
-				int free_slot = u->retire_nop_free &&
-					b[g == i ? k : y->insn].cls == T32_CLASS_NOP;
+				enum t32_class cls = b[g == i ? k : y->insn].cls;
+				int free_slot = u->retire_nop_free && cls == T32_CLASS_NOP;
 
 				r = MAX(group_done, retire_cycle);
 				if (r == retire_cycle && retire_count >= wretire && !free_slot)
@@ -381,7 +380,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 				if (!free_slot)
 					retire_count++;
 				y->retire = r;
-				if (b[g == i ? k : y->insn].cls == T32_CLASS_SERIAL)
+				if (cls == T32_CLASS_SERIAL)
 					serial_block = r + 1;
 			}
 			gfirst = i + 1;

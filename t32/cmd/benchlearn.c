@@ -216,16 +216,11 @@ struct learn_said {
 static void learn_read_said(const char *text, struct learn_said *f)
 {
 	struct t32_tsv t;
-	FILE *in;
 	long ct = -1, ce = -1;
 
 	*f = (struct learn_said){ -1, 0, 0, 0, -1, NAN, NAN };
-	if (!text || !text[0] || !(in = fmemopen((void *)text, strlen(text), "r")))
+	if (t32_tsv_text(&t, text, "t32 learn"))
 		return;
-	if (t32_tsv_from(&t, in, "t32 learn")) {
-		fclose(in);
-		return;
-	}
 	while (t32_tsv_next(&t) == 1) {
 		const char *line = t.line;
 
@@ -252,7 +247,6 @@ static void learn_read_said(const char *text, struct learn_said *f)
 		}
 	}
 	t32_tsv_close(&t);
-	fclose(in);
 }
 
 /*

@@ -93,6 +93,19 @@ int t32_tsv_from(struct t32_tsv *t, FILE *f, const char *path)
 	return 0;
 }
 
+int t32_tsv_text(struct t32_tsv *t, const char *text, const char *name)
+{
+	FILE *f = text && text[0] ? fmemopen((void *)text, strlen(text), "r") : NULL;
+
+	if (!f || t32_tsv_from(t, f, name)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	t->own = 1;
+	return 0;
+}
+
 int t32_tsv_open(struct t32_tsv *t, const char *path)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");

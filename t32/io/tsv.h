@@ -44,6 +44,11 @@ struct t32_tsv {
 int t32_tsv_open(struct t32_tsv *t, const char *path);
 /* Read from f, already open, named path in messages; f stays the caller's. */
 int t32_tsv_from(struct t32_tsv *t, FILE *f, const char *path);
+/*
+ * Read text (another command's output, kept in memory), named name in messages;
+ * t32_tsv_close lets it go.  -1, without a message, when it is empty or cannot be read.
+ */
+int t32_tsv_text(struct t32_tsv *t, const char *text, const char *name);
 /* The next line: 1, 0 at the end of the file, -1 after an error message. */
 int t32_tsv_next(struct t32_tsv *t);
 /* Split the current line in place at its tabs, each field unescaped; the field count. */

@@ -208,16 +208,13 @@ static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char 
 			     size_t blen, char *err, size_t errlen)
 {
 	struct t32_tsv t;
-	FILE *in = text && text[0] ? fmemopen((void *)text, strlen(text), "r") : NULL;
 	size_t nh = 0, rows = 0;
 	long cp = -1, cs = -1;
 	int rc = -1;
 
 	memset(counts, 0, n * sizeof(*counts));
 	backend[0] = 0;
-	if (!in || t32_tsv_from(&t, in, "t32 sample")) {
-		if (in)
-			fclose(in);
+	if (t32_tsv_text(&t, text, "t32 sample")) {
 		snprintf(err, errlen, "no sample table in the sampler's output '%s'", "t32 sample");
 		return -1;
 	}
@@ -264,7 +261,6 @@ static int corr_read_samples(const char *text, size_t n, uint64_t *counts, char 
 		rc = 0;
 out:
 	t32_tsv_close(&t);
-	fclose(in);
 	return rc;
 }
 
