@@ -22,7 +22,7 @@ CFLAGS   ?= -O2 -g
 PKGS      = gsl capstone
 T32_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -I. \
 	-DT32_DATADIR='"$(DATADIR)"' $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-T32_LIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+T32_LIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 PROVE    ?= prove
 B         = build
 

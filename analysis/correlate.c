@@ -47,6 +47,8 @@ struct corr_ctx {
 	uint64_t total;				/* samples */
 	struct t32_model_insn *block;
 	struct t32_model_insn *loop;		/* the loop as sampled (d->loop), or NULL */
+	const struct t32_lat_entry *const *found, *const *loop_found;	/* t32_model_find of each */
+	const struct t32_lat_entry **own;	/* what this fit looked up itself (n + loop_n) */
 	struct t32_model_result loop_res;	/* its steady state */
 	double *share;				/* predicted shares on the unit, n */
 	double *curve;				/* model curve, kmax + 1 */
@@ -157,7 +159,7 @@ static int corr_loop_shares(struct corr_ctx *c, const unsigned long *v)
 		memcpy(c->share, c->res.share, c->n * sizeof(double));
 		return 0;
 	}
-	t32_model_prepare(&c->u, c->tab, d->loop, d->loop_n, c->loop);
+	t32_model_prepare_found(&c->u, c->loop_found, d->loop, d->loop_n, c->loop);
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] >= 0)
 			for (size_t k = 0; k < d->loop_copies; k++) {
@@ -204,7 +206,7 @@ static double corr_eval(struct corr_ctx *c, const unsigned long *v)
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] < 0 && t32_uarch_set_value(&c->u, c->p[j].key, v[j]))
 			return INFINITY;
-	t32_model_prepare(&c->u, c->tab, c->insns, c->n, c->block);
+	t32_model_prepare_found(&c->u, c->found, c->insns, c->n, c->block);
 	for (size_t j = 0; j < c->np; j++)
 		if (c->insn_of[j] >= 0) {
 			c->block[c->insn_of[j]].latency = (unsigned)v[j];
@@ -282,7 +284,7 @@ static double corr_objective(void *c, const unsigned long *v)
 /* t32_descend over the block's parameters (skip: -1, or one held). */
 static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 {
-	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c };
+	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
 
 	return t32_descend(&d, v, skip);
 }
@@ -290,7 +292,7 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 /* t32_descend_group_starts over the block's parameters. */
 static double corr_group_starts(struct corr_ctx *c, unsigned long *best_v, double best)
 {
-	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c };
+	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
 
 	return t32_descend_group_starts(&d, best_v, best);
 }
@@ -559,7 +561,23 @@ static int corr_alloc(struct corr_ctx *c, struct t32_corr_result *r, char *err, 
 
 	c->block = calloc(n, sizeof(*c->block));
 	c->share = calloc(n, sizeof(double));
-	c->memo = calloc(CORR_MEMO_SLOTS, sizeof(*c->memo));	/* none: every run made anew */
+	/* none: every run made anew (and a fit of nothing, unbalanced, runs once) */
+	c->memo = c->np || c->o->balance ? calloc(CORR_MEMO_SLOTS, sizeof(*c->memo)) : NULL;
+	c->found = d->found;
+	c->loop_found = d->loop ? d->loop_found : NULL;
+	if (!c->found || (d->loop && !c->loop_found)) {
+		c->own = calloc(n + (d->loop ? d->loop_n : 0), sizeof(*c->own));
+		if (!c->own) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		t32_model_find(c->tab, c->insns, n, c->own);
+		c->found = c->own;
+		if (d->loop) {
+			t32_model_find(c->tab, d->loop, d->loop_n, c->own + n);
+			c->loop_found = c->own + n;
+		}
+	}
 	c->loop = d->loop ? calloc(d->loop_n, sizeof(*c->loop)) : NULL;
 	c->curve = calloc(d->kmax + 1, sizeof(double));
 	r->latency = calloc(n, sizeof(double));
@@ -645,6 +663,7 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 	const struct t32_corr_opts *o = c->o;
 	size_t np = c->np, dof;
 	double *prof, misfit;
+	struct t32_descent dd = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
 
 	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
 	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);
@@ -664,7 +683,7 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 		if ((long)j == wj)
 			memcpy(prof, r->width_objective, (p->hi - p->lo + 1) * sizeof(double));
 		else
-			t32_descend_profile(corr_objective, c, best_v, np, j, p->lo, p->hi, prof);
+			t32_descend_profile(&dd, best_v, j, p->lo, p->hi, prof);
 		corr_uncertainty(p, prof, r->scale);
 	}
 	free(prof);
@@ -764,7 +783,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	if (corr_alloc(&c, r, err, errlen))
 		goto out;
-	t32_model_prepare(u, tab, insns, n, c.block);
+	t32_model_prepare_found(u, c.found, insns, n, c.block);
 	if (corr_params_init(&c, r, params, np, v, &wj, err, errlen))
 		goto out;
 
@@ -784,7 +803,7 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 		goto out;
 	rc = 0;
 out:
-	t32_free_all(c.memo, c.block, c.share, c.loop, c.curve);
+	t32_free_all(c.memo, c.block, c.share, c.loop, c.curve, c.own);
 	t32_model_result_free(&c.res);
 	t32_model_result_free(&c.loop_res);
 	if (rc)

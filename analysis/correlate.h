@@ -44,6 +44,12 @@ struct t32_corr_data {
 	/* the curve's slope (t32_corr_curve_slope) where the caller has it; NULL: worked out */
 	const double *slope;
 	const unsigned char *curve_ok;	/* per point, 1 where the sweep trusted it; NULL: all */
+	/*
+	 * The table's entries for the unit's n instructions and the loop's loop_n
+	 * (t32_model_find) where the caller has them, as a learn does, running
+	 * one probe thousands of times; NULL: looked up at each fit.
+	 */
+	const struct t32_lat_entry *const *found, *const *loop_found;
 };
 
 /* Tuning of the fit; t32_corr_opts_init gives the defaults. */

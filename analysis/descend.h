@@ -23,6 +23,12 @@
 
 /* The objective at v, INFINITY where the model cannot run at v. */
 typedef double (*t32_objective_fn)(void *ctx, const unsigned long *v);
+/*
+ * The objective at count points at once (vs holds np values a point), into
+ * out: what a caller gives that can run them side by side.
+ */
+typedef void (*t32_objective_many_fn)(void *ctx, const unsigned long *vs, size_t count,
+				      double *out);
 
 struct t32_descent {
 	const struct t32_corr_param *p;	/* np parameters: their ranges lo..hi and keys */
@@ -30,6 +36,11 @@ struct t32_descent {
 	int passes;			/* passes over the parameters at most */
 	t32_objective_fn f;
 	void *ctx;
+	/*
+	 * NULL, or f at many points at once: a scan along one parameter asks for
+	 * all its values together.  It must give what f gives at each point.
+	 */
+	t32_objective_many_fn many;
 };
 
 /* Is a better than b by more than the tie tolerance (a finite a beats an infinite b)? */
@@ -58,10 +69,10 @@ double t32_descend_group_starts(const struct t32_descent *d, unsigned long *best
 double t32_descend_start_again(const struct t32_descent *d, unsigned long *best_v, double best,
 			       const unsigned long *start);
 /*
- * The objective f along parameter j of the np at v (the others held at v),
- * over lo..hi into prof[0..hi - lo]: the profile an interval is read from.
+ * The objective along parameter j of d at v (the others held at v), over
+ * lo..hi into prof[0..hi - lo]: the profile an interval is read from.
  */
-void t32_descend_profile(t32_objective_fn f, void *ctx, const unsigned long *v, size_t np,
-			 size_t j, unsigned long lo, unsigned long hi, double *prof);
+void t32_descend_profile(const struct t32_descent *d, const unsigned long *v, size_t j,
+			 unsigned long lo, unsigned long hi, double *prof);
 
 #endif

@@ -5,6 +5,8 @@
  * up over the probes.
  */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "analysis/learn.h"
 #include "analysis/descend.h"
+#include "t32/util.h"
 
 _Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent holds every learned parameter");
 
@@ -35,6 +38,7 @@ _Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent hold
  */
 #define LEARN_CPI_CAP 5.0
 #define LEARN_MEMO_SLOTS 65536	/* a power of 2 */
+#define LEARN_THREADS_MAX 8	/* probes run side by side on up to this many cpus */
 #define LEARN_DELAY_MAX 8	/* retire delays scanned over 0..this (cycles) */
 #define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
 #define LEARN_STRAY_MAX 20	/* percent of stray samples scanned over 0..this */
@@ -73,7 +77,10 @@ struct learn_ctx {
 	struct learn_part *parts;	/* npr parts of the last learn_parts */
 	unsigned char *touches;		/* npr x np: parameter j changes probe i's model */
 	double *min_dev, *min_chi2;	/* per probe: the least of each term any run gave */
+	const struct t32_lat_entry **found;	/* per probe at found_at[i]: its unit's entries, then its loop's */
+	size_t *found_at;
 	size_t evals;
+	size_t threads;			/* cpus this process may run on, 1..LEARN_THREADS_MAX */
 };
 
 /*
@@ -121,8 +128,11 @@ static int learn_uarch(const struct learn_ctx *c, const unsigned long *v, struct
 	return 0;
 }
 
-/* One probe's parts under u; -1 when the model cannot run it. */
-static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size_t i,
+/*
+ * One probe's parts under u; -1 when the model cannot run it.  It reads c and
+ * writes only out, so probes run side by side (learn_note keeps the least terms).
+ */
+static int learn_probe_part(const struct learn_ctx *c, const struct t32_uarch *u, size_t i,
 			    struct learn_part *out)
 {
 	const struct t32_learn_probe *p = &c->pr[i];
@@ -130,16 +140,13 @@ static int learn_probe_part(struct learn_ctx *c, const struct t32_uarch *u, size
 	struct t32_corr_result r;
 	char err[256];
 
-	d.slope = &c->slope[i];	/* the curve's slope, worked out once a probe */
-	c->evals++;
+	d.slope = &c->slope[i];	/* the curve's slope, and the table's entries, found once a probe */
+	d.found = c->found + c->found_at[i];
+	d.loop_found = d.found + p->n;
 	if (t32_corr_fit(u, p->tab, p->insns, p->n, &d, NULL, 0, &c->o, &r, err, sizeof(err)))
 		return -1;
 	out->deviance = r.deviance;
 	out->chi2 = r.curve_chi2;
-	if (r.deviance < c->min_dev[i])
-		c->min_dev[i] = r.deviance;
-	if (r.curve_chi2 < c->min_chi2[i])
-		c->min_chi2[i] = r.curve_chi2;
 	out->penalty = 0;
 	if (isfinite(c->slope[i]) && c->slope[i] > 0) {
 		double e = (r.cycles_per_iter - c->slope[i]) / c->slope[i];
@@ -171,6 +178,16 @@ static struct learn_memo *learn_slot(const struct learn_ctx *c, size_t i, const 
 	return NULL;
 }
 
+/* Probe i ran, giving part: the least of each of its terms so far. */
+static void learn_note(struct learn_ctx *c, size_t i, const struct learn_part *part)
+{
+	c->evals++;
+	if (part->deviance < c->min_dev[i])
+		c->min_dev[i] = part->deviance;
+	if (part->chi2 < c->min_chi2[i])
+		c->min_chi2[i] = part->chi2;
+}
+
 /* The parts of every probe at v (from the memo where they ran before); NULL if v cannot run. */
 static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned long *v)
 {
@@ -195,6 +212,10 @@ static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned 
 			continue;
 		}
 		ok = learn_probe_part(c, &u, i, &c->parts[i]) == 0;
+		if (ok)
+			learn_note(c, i, &c->parts[i]);
+		else
+			c->evals++;
 		if (m) {
 			m->used = 1;
 			m->ok = ok;
@@ -206,6 +227,141 @@ static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned 
 			return NULL;
 	}
 	return c->parts;
+}
+
+/* A probe to run at one of many points: its values, where its parts go. */
+struct learn_job {
+	const struct t32_uarch *u;
+	size_t probe;
+	struct learn_memo *slot;	/* the memo slot it fills, or NULL (a full memo) */
+	struct learn_part part;
+	int ok;
+};
+
+/* One thread's share of the jobs: every step-th from first. */
+struct learn_work {
+	const struct learn_ctx *c;
+	struct learn_job *job;
+	size_t njob, first, step;
+};
+
+static void *learn_work_run(void *arg)
+{
+	struct learn_work *w = arg;
+
+	for (size_t k = w->first; k < w->njob; k += w->step) {
+		struct learn_job *j = &w->job[k];
+
+		j->ok = learn_probe_part(w->c, j->u, j->probe, &j->part) == 0;
+	}
+	return NULL;
+}
+
+/* Run the jobs side by side on up to c->threads cpus. */
+static void learn_run(struct learn_ctx *c, struct learn_job *job, size_t njob)
+{
+	struct learn_work w[LEARN_THREADS_MAX];
+	pthread_t t[LEARN_THREADS_MAX];
+	int started[LEARN_THREADS_MAX] = { 0 };
+	size_t nt = c->threads < njob ? c->threads : njob;
+
+	if (!nt)
+		return;
+	for (size_t k = 0; k < nt; k++)
+		w[k] = (struct learn_work){ c, job, njob, k, nt };
+	for (size_t k = 1; k < nt; k++)
+		started[k] = pthread_create(&t[k], NULL, learn_work_run, &w[k]) == 0;
+	learn_work_run(&w[0]);
+	for (size_t k = 1; k < nt; k++) {
+		if (started[k])
+			pthread_join(t[k], NULL);
+		else	/* no thread for it: its share runs here */
+			learn_work_run(&w[k]);
+	}
+}
+
+/* The joint objective from the parts of the probes with the current weights. */
+static double learn_sum(const struct learn_ctx *c, const struct learn_part *part)
+{
+	double f = 0;
+
+	for (size_t i = 0; i < c->npr; i++)
+		f += c->w_share[i] * part[i].deviance + c->w_curve[i] * part[i].chi2 + part[i].penalty;
+	return f;
+}
+
+static double learn_eval(struct learn_ctx *c, const unsigned long *v)
+{
+	const struct learn_part *part = learn_parts(c, v);
+
+	return part ? learn_sum(c, part) : INFINITY;
+}
+
+static double learn_objective(void *c, const unsigned long *v)
+{
+	return learn_eval(c, v);
+}
+
+/*
+ * The objective at count points at once: every probe a point needs run and
+ * the memo does not hold is a job, the jobs of all the points run side by
+ * side, and then each point is summed from the memo as learn_eval would.  A
+ * probe two points share (one a parameter that does not touch it tells apart)
+ * runs once: the first claims its memo slot.
+ */
+static void learn_objective_many(void *ctx, const unsigned long *vs, size_t count, double *out)
+{
+	struct learn_ctx *c = ctx;
+	struct t32_uarch *u = calloc(count, sizeof(*u));
+	struct learn_job *job = calloc(count * c->npr, sizeof(*job));
+	size_t njob = 0;
+
+	if (!u || !job) {	/* one at a time, then */
+		for (size_t k = 0; k < count; k++)
+			out[k] = learn_eval(c, &vs[k * c->np]);
+		t32_free_all(u, job);
+		return;
+	}
+	for (size_t k = 0; k < count; k++) {
+		unsigned long key[T32_LEARN_MAX_PARAMS];
+
+		out[k] = 0;
+		if (learn_uarch(c, &vs[k * c->np], &u[k])) {
+			out[k] = INFINITY;
+			continue;
+		}
+		for (size_t i = 0; i < c->npr; i++) {
+			struct learn_memo *m;
+
+			if (c->pr[i].held)
+				continue;
+			m = learn_slot(c, i, &vs[k * c->np], key);
+			if (m && m->used)
+				continue;
+			if (m) {	/* claimed now: a later point finds it */
+				m->used = 1;
+				m->probe = i;
+				memcpy(m->v, key, c->np * sizeof(*key));
+			}
+			job[njob++] = (struct learn_job){ &u[k], i, m, { 0, 0, 0 }, 0 };
+		}
+	}
+	learn_run(c, job, njob);
+	for (size_t k = 0; k < njob; k++) {
+		if (job[k].ok)
+			learn_note(c, job[k].probe, &job[k].part);
+		else
+			c->evals++;
+		if (job[k].slot) {
+			job[k].slot->ok = job[k].ok;
+			job[k].slot->part = job[k].part;
+		}
+	}
+	/* every slot now holds its run, but where the memo was full: those points one by one */
+	for (size_t k = 0; k < count; k++)
+		if (isfinite(out[k]))
+			out[k] = learn_eval(c, &vs[k * c->np]);
+	t32_free_all(u, job);
 }
 
 /*
@@ -246,24 +402,6 @@ static int learn_touches(struct learn_ctx *c)
 		}
 	}
 	return 0;
-}
-
-/* The joint objective at v with the current weights; INFINITY when v cannot run. */
-static double learn_eval(struct learn_ctx *c, const unsigned long *v)
-{
-	const struct learn_part *part = learn_parts(c, v);
-	double f = 0;
-
-	if (!part)
-		return INFINITY;
-	for (size_t i = 0; i < c->npr; i++)
-		f += c->w_share[i] * part[i].deviance + c->w_curve[i] * part[i].chi2 + part[i].penalty;
-	return f;
-}
-
-static double learn_objective(void *c, const unsigned long *v)
-{
-	return learn_eval(c, v);
 }
 
 /* Range and start of parameter j; -1 with err for an unknown key. */
@@ -378,9 +516,21 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 }
 
 /* The context's per-probe arrays, its memo and its probe-by-parameter table. */
+/* The cpus this process may run on, 1..LEARN_THREADS_MAX. */
+static size_t learn_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > LEARN_THREADS_MAX ? LEARN_THREADS_MAX : (size_t)n;
+}
+
 static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
 {
-	size_t npr = c->npr, nk = c->np;
+	size_t npr = c->npr, nk = c->np, nfound = 0;
 
 	c->w_share = calloc(npr, sizeof(double));
 	c->w_curve = calloc(npr, sizeof(double));
@@ -392,8 +542,16 @@ static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
 	c->memo = calloc(LEARN_MEMO_SLOTS, sizeof(*c->memo));
 	c->parts = calloc(npr, sizeof(*c->parts));
 	c->touches = calloc(npr * (nk ? nk : 1), 1);
+	c->found_at = calloc(npr, sizeof(size_t));
+	for (size_t i = 0; c->found_at && i < npr; i++) {
+		c->found_at[i] = nfound;
+		nfound += c->pr[i].n + (c->pr[i].d.loop ? c->pr[i].d.loop_n : 0);
+	}
+	c->found = calloc(nfound ? nfound : 1, sizeof(*c->found));
+
 	if (!c->w_share || !c->w_curve || !c->slope || !c->slope_sd || !c->min_dev ||
-	    !c->min_chi2 || !c->cells || !c->memo || !c->parts || !c->touches) {
+	    !c->min_chi2 || !c->cells || !c->memo || !c->parts || !c->touches || !c->found_at ||
+	    !c->found) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -413,6 +571,10 @@ static size_t learn_probes_init(struct learn_ctx *c)
 		c->w_share[i] = c->w_curve[i] = 1;
 		c->min_dev[i] = c->min_chi2[i] = INFINITY;
 		c->slope[i] = learn_slope(&pr[i].d, &c->slope_sd[i]);
+		t32_model_find(pr[i].tab, pr[i].insns, pr[i].n, c->found + c->found_at[i]);
+		if (pr[i].d.loop)
+			t32_model_find(pr[i].tab, pr[i].d.loop, pr[i].d.loop_n,
+				       c->found + c->found_at[i] + pr[i].n);
 		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
 			c->cells[i] += pr[i].d.counts[k] > 0;
 		if (!pr[i].held)
@@ -498,7 +660,7 @@ static int learn_search(struct learn_ctx *c, const unsigned long *v, unsigned lo
 	for (int round = 0; round < LEARN_ROUNDS; round++) {
 		/* the first round only sets the weights: one pass will do */
 		struct t32_descent d = { c->p, c->np, round ? LEARN_MAX_PASSES : 1,
-					  learn_objective, c };
+					  learn_objective, c, learn_objective_many };
 
 		memcpy(best_v, v, nk * sizeof(*v));
 		*best = t32_descend(&d, best_v, -1);
@@ -529,6 +691,7 @@ static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
 	const struct learn_part *part;
 	size_t npr = c->npr, nk = c->np;
 	double *prof;
+	struct t32_descent d = { c->p, nk, 1, learn_objective, c, learn_objective_many };
 
 	dof = dof > nk ? dof - nk : 1;
 	{
@@ -547,7 +710,7 @@ static int learn_intervals(struct learn_ctx *c, struct t32_learn_result *r,
 	for (size_t j = 0; j < nk; j++) {
 		struct t32_corr_param *p = &r->p[j];
 
-		t32_descend_profile(learn_objective, c, best_v, nk, j, p->lo, p->hi, prof);
+		t32_descend_profile(&d, best_v, j, p->lo, p->hi, prof);
 		learn_interval(p, prof, r->scale);
 	}
 	free(prof);
@@ -586,6 +749,7 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 	c.npr = npr;
 	c.np = nk;
 	c.p = r->p;
+	c.threads = learn_threads();
 	if (learn_alloc(&c, err, errlen))
 		goto out;
 	dof = learn_probes_init(&c);
@@ -620,6 +784,8 @@ out:
 	free(c.min_dev);
 	free(c.min_chi2);
 	free(c.cells);
+	free(c.found);
+	free(c.found_at);
 	return rc;
 }
 

@@ -41,11 +41,28 @@ double t32_model_latency(const struct t32_model_insn *m)
 	return m->latency + m->quarters / 4.0;
 }
 
+void t32_model_find(const struct t32_lattab *tab, const struct t32_insn *in, size_t n,
+		    const struct t32_lat_entry **e)
+{
+	for (size_t i = 0; i < n; i++)
+		e[i] = tab ? t32_lattab_find(tab, in[i].form) : NULL;
+}
+
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		       const struct t32_insn *in, size_t n, struct t32_model_insn *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct t32_lat_entry *e = tab ? t32_lattab_find(tab, in[i].form) : NULL;
+
+		t32_model_prepare_found(u, &e, &in[i], 1, &out[i]);
+	}
+}
+
+void t32_model_prepare_found(const struct t32_uarch *u, const struct t32_lat_entry *const *found,
+			     const struct t32_insn *in, size_t n, struct t32_model_insn *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct t32_lat_entry *e = found[i];
 		unsigned cycles;
 
 		out[i].d = in[i];

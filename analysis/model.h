@@ -51,6 +51,16 @@ double t32_model_latency(const struct t32_model_insn *m);
  */
 void t32_model_prepare(const struct t32_uarch *u, const struct t32_lattab *tab,
 		       const struct t32_insn *in, size_t n, struct t32_model_insn *out);
+/*
+ * The same in two steps, for callers that prepare one block under many u (a
+ * fit runs the model thousands of times, and the table lookup is the dear part):
+ * t32_model_find looks each instruction up in tab once (e has n entries, NULL
+ * where none matches or tab is NULL), t32_model_prepare_found prepares from them.
+ */
+void t32_model_find(const struct t32_lattab *tab, const struct t32_insn *in, size_t n,
+		    const struct t32_lat_entry **e);
+void t32_model_prepare_found(const struct t32_uarch *u, const struct t32_lat_entry *const *found,
+			     const struct t32_insn *in, size_t n, struct t32_model_insn *out);
 
 /* One instruction in one iteration: the row of a cycle chart. */
 struct t32_model_row {

@@ -28,15 +28,41 @@ static double valley(void *ctx, const unsigned long *v)
 	return 100;
 }
 
+/* valley at many points, counting the calls and the largest batch */
+static size_t many_calls, many_most;
+
+static void valley_many(void *ctx, const unsigned long *vs, size_t count, double *out)
+{
+	many_calls++;
+	if (count > many_most)
+		many_most = count;
+	for (size_t k = 0; k < count; k++)
+		out[k] = valley(ctx, &vs[2 * k]);
+}
+
+/* A bowl over a in 0..99 (wider than one batch), lowest at a = 77. */
+static double bowl(void *ctx, const unsigned long *v)
+{
+	(void)ctx;
+	return ((double)v[0] - 77) * ((double)v[0] - 77) + (double)v[1];
+}
+
+static void bowl_many(void *ctx, const unsigned long *vs, size_t count, double *out)
+{
+	many_calls++;
+	for (size_t k = 0; k < count; k++)
+		out[k] = bowl(ctx, &vs[2 * k]);
+}
+
 int main(void)
 {
 	struct t32_corr_param p[2];
 	double deep = 50, f;
-	struct t32_descent d = { p, 2, 10, valley, &deep };
+	struct t32_descent d = { p, 2, 10, valley, &deep, NULL };
 	const unsigned long start[2] = { 8, 0 };
 	unsigned long v[2];
 
-	plan(7);
+	plan(12);
 	memset(p, 0, sizeof(p));
 	for (int j = 0; j < 2; j++) {
 		p[j].lo = 0;
@@ -74,5 +100,45 @@ int main(void)
 	}
 	ok(t32_descend_better(1, INFINITY) && !t32_descend_better(INFINITY, 1),
 	   "a finite objective beats one the model cannot run");
+
+	/* asked at many points at once, the descent goes where it went one point at a time */
+	{
+		struct t32_descent dm = d;
+		unsigned long w[2];
+
+		dm.many = valley_many;
+		memcpy(w, start, sizeof(w));
+		f = t32_descend(&dm, w, -1);
+		f = t32_descend_start_again(&dm, w, f, start);
+		ok(w[0] == 8 && w[1] == 6 && f == 50 && many_calls > 0 && many_most == 8,
+		   "with many points at once: (8, 6) at 50 as before, a parameter's 8 other values a call (%lu, %lu, %g, %zu calls, %zu at most)",
+		   w[0], w[1], f, many_calls, many_most);
+	}
+	{
+		struct t32_corr_param q[2];
+		struct t32_descent one = { q, 2, 10, bowl, NULL, NULL }, all = one;
+		unsigned long a[2] = { 3, 5 }, b[2] = { 3, 5 };
+		double pa[100], pb[100], fa, fb;
+		int same = 1;
+
+		memset(q, 0, sizeof(q));
+		q[0].hi = 99;
+		q[1].hi = 9;
+		all.many = bowl_many;
+		many_calls = 0;
+		fa = t32_descend(&one, a, -1);
+		fb = t32_descend(&all, b, -1);
+		ok(a[0] == 77 && b[0] == 77 && a[1] == 0 && b[1] == 0 && fa == fb && fa == 0,
+		   "a range wider than a batch: both find a = 77 (%lu, %lu)", a[0], b[0]);
+		ok(many_calls >= 4, "and the wide range went in several batches (%zu calls)", many_calls);
+		t32_descend_profile(&one, a, 0, 0, 99, pa);
+		t32_descend_profile(&all, a, 0, 0, 99, pb);
+		for (int x = 0; x < 100; x++)
+			same &= pa[x] == pb[x] && pa[x] == (x - 77.0) * (x - 77.0);
+		ok(same, "the profile over 0..99 is the bowl, one at a time or many");
+		t32_descend_profile(&all, a, 1, 2, 4, pb);
+		ok(pb[0] == 2 && pb[1] == 3 && pb[2] == 4, "a profile over part of a range: %g %g %g",
+		   pb[0], pb[1], pb[2]);
+	}
 	return done_testing();
 }

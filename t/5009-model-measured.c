@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/correlate.h"
 #include "analysis/uarch.h"
@@ -97,7 +98,7 @@ int main(void)
 	unsigned lat = 99, q = 99;
 	double cyc;
 
-	plan(31);
+	plan(34);
 	machine(&u);
 
 	/* latencies solved from measured chains */
@@ -257,7 +258,7 @@ int main(void)
 		/* the curve of k copies at 2 cycles a copy (2 ALUs), from k = 0 */
 		for (int k = 0; k <= 4; k++)
 			curve[k] = 2.0 * k;
-		struct t32_corr_data d = { counts, curve, hw, 4, 1, lp, ln, 3, NULL, NULL };
+		struct t32_corr_data d = { counts, curve, hw, 4, 1, lp, ln, 3, NULL, NULL, NULL, NULL };
 
 		t32_corr_opts_init(&o);
 		ok(t32_corr_fit(&u, NULL, unit, n, &d, params, 1, &o, &r, err, sizeof(err)) == 0,
@@ -268,6 +269,61 @@ int main(void)
 		ok(r.admissible && fabs(r.cycles_per_iter - 2) < 0.1,
 		   "the fit keeps the measured speed: %.2f cycles a copy", r.cycles_per_iter);
 		t32_corr_result_free(&r);
+
+		/*
+		 * The loop is looked up in the latency table as the unit is: with the
+		 * adds at 3 cycles (their class says 1), the folded shares a fit finds
+		 * by itself are those from the entries handed in, and not the class's.
+		 */
+		{
+			char path[] = "/tmp/t32-5009-XXXXXX";
+			int fd = mkstemp(path);
+			static const char text[] = "# source: test\nadd r64, i | alu | 3\n";
+			unsigned char loop2[3 * sizeof(ADD2_1_1) + sizeof(TAIL)];
+			struct t32_insn *unit2, *lp2;
+			size_t n2, ln2;
+			struct t32_lattab tab = { NULL, 0 };
+			const struct t32_lat_entry *found[3 * 4 + 2 + 4];
+			struct t32_corr_result own, given, none;
+			double tvd_same = 1, tvd_class = 0;
+
+			if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1))
+				bail("cannot write a latency table to %s", path);
+			close(fd);
+			if (t32_lattab_load(&tab, path, err, sizeof(err)))
+				bail("cannot read the table: %s", err);
+			unlink(path);
+			for (int k = 0; k < 3; k++)
+				memcpy(loop2 + k * sizeof(ADD2_1_1), ADD2_1_1, sizeof(ADD2_1_1));
+			memcpy(loop2 + 3 * sizeof(ADD2_1_1), TAIL, sizeof(TAIL));
+			if (t32_deps_decode(ADD2_1_1, sizeof(ADD2_1_1), &unit2, &n2, err, sizeof(err)) ||
+			    t32_deps_decode(loop2, sizeof(loop2), &lp2, &ln2, err, sizeof(err)) ||
+			    n2 + ln2 > sizeof(found) / sizeof(found[0]))
+				bail("cannot decode the add-2-1-1 loop: %s", err);
+			struct t32_corr_data d2 = { counts, NULL, NULL, 0, 1, lp2, ln2, 3,
+						    NULL, NULL, NULL, NULL };
+
+			ok(t32_corr_fit(&u, &tab, unit2, n2, &d2, NULL, 0, &o, &own, err, sizeof(err)) == 0 &&
+			   t32_corr_fit(&u, NULL, unit2, n2, &d2, NULL, 0, &o, &none, err, sizeof(err)) == 0,
+			   "add-2-1-1 folded from its loop, with the table and without (%s)", err);
+			t32_model_find(&tab, unit2, n2, found);
+			t32_model_find(&tab, lp2, ln2, found + n2);
+			d2.found = found;
+			d2.loop_found = found + n2;
+			ok(t32_corr_fit(&u, NULL, unit2, n2, &d2, NULL, 0, &o, &given, err, sizeof(err)) == 0,
+			   "and from the table's entries handed in (%s)", err);
+			tvd_same = t32_tvd(own.pred_share, given.pred_share, n2);
+			tvd_class = t32_tvd(own.pred_share, none.pred_share, n2);
+			ok(tvd_same < 1e-12 && tvd_class > 0.1,
+			   "the loop's adds at the table's 3 cycles: as handed in (TVD %.3g), not the class's 1 (TVD %.3f)",
+			   tvd_same, tvd_class);
+			t32_corr_result_free(&own);
+			t32_corr_result_free(&given);
+			t32_corr_result_free(&none);
+			t32_lattab_free(&tab);
+			free(unit2);
+			free(lp2);
+		}
 
 		/* a curve far below any model: no admissible fit, and no negative prediction */
 		for (int k = 0; k <= 4; k++)

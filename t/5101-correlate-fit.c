@@ -81,7 +81,7 @@ int main(void)
 	double curve[KMAX + 1], hw[KMAX + 1];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct t32_corr_result r;
-	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0, NULL, NULL };
+	struct t32_corr_data d = { counts, curve, hw, KMAX, 1, NULL, 0, 0, NULL, NULL, NULL, NULL };
 	struct t32_corr_opts o;
 	const char *params[] = { "retire_width", "latency@5" };
 	int fit_ok, recovered = 0;
@@ -256,7 +256,7 @@ int main(void)
 	/* the curve's slope and how well its points know it */
 	{
 		double line[17], three[4] = { 0, 1, 3, 2 };
-		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL };
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL, NULL, NULL };
 
 		for (int k = 0; k <= 16; k++)
 			line[k] = 3 * k + 0.5;
@@ -291,7 +291,7 @@ int main(void)
 	{
 		double line[17], every;
 		unsigned char okk[17];
-		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL };
+		struct t32_corr_data c = { NULL, line, NULL, 16, 1, NULL, 0, 0, NULL, NULL, NULL, NULL };
 
 		memset(okk, 1, sizeof(okk));
 		ok(t32_corr_point_counts(NULL, 16, 5) && t32_corr_point_counts(okk, 16, 5),

@@ -1326,7 +1326,7 @@ static int corr_fit(const struct t32_correlate_req *a, struct corr_run *run, con
 
 	d = (struct t32_corr_data){ run->counts, run->curve, run->curve_hw, a->kmax, run->skid,
 				    run->loop, run->loop_n, run->loop_copies, &run->slope.b,
-				    run->curve_ok };
+				    run->curve_ok, NULL, NULL };
 	t32_corr_opts_init(&co);
 	if (a->fit_none)
 		np = 0;
