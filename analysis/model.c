@@ -4,7 +4,9 @@
  *
  * Rules (the blog's, plus what its TODO list asks for):
  *   alloc     in order, at most alloc_width a cycle, and not before the
- *             instruction rob_size places earlier has retired
+ *             instruction rob_size places earlier has retired; a loop of more
+ *             instructions than the op cache holds (opcache_ops) is decoded
+ *             again each time round, at most decode_width a cycle
  *   ready     alloc, and every input's producer complete; a load's address
  *             registers first, then load latency, then its data inputs
  *   start     the first cycle from ready with a free unit of the class
@@ -35,6 +37,11 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 const char *const t32_lat_source_names[] = { "class default", "table", "measured here" };
+
+int t32_model_decoded(const struct t32_uarch *u, size_t n)
+{
+	return u->opcache_ops && n > u->opcache_ops;
+}
 
 double t32_model_latency(const struct t32_model_insn *m)
 {
@@ -235,7 +242,7 @@ static int group_closes(const struct t32_uarch *u, const struct t32_model_insn *
  * split into steps, each step would take them all by pointer.
  */
 static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, size_t n,
-		    size_t total, size_t phase, struct t32_model_row *rows)
+		    size_t total, size_t phase, int decoded, struct t32_model_row *rows)
 {
 	struct port_book book[T32_NCLASS];
 	int rc = -1;
@@ -256,6 +263,9 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	size_t gfirst = 0;		/* first instruction of the pending retire group */
 	long group_done = 0;		/* when all of the pending group could retire */
 	size_t run = 0;			/* flag writers in a row so far (retire_group_flags) */
+
+	if (decoded && u->decode_width && u->decode_width < walloc)
+		walloc = u->decode_width;
 
 	if (u->rob_size && group > u->rob_size)
 		group = u->rob_size;
@@ -424,7 +434,7 @@ int t32_model_trace(const struct t32_uarch *u, const struct t32_model_insn *b, s
 {
 	if (!n || !iters)
 		return -1;
-	return simulate(u, b, n, n * iters, 0, rows);
+	return simulate(u, b, n, n * iters, 0, t32_model_decoded(u, n), rows);
 }
 
 /* Do the last rows repeat every p iterations?  Sets *shift to the cycles per period. */
@@ -544,7 +554,7 @@ static int steady_phase(const struct t32_uarch *u, const struct t32_model_insn *
 			return -1;
 		}
 		rows = nr;
-		if (simulate(u, b, n, total + pad, phase, rows)) {
+		if (simulate(u, b, n, total + pad, phase, t32_model_decoded(u, n), rows)) {
 			free(rows);
 			return -1;
 		}
@@ -638,13 +648,22 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	rows = malloc(kmax * n * sizeof(*rows));
 	if (!rows)
 		return -1;
-	/* a run of k copies is a prefix of a run of kmax copies: one pass gives them all */
-	if (simulate(u, b, n, kmax * n, 0, rows)) {
-		free(rows);
-		return -1;
+	/*
+	 * A run of k copies is a prefix of a run of kmax copies: one pass gives them
+	 * all, and a second, decoded, those too long for the op cache (a run is
+	 * timed at its fastest, so it runs from the op cache where it fits).
+	 */
+	for (int decoded = 0; decoded <= 1; decoded++) {
+		if (decoded && !t32_model_decoded(u, kmax * n))
+			break;
+		if (simulate(u, b, n, kmax * n, 0, decoded, rows)) {
+			free(rows);
+			return -1;
+		}
+		for (size_t k = 1; k <= kmax; k++)
+			if (t32_model_decoded(u, k * n) == decoded)
+				cycles[k] = (double)(rows[k * n - 1].retire + 1);
 	}
-	for (size_t k = 1; k <= kmax; k++)
-		cycles[k] = (double)(rows[k * n - 1].retire + 1);
 	free(rows);
 	return 0;
 }

@@ -45,6 +45,12 @@ struct t32_model_insn {
 double t32_model_latency(const struct t32_model_insn *m);
 
 /*
+ * Does a loop of n instructions miss the op cache (more than u->opcache_ops;
+ * never where that is 0), so that it is decoded each time round?
+ */
+int t32_model_decoded(const struct t32_uarch *u, size_t n);
+
+/*
  * Give each decoded instruction its class and latency: the latency table entry
  * for the form (and u->name) if there is one (an entry measured on this machine
  * first), else the class default of u.  tab may be NULL.  out has n entries.

@@ -49,6 +49,12 @@ static const struct t32_uarch_key keys[] = {
 	{ "sample_stray", FIELD(sample_stray), 0, 50, 0,
 	  "percent of the samples spread evenly over the block (a sampler whose skid "
 	  "varies); 0 or absent: none" },
+	{ "opcache_ops", FIELD(opcache_ops), 0, 1000000, 0,
+	  "instructions of a loop the op cache holds: a longer loop is decoded each "
+	  "time round (0 or absent: every loop runs from it)" },
+	{ "decode_width", FIELD(decode_width), 0, 64, 0,
+	  "instructions the decoders deliver a cycle, for a loop the op cache does not "
+	  "hold (0 or absent: as many as alloc_width)" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

@@ -40,6 +40,11 @@ struct t32_uarch {
 	unsigned sample_stray;			/* percent of the interrupt samples that land on
 						   any instruction of the unit alike (a sampler
 						   whose skid varies), not where the model says */
+	unsigned opcache_ops;			/* instructions of a loop the op cache holds: a
+						   longer loop is decoded each time round; 0
+						   (absent): every loop runs from it */
+	unsigned decode_width;			/* instructions the decoders deliver a cycle
+						   (0, absent: as many as alloc_width) */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */
