@@ -546,6 +546,21 @@ double t32_corr_curve_slope(const struct t32_corr_data *d)
 	return corr_curve_line(d, &f) ? NAN : f.b;
 }
 
+size_t t32_corr_slope_kmax(const struct t32_uarch *u, size_t n, size_t kmax)
+{
+	size_t k = n && u->opcache_ops ? u->opcache_ops / n : kmax;
+
+	return t32_model_decoded(u, kmax * n) && k >= 2 && k < kmax ? k : kmax;
+}
+
+struct t32_corr_data t32_corr_fast(const struct t32_uarch *u, size_t n, const struct t32_corr_data *d)
+{
+	struct t32_corr_data fast = *d;
+
+	fast.kmax = t32_corr_slope_kmax(u, n, d->kmax);
+	return fast;
+}
+
 double t32_corr_curve_slope_hw(const struct t32_corr_data *d)
 {
 	struct t32_linfit f;
@@ -761,7 +776,13 @@ int t32_corr_fit(const struct t32_uarch *u, const struct t32_lattab *tab,
 	}
 	c.u0 = u;
 	c.tab = tab;
-	c.slope = d->slope ? *d->slope : t32_corr_curve_slope(d);
+	if (d->slope) {
+		c.slope = *d->slope;
+	} else {
+		struct t32_corr_data fast = t32_corr_fast(u, n, d);
+
+		c.slope = t32_corr_curve_slope(&fast);
+	}
 	c.insns = insns;
 	c.n = n;
 	c.d = d;

@@ -241,6 +241,15 @@ int t32_corr_curve_line(const double *curve, const unsigned char *ok, size_t kma
  */
 double t32_corr_curve_slope(const struct t32_corr_data *d);
 /*
+ * The copies of a unit of n instructions a step curve's speed is read over,
+ * of its kmax: those whose run the op cache of u holds, where that is some
+ * and at least two (the unit's own loop runs from it; copies past it are the
+ * decoders' speed, which the curve's points, not its slope, compare).
+ */
+size_t t32_corr_slope_kmax(const struct t32_uarch *u, size_t n, size_t kmax);
+/* d with its curve cut to those copies (t32_corr_slope_kmax), for the speed read from it. */
+struct t32_corr_data t32_corr_fast(const struct t32_uarch *u, size_t n, const struct t32_corr_data *d);
+/*
  * Its 95% half-width (1.96 standard errors, as correlate prints it), or NAN
  * without one: how far the measured cycles per iteration may be from the truth.
  */

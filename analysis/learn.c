@@ -43,6 +43,15 @@ _Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent hold
 #define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
 #define LEARN_STRAY_MAX 20	/* percent of stray samples scanned over 0..this */
 #define LEARN_GROUP_MAX 2	/* retire groups scanned over 1..this (pairs are what cores have shown) */
+/*
+ * The op cache is learned in steps of this many instructions, over 0..the max
+ * steps (a probe's step curve tells its size no finer than one copy, hundreds),
+ * and only where a probe's step curve runs more than LEARN_FRONT_RUN
+ * instructions: shorter loops never leave it.
+ */
+#define LEARN_OPCACHE_STEP 256
+#define LEARN_OPCACHE_MAX 48
+#define LEARN_FRONT_RUN 2048
 
 /* The parts of one probe's objective at one set of values. */
 struct learn_part {
@@ -81,6 +90,7 @@ struct learn_ctx {
 	size_t *found_at;
 	size_t evals;
 	size_t threads;			/* cpus this process may run on, 1..LEARN_THREADS_MAX */
+	unsigned long scale[T32_LEARN_MAX_PARAMS];	/* a parameter's value is its v times this */
 };
 
 /*
@@ -118,12 +128,23 @@ static double learn_slope(const struct t32_corr_data *d, double *rsd)
 	return b;
 }
 
+/*
+ * Does probe p test the front end, its step curve running more instructions
+ * than any loop that never leaves the op cache?  Its curve is what it says:
+ * the samples of a loop of hundreds of instructions spread too thin over them
+ * to place an interrupt, so they count for nothing.
+ */
+static int learn_front(const struct t32_learn_probe *p)
+{
+	return p->d.curve && p->d.kmax * p->n > LEARN_FRONT_RUN;
+}
+
 /* u0 with the values v; -1 when one is not allowed. */
 static int learn_uarch(const struct learn_ctx *c, const unsigned long *v, struct t32_uarch *u)
 {
 	*u = *c->u0;
 	for (size_t j = 0; j < c->np; j++)
-		if (t32_uarch_set_value(u, c->p[j].key, v[j]))
+		if (t32_uarch_set_value(u, c->p[j].key, v[j] * c->scale[j]))
 			return -1;
 	return 0;
 }
@@ -419,6 +440,16 @@ static int learn_param_init(void *ctx, size_t j, const char *key, char *err, siz
 	snprintf(p->key, sizeof(p->key), "%s", key);
 	p->lo = k->min;
 	p->hi = k->max;
+	c->scale[j] = 1;
+	if (strcmp(key, "opcache_ops") == 0) {
+		/* in steps: v runs over 0..LEARN_OPCACHE_MAX, the value is v steps */
+		c->scale[j] = LEARN_OPCACHE_STEP;
+		start = (start + LEARN_OPCACHE_STEP / 2) / LEARN_OPCACHE_STEP;
+		p->lo = 0;
+		p->hi = start > LEARN_OPCACHE_MAX ? start : LEARN_OPCACHE_MAX;
+		p->start = start;
+		return 0;
+	}
 	if (strstr(key, "width")) {
 		p->lo = 1;
 		p->hi = start > LEARN_WIDTH_MAX ? start : LEARN_WIDTH_MAX;
@@ -479,8 +510,11 @@ static const char *const group_keys[] = {
  */
 static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_width" };
 
-/* every default key fits: the groups', a delay a class but the nop's and the serialising one's, lock_early, the front's */
-_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 2 +
+/*
+ * every default key fits: the groups', a delay a class but the nop's and the
+ * serialising one's, lock_early, ports.mul, the op cache's two, the front's
+ */
+_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 4 +
 	       sizeof(front_keys) / sizeof(front_keys[0]) <= T32_LEARN_MAX_PARAMS,
 	       "the default keys fit the learned parameters");
 
@@ -510,6 +544,15 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 		snprintf(keys[m++], 48, "lock_early");
 	if (present[T32_CLASS_MUL] && m < max)
 		snprintf(keys[m++], 48, "ports.mul");
+	for (size_t i = 0; i < npr; i++)
+		if (learn_front(&pr[i])) {
+			/* a probe long enough to outgrow the op cache: its size and the decoders */
+			if (m < max)
+				snprintf(keys[m++], 48, "opcache_ops");
+			if (m < max)
+				snprintf(keys[m++], 48, "decode_width");
+			break;
+		}
 	for (size_t k = 0; k < sizeof(front_keys) / sizeof(front_keys[0]) && m < max; k++)
 		snprintf(keys[m++], 48, "%s", front_keys[k]);
 	return m;
@@ -569,8 +612,14 @@ static size_t learn_probes_init(struct learn_ctx *c)
 
 	for (size_t i = 0; i < c->npr; i++) {
 		c->w_share[i] = c->w_curve[i] = 1;
+		if (learn_front(&pr[i]))
+			c->w_share[i] = 0;
 		c->min_dev[i] = c->min_chi2[i] = INFINITY;
-		c->slope[i] = learn_slope(&pr[i].d, &c->slope_sd[i]);
+		{
+			struct t32_corr_data fast = t32_corr_fast(c->u0, pr[i].n, &pr[i].d);
+
+			c->slope[i] = learn_slope(&fast, &c->slope_sd[i]);
+		}
 		t32_model_find(pr[i].tab, pr[i].insns, pr[i].n, c->found + c->found_at[i]);
 		if (pr[i].d.loop)
 			t32_model_find(pr[i].tab, pr[i].d.loop, pr[i].d.loop_n,
@@ -578,7 +627,7 @@ static size_t learn_probes_init(struct learn_ctx *c)
 		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
 			c->cells[i] += pr[i].d.counts[k] > 0;
 		if (!pr[i].held)
-			dof += (c->cells[i] > 1 ? c->cells[i] - 1 : 0) +
+			dof += (c->cells[i] > 1 && !learn_front(&pr[i]) ? c->cells[i] - 1 : 0) +
 			       (pr[i].d.curve ? pr[i].d.kmax : 0);
 	}
 	return dof;
@@ -599,7 +648,7 @@ static void learn_probe_weights(const struct learn_ctx *c, size_t i, double *ws,
 	double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
 	double dc = c->pr[i].d.curve ? (double)c->pr[i].d.kmax : 1;
 
-	*ws = c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
+	*ws = learn_front(&c->pr[i]) ? 0 : c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
 	*wc = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
 }
 
@@ -772,6 +821,19 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 		goto out;
 	}
 	r->evals = c.evals;
+	for (size_t j = 0; j < nk; j++) {	/* in the parameters' own units */
+		struct t32_corr_param *p = &r->p[j];
+		unsigned long m = c.scale[j];
+
+		p->lo *= m;
+		p->hi *= m;
+		p->start *= m;
+		p->value *= m;
+		p->ci_lo *= m;
+		p->ci_hi *= m;
+		p->est *= (double)m;
+		p->sd *= (double)m;
+	}
 	rc = 0;
 out:
 	free(c.memo);

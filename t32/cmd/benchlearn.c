@@ -33,7 +33,8 @@ static int learn_bench_block(void (*report)(const char *, const char *, const ch
 			     const struct t32_learn_probe *p, const char *how)
 {
 	char what[600], fig[160];
-	double tvd, cpi, slope = t32_corr_curve_slope(&p->d), hw = t32_corr_curve_slope_hw(&p->d);
+	struct t32_corr_data fast = t32_corr_fast(u, p->n, &p->d);
+	double tvd, cpi, slope = t32_corr_curve_slope(&fast), hw = t32_corr_curve_slope_hw(&fast);
 	int ok;
 
 	snprintf(what, sizeof(what), "learn %s: %s/%s", machine, group, p->name);

@@ -177,11 +177,12 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
 {
 	struct t32_corr_result r;
 	char err[256];
+	struct t32_corr_data fast = t32_corr_fast(u, p->n, &p->d);
 	double slope;
 
 	if (t32_learn_predict(u, p, &r, err, sizeof(err)))
 		return -1;
-	slope = t32_corr_curve_slope(&p->d);
+	slope = t32_corr_curve_slope(&fast);
 	*tvd = r.samples ? r.gof.tvd : NAN;
 	if (dev)
 		*dev = r.deviance;

@@ -1142,10 +1142,11 @@ done:
 
 /*
  * The measurements: the samples first (no backend here is exit 3 before the
- * sweep spends its time), then the step curve and the line through it.  0, or
- * an exit code.
+ * sweep spends its time), then the step curve and the line through it (over
+ * the copies u's op cache holds).  0, or an exit code.
  */
-static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run)
+static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run,
+			const struct t32_uarch *u)
 {
 	int rc;
 
@@ -1160,7 +1161,9 @@ static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run)
 	}
 	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep(a, run)))
 		return rc;
-	if (t32_corr_curve_line(run->curve, run->curve_ok, a->kmax, &run->slope)) {
+	/* over the copies the op cache holds, as the unit's own loop runs */
+	if (t32_corr_curve_line(run->curve, run->curve_ok, t32_corr_slope_kmax(u, run->n, a->kmax),
+				&run->slope)) {
 		t32_error("cannot fit a line to the step curve '%s'", run->unit_text);
 		rc = T32_EXIT_ERROR;
 	}
@@ -1406,7 +1409,7 @@ int t32_correlate(struct t32_correlate_req *a, int argc, char **argv, FILE *out,
 		goto out;
 
 	/* the measurements, in files of -o DIR or temporary ones */
-	rc = corr_measure(a, run);
+	rc = corr_measure(a, run, &u);
 	if (rc)
 		goto out;
 
