@@ -128,13 +128,8 @@ static double learn_slope(const struct t32_corr_data *d, double *rsd)
 	return b;
 }
 
-/*
- * Does probe p test the front end, its step curve running more instructions
- * than any loop that never leaves the op cache?  Its curve is what it says:
- * the samples of a loop of hundreds of instructions spread too thin over them
- * to place an interrupt, so they count for nothing.
- */
-static int learn_front(const struct t32_learn_probe *p)
+/* A front-end probe: its step curve runs past any loop that never leaves the op cache. */
+int t32_learn_front(const struct t32_learn_probe *p)
 {
 	return p->d.curve && p->d.kmax * p->n > LEARN_FRONT_RUN;
 }
@@ -545,7 +540,7 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	if (present[T32_CLASS_MUL] && m < max)
 		snprintf(keys[m++], 48, "ports.mul");
 	for (size_t i = 0; i < npr; i++)
-		if (learn_front(&pr[i])) {
+		if (t32_learn_front(&pr[i])) {
 			/* a probe long enough to outgrow the op cache: its size and the decoders */
 			if (m < max)
 				snprintf(keys[m++], 48, "opcache_ops");
@@ -612,7 +607,7 @@ static size_t learn_probes_init(struct learn_ctx *c)
 
 	for (size_t i = 0; i < c->npr; i++) {
 		c->w_share[i] = c->w_curve[i] = 1;
-		if (learn_front(&pr[i]))
+		if (t32_learn_front(&pr[i]))
 			c->w_share[i] = 0;
 		c->min_dev[i] = c->min_chi2[i] = INFINITY;
 		{
@@ -627,7 +622,7 @@ static size_t learn_probes_init(struct learn_ctx *c)
 		for (size_t k = 0; pr[i].d.counts && k < pr[i].n; k++)
 			c->cells[i] += pr[i].d.counts[k] > 0;
 		if (!pr[i].held)
-			dof += (c->cells[i] > 1 && !learn_front(&pr[i]) ? c->cells[i] - 1 : 0) +
+			dof += (c->cells[i] > 1 && !t32_learn_front(&pr[i]) ? c->cells[i] - 1 : 0) +
 			       (pr[i].d.curve ? pr[i].d.kmax : 0);
 	}
 	return dof;
@@ -648,7 +643,7 @@ static void learn_probe_weights(const struct learn_ctx *c, size_t i, double *ws,
 	double ds = c->cells[i] > 1 ? (double)(c->cells[i] - 1) : 1;
 	double dc = c->pr[i].d.curve ? (double)c->pr[i].d.kmax : 1;
 
-	*ws = learn_front(&c->pr[i]) ? 0 : c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
+	*ws = t32_learn_front(&c->pr[i]) ? 0 : c->min_dev[i] / ds > 1 ? ds / c->min_dev[i] : 1;
 	*wc = c->min_chi2[i] / dc > 1 ? dc / c->min_chi2[i] : 1;
 }
 

@@ -60,6 +60,12 @@ int t32_learn_fit(const struct t32_uarch *u0, const struct t32_learn_probe *pr, 
 		  struct t32_learn_result *r, char *err, size_t errlen);
 
 /*
+ * Does probe p test the front end (its step curve runs more than 2048
+ * instructions)?  Such a probe counts by its curve alone: its samples, spread
+ * over hundreds of instructions, place no interrupt.
+ */
+int t32_learn_front(const struct t32_learn_probe *p);
+/*
  * The prediction of one probe (or any block) by u, nothing fitted: shares, TVD,
  * curve and cycles in r (free with t32_corr_result_free).  0, or -1 with err.
  */

@@ -241,10 +241,11 @@ static void learn_read_said(const char *text, struct learn_said *f)
 			   (size_t)ce < t.nfields) {
 			char *e1, *e2;
 			double tvd = strtod(t.fields[ct], &e1), cpi = strtod(t.fields[ce], &e2);
+			int curve_only = strcmp(t.fields[ct], "-") == 0;	/* a front-end probe */
 
 			f->predicted++;
-			f->within += e1 != t.fields[ct] && e2 != t.fields[ce] &&
-				     t32_corr_meets_target(tvd, cpi);
+			f->within += (curve_only || e1 != t.fields[ct]) && e2 != t.fields[ce] &&
+				     t32_corr_meets_target(curve_only ? 0 : tvd, cpi);
 		}
 	}
 	t32_tsv_close(&t);

@@ -304,12 +304,19 @@ static void learn_print(FILE *out, const struct learn_args *a, const struct t32_
 
 		if (t32_probe_figures(&r->u, &s->pr[i], &tvd, &cpi, &dev, &chi2))
 			continue;
-		if (tsv)
+		if (t32_learn_front(&s->pr[i])) {	/* its samples count for nothing */
+			if (tsv)
+				fprintf(out, "%s\t-\t%.2f\t-\t%.1f\n", s->pr[i].name, cpi, chi2);
+			else
+				fprintf(out, "  %-24s %7s %+8.1f%%  curve only%s\n", s->pr[i].name, "-",
+					cpi, t32_corr_meets_target(0, cpi) ? ", within its target" : "");
+		} else if (tsv) {
 			fprintf(out, "%s\t%.4f\t%.2f\t%.1f\t%.1f\n", s->pr[i].name, tvd, cpi, dev,
 				chi2);
-		else
+		} else {
 			fprintf(out, "  %-24s %7.3f %+8.1f%%  %s\n", s->pr[i].name, tvd, cpi,
 				t32_corr_meets_target(tvd, cpi) ? "within both targets" : "");
+		}
 	}
 }
 
