@@ -37,7 +37,7 @@ int main(void)
 	char why[256];
 	int shared;
 
-	plan(8);
+	plan(12);
 
 	timing(&m);
 	shared = -1;
@@ -72,5 +72,14 @@ int main(void)
 	is_int(-1, t32_latcache_judge(&m, why, sizeof(why), &shared),
 	       "an interval of +-0.2 cycles does not serve");
 	ok(strstr(why, "wider than 0.15") != NULL, "and says why (%s)", why);
+
+	/* a cost off a whole cycle beyond its interval and a tenth is timed again */
+	ok(t32_latcache_off_whole(4.4363, 0.0197),
+	   "a load chain at 4.44 +- 0.02 (its blocks ran at 4.0 a load) is timed again");
+	ok(t32_latcache_off_whole(4.20, 0.10) && t32_latcache_off_whole(3.80, 0.05),
+	   "so are 4.20 +- 0.10 and 3.80 +- 0.05");
+	ok(!t32_latcache_off_whole(4.04, 0.04) && !t32_latcache_off_whole(3.0017, 0.032) &&
+	   !t32_latcache_off_whole(0.9978, 0.0238), "whole cycles within a tenth are not");
+	ok(!t32_latcache_off_whole(4.3, 0.35), "nor a cost whose interval reaches the whole cycle");
 	return done_testing();
 }

@@ -26,6 +26,7 @@ struct t32_latcache {
 	char path[PATH_MAX];	/* the cache file of this CPU, "" when there is no cache */
 	size_t measured;	/* forms measured in this run */
 	size_t unkept;		/* of those measured, timed on a shared CPU or core: not kept */
+	size_t retimed;		/* of those measured, timed twice: off a whole cycle the first time */
 	size_t reused;		/* forms found in the cache */
 	size_t unmeasurable;	/* forms left to the table (no chain, or the model cannot fit) */
 	char why[320];		/* why the first of them was, "" when none was */
@@ -59,6 +60,15 @@ int t32_latcache_fill(const struct t32_uarch *u, const struct t32_lattab *tab,
  * another thread shared and nothing else wrong); -1 with why into why[0..wl).
  */
 int t32_latcache_judge(struct t32_measurement *m, char *why, size_t wl, int *shared);
+
+/*
+ * Is a cost (cycles a copy, hw its interval's half-width) off a whole cycle by
+ * more than its interval and a tenth of a cycle?  Such a timing is taken once
+ * more and the lower kept: a latency is mostly whole, and another thread on
+ * the core only ever slows a chain (a Zen 4 guest's load chain read 4.44 +-
+ * 0.02 beside a busy neighbour, where its blocks ran at 4.0 a load).
+ */
+int t32_latcache_off_whole(double cycles, double hw);
 
 /*
  * This CPU's name in the cache, VENDOR-FAMILY-MODEL-STEPPING[-CORE][-MICROCODE]
