@@ -131,7 +131,7 @@ if [ "$rc" = 3 ]; then
 	skip "no sampling backend here"; skip "no sampling backend here"
 	skip "no sampling backend here"
 else
-	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo in [0-9.]+ s \(budget 45 s\)$" \
+	like "$TMP/out" "^measured   1 blocks of .*/probes into .*/mo in [0-9.]+ s \(budget 40 s\)$" \
 		"--measure-only: one probe measured, the time and the budget said"
 	n=0
 	for f in shares.tsv curve.tsv sample.tsv sweep.tsv; do

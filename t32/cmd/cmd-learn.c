@@ -216,7 +216,7 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 		T32_OPT_REAL("seconds", "S", &a->seconds, 0.1, 3600, "seconds",
 			     "sampling per probe at most, as t32 correlate (default 2)"),
 		T32_OPT_REAL("budget", "S", &a->budget, 1, 86400, "seconds",
-			     "for measuring every probe (default 45): each probe's\n"
+			     "for measuring every probe (default 40): each probe's\n"
 			     "step curve and sampling are sized to what is left, so a\n"
 			     "busy machine learns in a minute too"),
 		T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
@@ -456,7 +456,7 @@ static int learn_keep(const struct learn_args *a, const struct t32_probe_set *s,
 /* `t32 learn` (see the top of this file). */
 int cmd_learn(int argc, char **argv)
 {
-	struct learn_args a = { .samples = 2000, .seconds = 2, .budget = 45, .cpu = -1,
+	struct learn_args a = { .samples = 2000, .seconds = 2, .budget = 40, .cpu = -1,
 				.format = T32_FMT_TABLE };
 	struct t32_probe_set s = { 0 };
 	struct t32_lattab tab = { NULL, 0 };
