@@ -281,10 +281,16 @@ static double corr_objective(void *c, const unsigned long *v)
 	return corr_eval_memo(c, v);
 }
 
+/* The descent over the block's parameters: one point at a time (one context runs the model). */
+static struct t32_descent corr_descent(struct corr_ctx *c)
+{
+	return (struct t32_descent){ c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
+}
+
 /* t32_descend over the block's parameters (skip: -1, or one held). */
 static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 {
-	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
+	struct t32_descent d = corr_descent(c);
 
 	return t32_descend(&d, v, skip);
 }
@@ -292,7 +298,7 @@ static double corr_descend(struct corr_ctx *c, unsigned long *v, long skip)
 /* t32_descend_group_starts over the block's parameters. */
 static double corr_group_starts(struct corr_ctx *c, unsigned long *best_v, double best)
 {
-	struct t32_descent d = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
+	struct t32_descent d = corr_descent(c);
 
 	return t32_descend_group_starts(&d, best_v, best);
 }
@@ -678,7 +684,7 @@ static int corr_intervals(struct corr_ctx *c, struct t32_corr_result *r, long wj
 	const struct t32_corr_opts *o = c->o;
 	size_t np = c->np, dof;
 	double *prof, misfit;
-	struct t32_descent dd = { c->p, c->np, CORR_MAX_PASSES, corr_objective, c, NULL };
+	struct t32_descent dd = corr_descent(c);
 
 	/* the intervals: a poor fit (objective above its degrees of freedom) widens them */
 	dof = (cells > 1 ? cells - 1 : 0) + (d->curve ? d->kmax + 1 - (o->fit_offset ? 1 : 0) : 0);

@@ -194,10 +194,12 @@ static struct learn_memo *learn_slot(const struct learn_ctx *c, size_t i, const 
 	return NULL;
 }
 
-/* Probe i ran, giving part: the least of each of its terms so far. */
+/* Probe i ran, giving part (NULL: the model could not): the least of each of its terms so far. */
 static void learn_note(struct learn_ctx *c, size_t i, const struct learn_part *part)
 {
 	c->evals++;
+	if (!part)
+		return;
 	if (part->deviance < c->min_dev[i])
 		c->min_dev[i] = part->deviance;
 	if (part->chi2 < c->min_chi2[i])
@@ -228,10 +230,7 @@ static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned 
 			continue;
 		}
 		ok = learn_probe_part(c, &u, i, &c->parts[i]) == 0;
-		if (ok)
-			learn_note(c, i, &c->parts[i]);
-		else
-			c->evals++;
+		learn_note(c, i, ok ? &c->parts[i] : NULL);
 		if (m) {
 			m->used = 1;
 			m->ok = ok;
@@ -364,10 +363,7 @@ static void learn_objective_many(void *ctx, const unsigned long *vs, size_t coun
 	}
 	learn_run(c, job, njob);
 	for (size_t k = 0; k < njob; k++) {
-		if (job[k].ok)
-			learn_note(c, job[k].probe, &job[k].part);
-		else
-			c->evals++;
+		learn_note(c, job[k].probe, job[k].ok ? &job[k].part : NULL);
 		if (job[k].slot) {
 			job[k].slot->ok = job[k].ok;
 			job[k].slot->part = job[k].part;
@@ -553,7 +549,6 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	return m;
 }
 
-/* The context's per-probe arrays, its memo and its probe-by-parameter table. */
 /* The cpus this process may run on, 1..LEARN_THREADS_MAX. */
 static size_t learn_threads(void)
 {
@@ -566,6 +561,7 @@ static size_t learn_threads(void)
 	return n < 1 ? 1 : n > LEARN_THREADS_MAX ? LEARN_THREADS_MAX : (size_t)n;
 }
 
+/* The context's per-probe arrays, its memo and its probe-by-parameter table. */
 static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
 {
 	size_t npr = c->npr, nk = c->np, nfound = 0;
@@ -586,7 +582,6 @@ static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
 		nfound += c->pr[i].n + (c->pr[i].d.loop ? c->pr[i].d.loop_n : 0);
 	}
 	c->found = calloc(nfound ? nfound : 1, sizeof(*c->found));
-
 	if (!c->w_share || !c->w_curve || !c->slope || !c->slope_sd || !c->min_dev ||
 	    !c->min_chi2 || !c->cells || !c->memo || !c->parts || !c->touches || !c->found_at ||
 	    !c->found) {
