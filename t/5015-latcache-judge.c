@@ -37,7 +37,7 @@ int main(void)
 	char why[256];
 	int shared;
 
-	plan(12);
+	plan(14);
 
 	timing(&m);
 	shared = -1;
@@ -81,5 +81,28 @@ int main(void)
 	ok(!t32_latcache_off_whole(4.04, 0.04) && !t32_latcache_off_whole(3.0017, 0.032) &&
 	   !t32_latcache_off_whole(0.9978, 0.0238), "whole cycles within a tenth are not");
 	ok(!t32_latcache_off_whole(4.3, 0.35), "nor a cost whose interval reaches the whole cycle");
+
+	/* the latencies line: both remarks in one parenthesis, as its readers match it */
+	{
+		struct t32_latcache c;
+		char text[1024];
+
+		memset(&c, 0, sizeof(c));
+		c.measured = 1;
+		c.unkept = 1;
+		c.retimed = 1;
+		t32_latcache_text(&c, text, sizeof(text));
+		const char *both = "1 form measured here (1 not kept: timed on a shared CPU or "
+				   "core; 1 timed twice, off a whole cycle the first time: the "
+				   "lower kept), 0 from";
+		const char *alone = "1 form measured here (1 timed twice, off a whole cycle the "
+				    "first time: the lower kept), 0 from";
+
+		ok(strncmp(text, both, strlen(both)) == 0,
+		   "not kept and timed twice, in one parenthesis: %s", text);
+		c.unkept = 0;
+		t32_latcache_text(&c, text, sizeof(text));
+		ok(strncmp(text, alone, strlen(alone)) == 0, "timed twice alone: %s", text);
+	}
 	return done_testing();
 }
