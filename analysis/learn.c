@@ -88,6 +88,7 @@ struct learn_ctx {
 	double *min_dev, *min_chi2;	/* per probe: the least of each term any run gave */
 	const struct t32_lat_entry **found;	/* per probe at found_at[i]: its unit's entries, then its loop's */
 	size_t *found_at;
+	struct learn_job *jobs;		/* npr: the runs one point needs */
 	size_t evals;
 	size_t threads;			/* cpus this process may run on, 1..LEARN_THREADS_MAX */
 	unsigned long scale[T32_LEARN_MAX_PARAMS];	/* a parameter's value is its v times this */
@@ -206,44 +207,6 @@ static void learn_note(struct learn_ctx *c, size_t i, const struct learn_part *p
 		c->min_chi2[i] = part->chi2;
 }
 
-/* The parts of every probe at v (from the memo where they ran before); NULL if v cannot run. */
-static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned long *v)
-{
-	struct t32_uarch u;
-	unsigned long key[T32_LEARN_MAX_PARAMS];
-
-	if (learn_uarch(c, v, &u))
-		return NULL;
-	for (size_t i = 0; i < c->npr; i++) {
-		struct learn_memo *m;
-		int ok;
-
-		if (c->pr[i].held) {	/* held: no part in the objective */
-			memset(&c->parts[i], 0, sizeof(c->parts[i]));
-			continue;
-		}
-		m = learn_slot(c, i, v, key);
-		if (m && m->used) {
-			if (!m->ok)
-				return NULL;
-			c->parts[i] = m->part;
-			continue;
-		}
-		ok = learn_probe_part(c, &u, i, &c->parts[i]) == 0;
-		learn_note(c, i, ok ? &c->parts[i] : NULL);
-		if (m) {
-			m->used = 1;
-			m->ok = ok;
-			m->probe = i;
-			memcpy(m->v, key, c->np * sizeof(*key));
-			m->part = c->parts[i];
-		}
-		if (!ok)
-			return NULL;
-	}
-	return c->parts;
-}
-
 /* A probe to run at one of many points: its values, where its parts go. */
 struct learn_job {
 	const struct t32_uarch *u;
@@ -295,6 +258,70 @@ static void learn_run(struct learn_ctx *c, struct learn_job *job, size_t njob)
 	}
 }
 
+/*
+ * Probe i at v in the memo: 1 when it ran there before (its slot in *slot),
+ * else 0 with the slot (NULL: the memo is full) claimed for the run that is to
+ * fill it, so a later point that shares it finds it.
+ */
+static int learn_recall(struct learn_ctx *c, size_t i, const unsigned long *v,
+			struct learn_memo **slot)
+{
+	unsigned long key[T32_LEARN_MAX_PARAMS];
+	struct learn_memo *m = learn_slot(c, i, v, key);
+
+	*slot = m;
+	if (m && m->used)
+		return 1;
+	if (m) {
+		m->used = 1;
+		m->probe = i;
+		memcpy(m->v, key, c->np * sizeof(*key));
+	}
+	return 0;
+}
+
+/* Run the jobs side by side, then note each run and fill its slot. */
+static void learn_record(struct learn_ctx *c, struct learn_job *job, size_t njob)
+{
+	learn_run(c, job, njob);
+	for (size_t k = 0; k < njob; k++) {
+		learn_note(c, job[k].probe, job[k].ok ? &job[k].part : NULL);
+		if (job[k].slot) {
+			job[k].slot->ok = job[k].ok;
+			job[k].slot->part = job[k].part;
+		}
+	}
+}
+
+/* The parts of every probe at v (from the memo where they ran before); NULL if v cannot run. */
+static const struct learn_part *learn_parts(struct learn_ctx *c, const unsigned long *v)
+{
+	struct t32_uarch u;
+	size_t njob = 0;
+	int ok = 1;
+
+	if (learn_uarch(c, v, &u))
+		return NULL;
+	for (size_t i = 0; i < c->npr; i++) {
+		struct learn_memo *m;
+
+		if (c->pr[i].held) {	/* held: no part in the objective */
+			memset(&c->parts[i], 0, sizeof(c->parts[i]));
+		} else if (learn_recall(c, i, v, &m)) {
+			ok &= m->ok;
+			c->parts[i] = m->part;
+		} else {
+			c->jobs[njob++] = (struct learn_job){ &u, i, m, { 0, 0, 0 }, 0 };
+		}
+	}
+	learn_record(c, c->jobs, njob);
+	for (size_t k = 0; k < njob; k++) {
+		c->parts[c->jobs[k].probe] = c->jobs[k].part;
+		ok &= c->jobs[k].ok;
+	}
+	return ok ? c->parts : NULL;
+}
+
 /* The joint objective from the parts of the probes with the current weights. */
 static double learn_sum(const struct learn_ctx *c, const struct learn_part *part)
 {
@@ -338,8 +365,6 @@ static void learn_objective_many(void *ctx, const unsigned long *vs, size_t coun
 		return;
 	}
 	for (size_t k = 0; k < count; k++) {
-		unsigned long key[T32_LEARN_MAX_PARAMS];
-
 		out[k] = 0;
 		if (learn_uarch(c, &vs[k * c->np], &u[k])) {
 			out[k] = INFINITY;
@@ -348,27 +373,11 @@ static void learn_objective_many(void *ctx, const unsigned long *vs, size_t coun
 		for (size_t i = 0; i < c->npr; i++) {
 			struct learn_memo *m;
 
-			if (c->pr[i].held)
-				continue;
-			m = learn_slot(c, i, &vs[k * c->np], key);
-			if (m && m->used)
-				continue;
-			if (m) {	/* claimed now: a later point finds it */
-				m->used = 1;
-				m->probe = i;
-				memcpy(m->v, key, c->np * sizeof(*key));
-			}
-			job[njob++] = (struct learn_job){ &u[k], i, m, { 0, 0, 0 }, 0 };
+			if (!c->pr[i].held && !learn_recall(c, i, &vs[k * c->np], &m))
+				job[njob++] = (struct learn_job){ &u[k], i, m, { 0, 0, 0 }, 0 };
 		}
 	}
-	learn_run(c, job, njob);
-	for (size_t k = 0; k < njob; k++) {
-		learn_note(c, job[k].probe, job[k].ok ? &job[k].part : NULL);
-		if (job[k].slot) {
-			job[k].slot->ok = job[k].ok;
-			job[k].slot->part = job[k].part;
-		}
-	}
+	learn_record(c, job, njob);
 	/* every slot now holds its run, but where the memo was full: those points one by one */
 	for (size_t k = 0; k < count; k++)
 		if (isfinite(out[k]))
@@ -582,9 +591,10 @@ static int learn_alloc(struct learn_ctx *c, char *err, size_t errlen)
 		nfound += c->pr[i].n + (c->pr[i].d.loop ? c->pr[i].d.loop_n : 0);
 	}
 	c->found = calloc(nfound ? nfound : 1, sizeof(*c->found));
+	c->jobs = calloc(npr, sizeof(*c->jobs));
 	if (!c->w_share || !c->w_curve || !c->slope || !c->slope_sd || !c->min_dev ||
 	    !c->min_chi2 || !c->cells || !c->memo || !c->parts || !c->touches || !c->found_at ||
-	    !c->found) {
+	    !c->found || !c->jobs) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -838,6 +848,7 @@ out:
 	free(c.cells);
 	free(c.found);
 	free(c.found_at);
+	free(c.jobs);
 	return rc;
 }
 

@@ -519,20 +519,18 @@ done:
 
 void t32_latcache_text(const struct t32_latcache *c, char *buf, size_t len)
 {
-	char unkept[160] = "", twice[100] = "";
+	char notes[160] = "", unkept[170] = "";
 
 	/* one parenthesis for both remarks: readers match the line by it */
-	if (c->retimed)
-		snprintf(twice, sizeof(twice), "%zu timed twice, off a whole cycle the first time: "
-			 "the lower kept", c->retimed);
-	if (c->unkept && c->retimed)
-		snprintf(unkept, sizeof(unkept), " (%zu not kept: timed on a shared CPU or core; %s)",
-			 c->unkept, twice);
-	else if (c->unkept)
-		snprintf(unkept, sizeof(unkept), " (%zu not kept: timed on a shared CPU or core)",
+	if (c->unkept)
+		snprintf(notes, sizeof(notes), "%zu not kept: timed on a shared CPU or core",
 			 c->unkept);
-	else if (c->retimed)
-		snprintf(unkept, sizeof(unkept), " (%s)", twice);
+	if (c->retimed)
+		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			 "%s%zu timed twice, off a whole cycle the first time: the lower kept",
+			 notes[0] ? "; " : "", c->retimed);
+	if (notes[0])
+		snprintf(unkept, sizeof(unkept), " (%s)", notes);
 	snprintf(buf, len, "%zu form%s measured here%s, %zu from the cache%s%s, %zu left to the "
 		 "table (%.1f s)%s%s", c->measured, c->measured == 1 ? "" : "s", unkept, c->reused,
 		 c->path[0] ? " " : "", c->path, c->unmeasurable, c->seconds,
