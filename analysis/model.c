@@ -233,6 +233,42 @@ static int group_closes(const struct t32_uarch *u, const struct t32_model_insn *
 	return (*run + phase) % group == 0;
 }
 
+/* Where retirement stands: its cycle, the slots taken in it, and the serial hold. */
+struct retire_state {
+	long cycle;		/* the cycle of the last retirement */
+	unsigned count;		/* slots taken in that cycle */
+	long serial_block;	/* later instructions allocate from this cycle */
+};
+
+/*
+ * Retire rows[from, to), a group that retires together when all of it could
+ * (done), width a cycle; each row's weight is the cycles retirement waited for it.
+ */
+static void retire_rows(const struct t32_uarch *u, const struct t32_model_insn *b,
+			struct t32_model_row *rows, size_t from, size_t to, long done,
+			unsigned width, struct retire_state *rt)
+{
+	for (size_t g = from; g < to; g++) {
+		struct t32_model_row *y = &rows[g];
+		enum t32_class cls = b[y->insn].cls;
+		int free_slot = u->retire_nop_free && cls == T32_CLASS_NOP;
+		long r = MAX(done, rt->cycle);
+
+		if (r == rt->cycle && rt->count >= width && !free_slot)
+			r++;
+		y->weight = r - rt->cycle;
+		if (r != rt->cycle) {
+			rt->cycle = r;
+			rt->count = 0;
+		}
+		if (!free_slot)
+			rt->count++;
+		y->retire = r;
+		if (cls == T32_CLASS_SERIAL)
+			rt->serial_block = r + 1;
+	}
+}
+
 /*
  * Run total instructions (whole copies of the block) from an empty machine into
  * rows.  0, or -1 when there is no memory for the execution-unit books.  It runs
@@ -248,9 +284,9 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	int rc = -1;
 	long res_time[T32_NRES] = { 0 };	/* cycle each resource's value is available */
 	unsigned char res_load[T32_NRES] = { 0 };	/* its producer was a pure load */
-	long alloc_cycle = 0, retire_cycle = 0;
-	unsigned alloc_count = 0, retire_count = 0;
-	long serial_block = 0;		/* later instructions allocate from this cycle */
+	long alloc_cycle = 0;
+	unsigned alloc_count = 0;
+	struct retire_state rt = { 0, 0, 0 };
 	long fence_done = 0;		/* later instructions start from this cycle */
 	long mem_block = 0;		/* later memory accesses start from this cycle */
 	long all_complete = 0;		/* latest completion so far */
@@ -278,7 +314,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		unsigned lat = m->latency;
 		int mem = (d->flags & (T32_INSN_LOAD | T32_INSN_STORE)) != 0;
 		int zero = (d->flags & T32_INSN_ZERO_IDIOM) != 0, renamed;
-		long a = alloc_cycle, ra, rop, start, c, r;
+		long a = alloc_cycle, ra, rop, start, c;
 
 		if (m->quarters)	/* copy j of it: one cycle more in q of every 4 */
 			lat += (unsigned)(((j + 1) * m->quarters) / 4 - (j * m->quarters) / 4);
@@ -288,7 +324,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 			a++;
 		if (u->rob_size && i >= u->rob_size)
 			a = MAX(a, rows[i - u->rob_size].retire + 1);
-		a = MAX(a, serial_block);
+		a = MAX(a, rt.serial_block);
 		if (a != alloc_cycle) {
 			alloc_cycle = a;
 			alloc_count = 0;
@@ -302,7 +338,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		if (mem)
 			ra = MAX(ra, mem_block);
 		if (m->cls == T32_CLASS_ATRETIRE || m->cls == T32_CLASS_SERIAL)
-			ra = MAX(ra, MAX(retire_cycle, group_done));
+			ra = MAX(ra, MAX(rt.cycle, group_done));
 		if (m->cls == T32_CLASS_FENCE)
 			ra = MAX(ra, all_complete);
 
@@ -390,30 +426,12 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		/* retire: the whole group at once, when its last member is known */
 		group_done = MAX(group_done, c + (long)u->retire_delay[m->cls]);
 		row->complete = c;
+		row->insn = k;
 		if (group_closes(u, b, n, i, total, phase, group, &run)) {
-			for (size_t g = gfirst; g <= i; g++) {
-				struct t32_model_row *y = &rows[g];
-				enum t32_class cls = b[g == i ? k : y->insn].cls;
-				int free_slot = u->retire_nop_free && cls == T32_CLASS_NOP;
-
-				r = MAX(group_done, retire_cycle);
-				if (r == retire_cycle && retire_count >= wretire && !free_slot)
-					r++;
-				y->weight = r - retire_cycle;
-				if (r != retire_cycle) {
-					retire_cycle = r;
-					retire_count = 0;
-				}
-				if (!free_slot)
-					retire_count++;
-				y->retire = r;
-				if (cls == T32_CLASS_SERIAL)
-					serial_block = r + 1;
-			}
+			retire_rows(u, b, rows, gfirst, i + 1, group_done, wretire, &rt);
 			gfirst = i + 1;
 			group_done = 0;
 		}
-		row->insn = k;
 		row->iter = j;
 		row->alloc = a;
 		row->ready = mem ? ra : rop;
