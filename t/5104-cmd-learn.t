@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 62
+plan 63
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -176,6 +176,7 @@ if grep -q 'no sampling backend here' "$TMP/out"; then
 	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
 	skip "bench learn: no sampling backend here"
+	skip "bench learn: no sampling backend here"
 else
 	like "$TMP/out" '^learn here: time to learn +[0-9.]+ s \(1 probes measured in [0-9.]+ s, fit [0-9.]+ s\) +<= 60 s' \
 		"bench learn times t32 learn here, the measuring and the fit said"
@@ -185,6 +186,8 @@ else
 		"and how many of them the model it learned predicts within both targets"
 	like "$TMP/out" "^learn here: then the study's blocks +[01] of 1 within both \\([01] refused unstable, 0 failed, 0 not from the learned model; [0-9.]+ s a block\\) +1 of 1 " \
 		"then the study's blocks correlated with the model it kept, as a user would"
+	like "$TMP/out" "^learn here: study/branches +(TVD [0-9.]+, cpi [-+][0-9.]+% \\(curve \\+-[0-9.]+%\\)|refused: its samples did not stay put \\(exit 7\\)) +TVD <= 0\\.10, err <= 5% " \
+		"each block's row: what it was predicted at, or why it was not"
 fi
 expect 2 "learn cannot write format 'json'" "--format=json: a usage error" -- \
 	learn --format=json --from "$Z/more"

@@ -273,20 +273,35 @@ static void learn_bench_blocks(const char *cache,
 	for (size_t i = 0; i < n; i++) {
 		char *argv[] = { "correlate", "--cache", (char *)cache, "--format=tsv", names[i],
 				 NULL };
-		char *text = NULL, *at;
-		double tvd = NAN, cpi = NAN;
-		int rc = t32_call_captured(cmd_correlate, 5, argv, &text);
+		char *text = NULL, *at, what[300], row[160];
+		double tvd = NAN, cpi = NAN, slope = NAN, hw = NAN;
+		int rc = t32_call_captured(cmd_correlate, 5, argv, &text), learned, ok;
 
 		if (text && (at = strstr(text, "\n# tvd: ")))
 			sscanf(at, "\n# tvd: %lf", &tvd);
 		if (text && (at = strstr(text, "\n# cycles_error_percent: ")))
 			sscanf(at, "\n# cycles_error_percent: %lf", &cpi);
+		if (text && (at = strstr(text, "\n# cycles_per_iter_measured: ")))
+			sscanf(at, "\n# cycles_per_iter_measured: %lf\n# cycles_per_iter_measured_hw: %lf",
+			       &slope, &hw);
 		/* predicted from the model the learn kept, not fitted to the block */
-		unlearned += rc == 0 && !(text && strstr(text, "\n# model: learned\n"));
+		learned = text && strstr(text, "\n# model: learned\n");
 		free(text);
+		unlearned += rc == 0 && !learned;
 		refused += rc == T32_EXIT_UNTRUSTED;
 		failed += rc != 0 && rc != T32_EXIT_UNTRUSTED;
-		within += rc == 0 && !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
+		ok = rc == 0 && !isnan(tvd) && !isnan(cpi) && t32_corr_meets_target(tvd, cpi);
+		within += ok;
+		/* each block's row, as a recorded machine's blocks are shown */
+		snprintf(what, sizeof(what), "learn here: study/%s", names[i]);
+		if (rc == T32_EXIT_UNTRUSTED)
+			snprintf(row, sizeof(row), "refused: its samples did not stay put (exit %d)", rc);
+		else if (rc != 0 || isnan(tvd) || isnan(cpi))
+			snprintf(row, sizeof(row), "failed (exit %d)", rc);
+		else
+			snprintf(row, sizeof(row), "TVD %.3f, cpi %+.1f%% (curve +-%.1f%%)%s", tvd, cpi,
+				 100 * hw / slope, learned ? "" : ", not from the learned model");
+		report(what, row, "TVD <= 0.10, err <= 5%", ok && learned);
 	}
 	t32_block_names_free(names, n);
 	snprintf(fig, sizeof(fig), "%d of %zu within both (%d refused unstable, %d failed, %d not "
