@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 63
+plan 65
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -95,6 +95,13 @@ like "$TMP/out" '^# model: learned$' "it says the model is the learned one"
 grep -q '^# fit: ' "$TMP/out"
 ok $((! $?)) "and fits nothing to the block"
 pred=$(sed -n 's/^# tvd: //p' "$TMP/out")
+# and with the recording's latencies (measured on the Zen 5), not this machine's:
+# nothing is timed here (the cache stays empty), and the line says whose they are
+run correlate --learned "$TMP/z5.uarch" --cache "$TMP/lat-here" --from "$Z/study/load-add2" \
+	--format=tsv "$T32_DATADIR/blocks/load-add2.blk"
+like "$TMP/out" '^# latencies: 2 forms as measured where it was recorded ' \
+	"--from DIR: the latencies are those the recording measured"
+ok "$(ls "$TMP/lat-here" 2>/dev/null | grep -c '^lat-')" "and none is timed here"
 run correlate --no-measure --learned "$TMP/z5.uarch" --fit auto --from "$Z/study/add-2-1-1" \
 	--format=tsv "$T32_DATADIR/blocks/add-2-1-1.blk"
 is 0 "$rc" "with --fit auto too"

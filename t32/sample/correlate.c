@@ -33,6 +33,7 @@
 #include "t32/sample/attrib.h"
 #include "t32/core/block.h"
 #include "t32/core/latcache.h"
+#include "t32/core/recorded.h"
 #include "t32/core/learned.h"
 #include "analysis/learn.h"
 #include "t32/core/measure.h"
@@ -80,6 +81,8 @@ struct corr_run {
 	struct t32_uarch_choice uarch;	/* the data the fit started from, and why */
 	struct t32_latcache lat;	/* what was measured here, and the cache */
 	int measured;			/* latencies were measured (not --no-measure) */
+	int from_recording;		/* they are the recording's (--from), not this machine's */
+	size_t recorded;		/* forms the recording measured */
 	enum t32_lat_source *src;	/* per instruction: where its latency came from */
 	unsigned char *fitted;		/* per instruction: its latency was fitted */
 	char sweep_tsv[PATH_MAX], sample_tsv[PATH_MAX];
@@ -620,7 +623,11 @@ static void corr_model_lines(FILE *out, const struct corr_run *run, int file)
 
 	t32_uarch_choice_text(&run->uarch, run->fit.u.name, text, sizeof(text));
 	fprintf(out, file ? "# uarch: %s\n" : "uarch      %s\n", text);
-	if (run->measured)
+	if (run->from_recording)
+		snprintf(text, sizeof(text), "%zu form%s as measured where it was recorded (the "
+			 "recording's shares.tsv), the rest from the table", run->recorded,
+			 run->recorded == 1 ? "" : "s");
+	else if (run->measured)
 		t32_latcache_text(&run->lat, text, sizeof(text));
 	else
 		snprintf(text, sizeof(text), "%s", file ? "table (--no-measure)"
@@ -816,7 +823,9 @@ static void corr_print_json(FILE *out, const struct corr_run *run)
 	fprintf(out, ", \"uarch_choice\": ");
 	t32_uarch_choice_json(out, &run->uarch);
 	fprintf(out, ", \"latencies\": ");
-	if (run->measured) {
+	if (run->from_recording) {
+		fprintf(out, "{\"recorded\": %zu}", run->recorded);
+	} else if (run->measured) {
 		fprintf(out, "{\"measured\": %zu, \"cached\": %zu, \"left_to_table\": %zu, "
 			"\"cache\": ", run->lat.measured, run->lat.reused, run->lat.unmeasurable);
 		if (run->lat.path[0])
@@ -1056,6 +1065,30 @@ static int corr_files(const struct t32_correlate_req *a, struct corr_run *run)
 }
 
 /*
+ * A recording's latencies (dir's shares.tsv, measured on the machine it was
+ * recorded on) before the shipped table tab: 0, or -1 after a warning when dir
+ * holds none to read (its latencies are then measured here).
+ */
+static int corr_recorded_latencies(const char *dir, const struct t32_uarch *u,
+				   struct t32_lattab *tab, struct corr_run *run)
+{
+	struct t32_recorded rec;
+	char err[1024];
+
+	if (t32_recorded_read(dir, tab, u, &rec, err, sizeof(err))) {
+		t32_warn("the recording's latencies cannot be read (%s): they are measured here", err);
+		return -1;
+	}
+	t32_lattab_free(tab);
+	*tab = rec.tab;
+	rec.tab = (struct t32_lattab){ NULL, 0 };
+	run->recorded = rec.measured;
+	run->from_recording = 1;
+	t32_recorded_free(&rec);
+	return 0;
+}
+
+/*
  * The model's side: the micro-architecture (with --set), the latency table, the
  * unit assembled and decoded (and the sampled loop around it), and latencies
  * measured here first, the shipped table the fallback.  0, or an exit code.
@@ -1117,8 +1150,13 @@ static int corr_model_side(const struct t32_correlate_req *a, struct corr_run *r
 		t32_error("%s", err);
 		goto done;
 	}
-	/* latencies measured here first: the shipped table is the fallback */
-	if (!a->no_measure) {
+	/*
+	 * latencies measured first, the shipped table the fallback: a recording's
+	 * (--from) where it was recorded, else here
+	 */
+	if (a->from && !a->no_measure && corr_recorded_latencies(a->from, u, tab, run) == 0)
+		run->measured = 1;
+	else if (!a->no_measure) {
 		struct t32_lattab here;
 
 		if (t32_latcache_fill(u, tab, run->insns, run->n, &run->spec, a->cache_dir, &here,
