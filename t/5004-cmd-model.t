@@ -107,8 +107,9 @@ fi
 
 # a pure store is not timed (after a nop it costs its throughput at any latency
 # short of the ROB's): its latency is the table's, in the model and the cache alike
+# (the multiply's timing may be one not kept, on a core another thread shared)
 T32_CACHE_DIR="$TMP/cache2" run model --measure 'mov qword [rbx+16], rcx; imul rax, rax'
-like "$TMP/err" '^t32: latencies: (1 form measured here, 0 from the cache [^,]*, 0|0 forms measured here, 0 from the cache [^,]*, 1) left to the table' \
+like "$TMP/err" '^t32: latencies: (1 form measured here( \([^)]*\))?, 0 from the cache [^,]*, 0|0 forms measured here, 0 from the cache [^,]*, 1) left to the table' \
 	"a block with a store: only the multiply is timed"
 ! grep -qs '^mov m64, r64' "$TMP/cache2"/lat-*.tsv
 ok $? "and the cache keeps no row for the store"
