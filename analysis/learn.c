@@ -39,7 +39,7 @@ _Static_assert(T32_LEARN_MAX_PARAMS <= T32_DESCEND_MAX_PARAMS, "the descent hold
 #define LEARN_CPI_CAP 5.0
 #define LEARN_MEMO_SLOTS 65536	/* a power of 2 */
 #define LEARN_THREADS_MAX 8	/* probes run side by side on up to this many cpus */
-#define LEARN_DELAY_MAX 8	/* retire delays scanned over 0..this (cycles) */
+#define LEARN_DELAY_MAX 8	/* retire delays and store_drain scanned over 0..this (cycles) */
 #define LEARN_WIDTH_MAX 12	/* widths and ports scanned over 1..this */
 #define LEARN_STRAY_MAX 20	/* percent of stray samples scanned over 0..this */
 #define LEARN_GROUP_MAX 2	/* retire groups scanned over 1..this (pairs are what cores have shown) */
@@ -456,7 +456,7 @@ static int learn_param_init(void *ctx, size_t j, const char *key, char *err, siz
 	} else if (strcmp(key, "retire_group") == 0) {
 		p->lo = 1;
 		p->hi = start > LEARN_GROUP_MAX ? start : LEARN_GROUP_MAX;
-	} else if (strncmp(key, "retire_delay.", 13) == 0) {
+	} else if (strncmp(key, "retire_delay.", 13) == 0 || strcmp(key, "store_drain") == 0) {
 		p->hi = start > LEARN_DELAY_MAX ? start : LEARN_DELAY_MAX;
 	} else if (strcmp(key, "sample_stray") == 0) {
 		p->hi = start > LEARN_STRAY_MAX ? start : LEARN_STRAY_MAX;
@@ -512,9 +512,10 @@ static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_wi
 
 /*
  * every default key fits: the groups', a delay a class but the nop's and the
- * serialising one's, lock_early, ports.mul, the op cache's two, the front's
+ * serialising one's, lock_early, ports.mul, store_drain, the op cache's two,
+ * the front's
  */
-_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 4 +
+_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 5 +
 	       sizeof(front_keys) / sizeof(front_keys[0]) <= T32_LEARN_MAX_PARAMS,
 	       "the default keys fit the learned parameters");
 
@@ -544,6 +545,8 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 		snprintf(keys[m++], 48, "lock_early");
 	if (present[T32_CLASS_MUL] && m < max)
 		snprintf(keys[m++], 48, "ports.mul");
+	if (present[T32_CLASS_STORE] && m < max)
+		snprintf(keys[m++], 48, "store_drain");
 	for (size_t i = 0; i < npr; i++)
 		if (t32_learn_front(&pr[i])) {
 			/* a probe long enough to outgrow the op cache: its size and the decoders */

@@ -43,8 +43,10 @@ struct t32_learn_result {
 /*
  * The parameters worth learning from these probes: retire_width and
  * retire_group, retire_group_any, then retire_delay.CLASS for every class that
- * executes in some probe (the branch always: every sampled loop ends in one), and
- * lock_early when a probe holds an execute-at-retire instruction.  Classes are
+ * executes in some probe (the branch always: every sampled loop ends in one),
+ * lock_early when a probe holds an execute-at-retire instruction, ports.mul when
+ * one multiplies, store_drain when one stores, the op cache's size and the
+ * decoders' width when one outgrows it, then the front's keys.  Classes are
  * those u and each probe's table give.  Returns the count (at most max).
  */
 size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_learn_probe *pr,

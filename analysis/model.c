@@ -24,7 +24,8 @@
  * A load of the same address expression as an earlier store (same registers,
  * unchanged since) takes its value store_forward_latency after the store's data.
  * Execute-at-retire instructions start only when the one before them has retired;
- * fences start when everything before them has completed and hold everything
+ * fences start when everything before them has completed (a store store_drain
+ * cycles after: the fence that closes a timed run too) and hold everything
  * after them until they complete; a serialising instruction also keeps later
  * ones from allocating until it retires.
  */
@@ -198,6 +199,17 @@ static long port_take(struct port_book *pb, unsigned units, long from, long floo
 	pb->used[lo] = 1;
 	pb->len++;
 	return t;
+}
+
+/*
+ * When m, completing at c, lets a fence after it pass: a store (a pure one or
+ * a read-modify-write's store part, not a locked one) store_drain later.
+ */
+static long drained(const struct t32_uarch *u, const struct t32_model_insn *m, long c)
+{
+	if ((m->d.flags & T32_INSN_STORE) && m->cls != T32_CLASS_ATRETIRE)
+		return c + (long)u->store_drain;
+	return c;
 }
 
 /* Is m an integer ALU instruction (not a multiply, a load, a nop) that writes a flag? */
@@ -417,7 +429,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 			res_load[d->writes[j]] = m->cls == T32_CLASS_LOAD;
 			res_ver[d->writes[j]]++;
 		}
-		all_complete = MAX(all_complete, c);
+		all_complete = MAX(all_complete, drained(u, m, c));
 		if (m->cls == T32_CLASS_FENCE)
 			fence_done = MAX(fence_done, c);
 		if (m->cls == T32_CLASS_ATRETIRE)
@@ -672,15 +684,20 @@ int t32_model_curve(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	 * timed at its fastest, so it runs from the op cache where it fits).
 	 */
 	for (int decoded = 0; decoded <= 1; decoded++) {
+		long end = 0;	/* the last retirement or store drained so far */
+
 		if (decoded && !t32_model_decoded(u, kmax * n))
 			break;
 		if (simulate(u, b, n, kmax * n, 0, decoded, rows)) {
 			free(rows);
 			return -1;
 		}
-		for (size_t k = 1; k <= kmax; k++)
-			if (t32_model_decoded(u, k * n) == decoded)
-				cycles[k] = (double)(rows[k * n - 1].retire + 1);
+		/* the run closes with a fence: it ends when all has retired and every store drained */
+		for (size_t i = 0; i < kmax * n; i++) {
+			end = MAX(end, MAX(rows[i].retire, drained(u, &b[rows[i].insn], rows[i].complete)));
+			if ((i + 1) % n == 0 && t32_model_decoded(u, i + 1) == decoded)
+				cycles[(i + 1) / n] = (double)(end + 1);
+		}
 	}
 	free(rows);
 	return 0;

@@ -55,6 +55,9 @@ static const struct t32_uarch_key keys[] = {
 	{ "decode_width", FIELD(decode_width), 0, 64, 0,
 	  "instructions the decoders deliver a cycle, for a loop the op cache does not "
 	  "hold (0 or absent: as many as alloc_width)" },
+	{ "store_drain", FIELD(store_drain), 0, 100, 0,
+	  "cycles from a store's completion until a fence after it, and the end of a "
+	  "timed run, may pass it (it does not hold retirement); 0 or absent: none" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

@@ -45,6 +45,9 @@ struct t32_uarch {
 						   (absent): every loop runs from it */
 	unsigned decode_width;			/* instructions the decoders deliver a cycle
 						   (0, absent: as many as alloc_width) */
+	unsigned store_drain;			/* cycles from a store's completion until a fence
+						   after it (and the end of a timed run, which
+						   closes with one) may pass it; 0 (absent): none */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */

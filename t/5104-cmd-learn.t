@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 65
+plan 68
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -49,6 +49,13 @@ like "$TMP/out" '^mul-pair	0\.0[0-4]' "and its mul-pair probe is predicted withi
 like "$TMP/out" '^opcache_ops	(5888|6144)	(5888|6144)	(5888|6144)	[01]$' "the op cache learned between 5760 and 6400 instructions, in its own unit"
 like "$TMP/out" '^decode_width	4	4	4	1$' "the decoders learned at 4 a cycle"
 like "$TMP/out" '^decode-xor	-	-?[0-4]\.[0-9]+	-	' "decode-xor's speed from its copies in the op cache, within 5%, and its samples not judged"
+# store-hold's store (its data there from the start) costs one copy as much as two
+# (the closing fence waits for it to drain), and store-late-hold's (its data from
+# the multiply) holds retirement about two of the three cycles: a drain of 5 that
+# retirement does not wait for, and a retire delay of 1, told apart
+like "$TMP/out" '^store_drain	5	5	5	1$' "a store drains 5 cycles before a fence passes it"
+like "$TMP/out" '^retire_delay\.store	1	1	1	1$' "and holds retirement 1 cycle past its completion"
+like "$TMP/out" '^store-late-hold	0\.0[0-4]' "store-late-hold predicted within TVD 0.05"
 # a busier hour on the same guest: the one pass that first weighs the probes met no
 # value that fits load-nop20, and weighed it as a probe nothing fits; weighed again
 # after the descent found one, the nops take no slot there too
