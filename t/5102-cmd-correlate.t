@@ -36,7 +36,7 @@ for again in 1 2; do
 	run correlate --format=tsv $SHORT "$B"
 done
 
-plan 43
+plan 45
 
 is "0 0" "$help" "correlate --help and sample --help exit 0"
 is 0 "$rc" "correlate exits 0"
@@ -204,6 +204,16 @@ if [ "$rc" = 7 ] && ! grep -q '^# latencies:' "$TMP/out"; then
 else
 	like "$TMP/out" '^# latencies: table \(--no-measure\)$' "--no-measure says the table was used"
 fi
+
+# a step curve the sweep mostly did not trust (here 0.1 ms a step, too short for
+# any step's interval to narrow) is swept again, the sweep with fewer untrusted
+# steps kept; --one-sweep keeps the first
+run correlate --format=tsv --samples 300 --seconds 1 --kmax 4 --step-seconds 0.0001 \
+	--allow-unstable "$B"
+like "$TMP/out" '^# curve_sweeps: 2$' "a curve the sweep mostly did not trust is swept again"
+run correlate --format=tsv --samples 300 --seconds 1 --kmax 4 --step-seconds 0.0001 \
+	--allow-unstable --one-sweep "$B"
+like "$TMP/out" '^# curve_sweeps: 1$' "--one-sweep sweeps it once"
 
 run correlate
 is 2 "$rc" "no block: usage, exit 2"

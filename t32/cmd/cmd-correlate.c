@@ -13,7 +13,8 @@
 
 static const char correlate_usage[] =
 	"t32 correlate [--uarch NAME] [--set KEY=VALUE]... [--fit PARAM,...] [--kmax K] "
-	"[--samples N] [--seconds S] [--backend B] [--cpu N] [--init R=V,...] [--no-measure] "
+	"[--samples N] [--seconds S] [--step-seconds S] [--one-sweep] [--backend B] [--cpu N] "
+	"[--init R=V,...] [--no-measure] "
 	"[--cache DIR] "
 	"[--unit-loop] [--from DIR] [--allow-unstable] [--learned FILE|none] "
 	"[--format=table|tsv|json] [-o DIR] "
@@ -87,6 +88,13 @@ static int corr_parse(int argc, char **argv, struct t32_correlate_req *a)
 				    "stop sampling after N samples, at least 50 (default 2000)"),
 			T32_OPT_REAL("seconds", "S", &a->seconds, DBL_MIN, 3600, "seconds",
 				     "or after S seconds (default 3)"),
+			T32_OPT_REAL("step-seconds", "S", &a->row_budget, DBL_MIN, 3600, "seconds",
+				     "the step curve's time a step, at most (default 0.25)"),
+			T32_OPT_FLAG("one-sweep", 0, &a->one_sweep,
+				     "sweep the step curve once; by default a curve the sweep\n"
+				     "mostly did not trust (another thread on the core, most\n"
+				     "often) is swept again, and the sweep with fewer untrusted\n"
+				     "steps kept"),
 			T32_OPT_STRING("backend", 0, "B", &a->backend,
 				       "sampling backend (default: the best available)"),
 			/* kept as given, read into the block once it is known */

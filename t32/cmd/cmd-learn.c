@@ -144,6 +144,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			 * kept and flagged either way: whether to learn from it is decided below
 			 */
 			q.keep_unstable = 1;
+			q.one_sweep = 1;
 			q.outdir = out;
 			q.body_argc = 1;
 			q.body_argv = body;

@@ -66,6 +66,7 @@ struct corr_run {
 	double *curve, *curve_hw;	/* cycles of k copies, their 95% half-width */
 	unsigned curve_untrusted;	/* steps the sweep measured but did not trust (kept) */
 	char curve_why[160];		/* the first such step and the head of its reason */
+	int curve_sweeps;		/* 2: swept again, the curve mostly untrusted the first time */
 	unsigned char *curve_ok;	/* per step, 1 where the sweep trusted it */
 	size_t kmax;
 	struct t32_linfit slope;	/* of the curve: measured cycles per iteration */
@@ -384,6 +385,59 @@ out:
 }
 
 /*
+ * The step curve, swept once more when the sweep mostly did not trust it (most
+ * often another thread on the core, which comes and goes within seconds), and
+ * the sweep with fewer untrusted steps kept, its file too.  Not with --from
+ * (nothing is measured) nor for the learn (one_sweep: its budget is shared).
+ */
+static int corr_sweep_best(const struct t32_correlate_req *a, struct corr_run *run)
+{
+	size_t nk = a->kmax + 1;
+	double *curve = NULL, *hw = NULL;
+	unsigned char *ok = NULL;
+	unsigned untrusted;
+	char why[sizeof(run->curve_why)], first[PATH_MAX + 8];
+	int rc = corr_sweep(a, run);
+
+	run->curve_sweeps = 1;
+	if (rc || a->from || a->one_sweep || !t32_corr_curve_mostly_untrusted(run->curve_ok, a->kmax))
+		return rc;
+	curve = malloc(nk * sizeof(*curve));
+	hw = malloc(nk * sizeof(*hw));
+	ok = malloc(nk);
+	snprintf(first, sizeof(first), "%s.first", run->sweep_tsv);
+	if (!curve || !hw || !ok || rename(run->sweep_tsv, first)) {
+		t32_free_all(curve, hw, ok);
+		return 0;	/* the first sweep stands */
+	}
+	memcpy(curve, run->curve, nk * sizeof(*curve));
+	memcpy(hw, run->curve_hw, nk * sizeof(*hw));
+	memcpy(ok, run->curve_ok, nk);
+	untrusted = run->curve_untrusted;
+	snprintf(why, sizeof(why), "%s", run->curve_why);
+	run->curve_untrusted = 0;
+	run->curve_why[0] = 0;
+	rc = corr_sweep(a, run);
+	run->curve_sweeps = 2;
+	if (!rc && run->curve_untrusted < untrusted) {
+		unlink(first);
+	} else {
+		/* the first was no worse (or the second failed): it stands, file and all */
+		memcpy(run->curve, curve, nk * sizeof(*curve));
+		memcpy(run->curve_hw, hw, nk * sizeof(*hw));
+		memcpy(run->curve_ok, ok, nk);
+		run->curve_untrusted = untrusted;
+		snprintf(run->curve_why, sizeof(run->curve_why), "%s", why);
+		if (rename(first, run->sweep_tsv))
+			unlink(first);
+		if (rc != T32_EXIT_INTERRUPTED)
+			rc = 0;
+	}
+	t32_free_all(curve, hw, ok);
+	return rc;
+}
+
+/*
  * A warning when most samples landed on the loop's own counter, not on the
  * block: a loop of few copies of a short unit (an inline body written without a
  * count), whose shares rest on few samples.
@@ -656,6 +710,9 @@ static void corr_print_table(FILE *out, const struct t32_correlate_req *a, const
 	if (run->curve_untrusted)
 		fprintf(out, " (%u of the steps not trusted by the sweep; the first, %s)",
 			run->curve_untrusted, run->curve_why[0] ? run->curve_why : "k = ?: no reason given");
+	if (run->curve_sweeps > 1)
+		fprintf(out, " (swept twice: the first sweep mostly did not trust it; the one "
+			"with fewer untrusted steps kept)");
 	fprintf(out, "\n");
 	fprintf(out, "\nfitted parameters (%s; objective %.1f = %.3g x deviance %.1f + %.3g x curve "
 		"chi-square %.1f; intervals widened x%.2f; %zu model runs)\n", r->u.name, r->objective,
@@ -741,6 +798,7 @@ static void corr_print_summary(FILE *out, const struct corr_run *run)
 
 	fprintf(out, "# unit: %s\n# unit_insns: %zu\n# backend: %s\n# skid: %d\n# samples: %llu\n",
 		run->unit_text, run->n, run->backend, run->skid, (unsigned long long)r->samples);
+	fprintf(out, "# curve_sweeps: %d\n", run->curve_sweeps);
 	fprintf(out, "# curve_untrusted_steps: %u\n# curve_mostly_untrusted: %d\n",
 		run->curve_untrusted, t32_corr_curve_mostly_untrusted(run->curve_ok, run->kmax));
 	fprintf(out, "# loop_copies: %zu\n", run->loop ? run->loop_copies : 0);
@@ -1197,7 +1255,7 @@ static int corr_measure(const struct t32_correlate_req *a, struct corr_run *run,
 		t32_error("out of memory");
 		return T32_EXIT_ERROR;
 	}
-	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep(a, run)))
+	if ((rc = corr_files(a, run)) || (rc = corr_sample(a, run)) || (rc = corr_sweep_best(a, run)))
 		return rc;
 	/* over the copies the op cache holds, as the unit's own loop runs */
 	if (t32_corr_curve_line(run->curve, run->curve_ok, t32_corr_slope_kmax(u, run->n, a->kmax),

@@ -41,6 +41,8 @@ struct t32_correlate_req {
 	int no_measure;		/* --no-measure: the shipped table alone */
 	int unit_loop;		/* --unit-loop: model the samples as the unit alone looping */
 	int allow_unstable;	/* --allow-unstable: fit samples whose parts differ */
+	int one_sweep;		/* no second sweep of a curve the first mostly did not trust
+				   (t32 learn: its budget is shared) */
 	int keep_unstable;	/* sample such a run once more, then keep the second as it
 				   is, flagged in its files (t32 learn judges it itself) */
 	const char *from;	/* --from DIR: the sample.tsv and sweep.tsv of an earlier -o DIR */
