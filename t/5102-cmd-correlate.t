@@ -208,12 +208,17 @@ fi
 # a step curve the sweep mostly did not trust (here 0.1 ms a step, too short for
 # any step's interval to narrow) is swept again, the sweep with fewer untrusted
 # steps kept; --one-sweep keeps the first
-run correlate --format=tsv --samples 300 --seconds 1 --kmax 4 --step-seconds 0.0001 \
-	--allow-unstable "$B"
-like "$TMP/out" '^# curve_sweeps: 2$' "a curve the sweep mostly did not trust is swept again"
-run correlate --format=tsv --samples 300 --seconds 1 --kmax 4 --step-seconds 0.0001 \
-	--allow-unstable --one-sweep "$B"
-like "$TMP/out" '^# curve_sweeps: 1$' "--one-sweep sweeps it once"
+# (a run refused for too few samples in the body, as on a busy machine, skips)
+sweeps() {
+	run correlate --format=tsv --samples 300 --seconds 1 --kmax 4 --step-seconds 0.0001 \
+		--allow-unstable "$@" "$B"
+	if [ "$rc" = 7 ] && grep -q 'too few samples in the body' "$TMP/err"; then
+		skip "correlate refused the samples: $(head -c 120 "$TMP/err")"
+		return 1
+	fi
+}
+sweeps && like "$TMP/out" '^# curve_sweeps: 2$' "a curve the sweep mostly did not trust is swept again"
+sweeps --one-sweep && like "$TMP/out" '^# curve_sweeps: 1$' "--one-sweep sweeps it once"
 
 run correlate
 is 2 "$rc" "no block: usage, exit 2"
