@@ -32,9 +32,10 @@ like "$TMP/out" '^retire_nop_free	0	0	' "Zen 5's probes: nops take slots of the 
 ok $? "Zen 5's probes, none of them long enough to outgrow an op cache: no front-end key learned"
 # nops_free DIR WHAT: the probes of DIR learn that nops take no retire slot, and
 # predict load-nop20 (every sample on the nop after the load; in slots the twenty
-# would fill three cycles) within TVD 0.05
+# would fill three cycles) within TVD 0.05; the model learned is kept in
+# $TMP/MACHINE.uarch
 nops_free() {
-	run learn --from "$1" --no-store --format=tsv
+	run learn --from "$1" --store "$TMP/$(basename "$(dirname "$1")").uarch" --format=tsv
 	like "$TMP/out" '^retire_nop_free	1	1	1	1$' "$2: nops take no retire slot"
 	like "$TMP/out" '^load-nop20	0\.0[0-4]' "$2: load-nop20 predicted within TVD 0.05"
 }
@@ -60,8 +61,7 @@ like "$TMP/out" '^store-late-hold	0\.0[0-4]' "store-late-hold predicted within T
 # two adds): predicted from those probes within TVD 0.05, where the retire delay
 # of 5 the curve alone gave put every sample after the store (0.31)
 Q="$T32_SRC/t/data/recorded/zen4-epyc-kvm-noavx512-quiet"
-run learn --from "$Q/probes" --store "$TMP/zq.uarch"
-run correlate --learned "$TMP/zq.uarch" --from "$Q/more/imul-store-adds" --format=tsv \
+run correlate --learned "$TMP/zen4-epyc-kvm-noavx512-quiet.uarch" --from "$Q/more/imul-store-adds" --format=tsv \
 	"$Q/more/imul-store-adds/block.blk"
 like "$TMP/out" '^# tvd: 0\.0[0-4]' "a recorded store block the probes never saw, predicted within TVD 0.05"
 # a busier hour on the same guest: the one pass that first weighs the probes met no

@@ -251,6 +251,17 @@ static void learn_read_said(const char *text, struct learn_said *f)
 	t32_tsv_close(&t);
 }
 
+/* A `# key: number` line of a command's TSV text (NULL: none), or NaN. */
+static double said_number(const char *text, const char *key)
+{
+	char head[80];
+	const char *at;
+
+	snprintf(head, sizeof(head), "\n# %s: ", key);
+	at = text ? strstr(text, head) : NULL;
+	return at ? strtod(at + strlen(head), NULL) : NAN;
+}
+
 /*
  * The study's blocks as the issue's check runs them after a learn: `t32
  * correlate BLOCK` each, with the cache the learn filled (its latencies and the
@@ -273,17 +284,12 @@ static void learn_bench_blocks(const char *cache,
 	for (size_t i = 0; i < n; i++) {
 		char *argv[] = { "correlate", "--cache", (char *)cache, "--format=tsv", names[i],
 				 NULL };
-		char *text = NULL, *at, what[300], row[160];
-		double tvd = NAN, cpi = NAN, slope = NAN, hw = NAN;
+		char *text = NULL, what[300], row[160];
 		int rc = t32_call_captured(cmd_correlate, 5, argv, &text), learned, ok;
+		double tvd = said_number(text, "tvd"), cpi = said_number(text, "cycles_error_percent");
+		double slope = said_number(text, "cycles_per_iter_measured");
+		double hw = said_number(text, "cycles_per_iter_measured_hw");
 
-		if (text && (at = strstr(text, "\n# tvd: ")))
-			sscanf(at, "\n# tvd: %lf", &tvd);
-		if (text && (at = strstr(text, "\n# cycles_error_percent: ")))
-			sscanf(at, "\n# cycles_error_percent: %lf", &cpi);
-		if (text && (at = strstr(text, "\n# cycles_per_iter_measured: ")))
-			sscanf(at, "\n# cycles_per_iter_measured: %lf\n# cycles_per_iter_measured_hw: %lf",
-			       &slope, &hw);
 		/* predicted from the model the learn kept, not fitted to the block */
 		learned = text && strstr(text, "\n# model: learned\n");
 		free(text);

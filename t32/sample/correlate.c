@@ -1212,9 +1212,7 @@ static int corr_model_side(const struct t32_correlate_req *a, struct corr_run *r
 	 * latencies measured first, the shipped table the fallback: a recording's
 	 * (--from) where it was recorded, else here
 	 */
-	if (a->from && !a->no_measure && corr_recorded_latencies(a->from, u, tab, run) == 0)
-		run->measured = 1;
-	else if (!a->no_measure) {
+	if (!a->no_measure && !(a->from && corr_recorded_latencies(a->from, u, tab, run) == 0)) {
 		struct t32_lattab here;
 
 		if (t32_latcache_fill(u, tab, run->insns, run->n, &run->spec, a->cache_dir, &here,
