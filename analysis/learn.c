@@ -512,10 +512,10 @@ static const char *const front_keys[] = { "ports.alu", "sample_stray", "alloc_wi
 
 /*
  * every default key fits: the groups', a delay a class but the nop's and the
- * serialising one's, lock_early, ports.mul, store_drain, the op cache's two,
- * the front's
+ * serialising one's, lock_early, ports.mul, store_drain, store_bypass, the op
+ * cache's two, the front's
  */
-_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 5 +
+_Static_assert(sizeof(group_keys) / sizeof(group_keys[0]) + (T32_NCLASS - 2) + 6 +
 	       sizeof(front_keys) / sizeof(front_keys[0]) <= T32_LEARN_MAX_PARAMS,
 	       "the default keys fit the learned parameters");
 
@@ -538,6 +538,12 @@ size_t t32_learn_default_params(const struct t32_uarch *u, const struct t32_lear
 	}
 	for (size_t k = 0; k < sizeof(group_keys) / sizeof(group_keys[0]) && m < max; k++)
 		snprintf(keys[m++], 48, "%s", group_keys[k]);
+	/*
+	 * before the delays: a store of an add's result that does not hold is
+	 * otherwise first explained by every ALU op holding longer than it
+	 */
+	if (present[T32_CLASS_STORE] && m < max)
+		snprintf(keys[m++], 48, "store_bypass");
 	for (int c = 0; c < T32_NCLASS && m < max; c++)
 		if (present[c] && c != T32_CLASS_NOP && c != T32_CLASS_SERIAL)
 			snprintf(keys[m++], 48, "retire_delay.%s", t32_classes[c].name);

@@ -4,7 +4,10 @@
  * whose data is there from the start sets a floor under the step curve: one
  * copy of a 3-cycle multiply and such a store costs what two do, as a Zen 4
  * measures), and a fence in the block.  Retirement does not wait for it: the
- * steady state's cycles and shares are those without it.
+ * steady state's cycles and shares are those without it.  With store_bypass, a
+ * store whose data comes from a one-cycle ALU instruction retires with it (a Zen
+ * 4 puts every sample of an add chain's store on the store), while one of a
+ * multiply's result holds as before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,12 @@
 /* imul rax, rax; mov qword [rbx+8], rcx; nop; nop */
 static const unsigned char STORE_HOLD[] = {
 	0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x89, 0x4b, 0x08, 0x90, 0x90,
+};
+/* add rax, rax; mov qword [rbx+8], rax; nop */
+static const unsigned char STORE_AFTER_ADD[] = { 0x48, 0x01, 0xc0, 0x48, 0x89, 0x43, 0x08, 0x90 };
+/* imul rax, rax; mov qword [rbx+8], rax; nop; nop */
+static const unsigned char STORE_LATE_HOLD[] = {
+	0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x89, 0x43, 0x08, 0x90, 0x90,
 };
 /* mov qword [rbx+8], rcx; mfence */
 static const unsigned char STORE_FENCE[] = { 0x48, 0x89, 0x4b, 0x08, 0x0f, 0xae, 0xf0 };
@@ -59,7 +68,7 @@ int main(void)
 	unsigned long v = 1;
 	int same = 1;
 
-	plan(9);
+	plan(15);
 	kit_uarch(&u, "wide", 8, 448, 4);
 	u.latency[T32_CLASS_MUL] = 3;
 
@@ -89,6 +98,30 @@ int main(void)
 	steady(&u, STORE_FENCE, sizeof(STORE_FENCE), 5, &r5);
 	is_double(5.0, r5.cycles_per_iter - r0.cycles_per_iter, 1e-9,
 		  "a fence in the block waits for the store to drain: 5 cycles more an iteration");
+	t32_model_result_free(&r0);
+	t32_model_result_free(&r5);
+
+	/* store_bypass: r0 without it, r5 with it */
+	u.latency[T32_CLASS_STORE] = 1;
+	u.retire_delay[T32_CLASS_STORE] = 1;
+	kit_key(&u, "store_bypass", 1, 2);
+	u.store_bypass = 0;
+	steady(&u, STORE_AFTER_ADD, sizeof(STORE_AFTER_ADD), 0, &r0);
+	u.store_bypass = 1;
+	steady(&u, STORE_AFTER_ADD, sizeof(STORE_AFTER_ADD), 0, &r5);
+	ok(r0.share[2] > 0.95, "an add chain's store holds retirement without the bypass (%.2f after it)",
+	   r0.share[2]);
+	ok(r5.share[1] > 0.95 && r5.cycles_per_iter == r0.cycles_per_iter,
+	   "with it the add holds and the store retires with it (%.2f on the store), at the same "
+	   "cycles", r5.share[1]);
+	t32_model_result_free(&r0);
+	t32_model_result_free(&r5);
+	u.store_bypass = 0;
+	steady(&u, STORE_LATE_HOLD, sizeof(STORE_LATE_HOLD), 0, &r0);
+	u.store_bypass = 1;
+	steady(&u, STORE_LATE_HOLD, sizeof(STORE_LATE_HOLD), 0, &r5);
+	ok(r5.share[2] > 0.5 && r5.share[2] == r0.share[2],
+	   "a multiply's store holds two of its three cycles either way (%.2f after it)", r5.share[2]);
 	t32_model_result_free(&r0);
 	t32_model_result_free(&r5);
 	return done_testing();
