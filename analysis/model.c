@@ -296,7 +296,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 	int rc = -1;
 	long res_time[T32_NRES] = { 0 };	/* cycle each resource's value is available */
 	unsigned char res_load[T32_NRES] = { 0 };	/* its producer was a pure load */
-	unsigned char res_slow[T32_NRES] = { 0 };	/* its producer was no one-cycle ALU op */
+	unsigned char res_slow[T32_NRES] = { 0 };	/* its producer was neither a one-cycle ALU op nor a load */
 	long alloc_cycle = 0;
 	unsigned alloc_count = 0;
 	struct retire_state rt = { 0, 0, 0 };
@@ -428,7 +428,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 		for (unsigned j = 0; j < d->nwrites; j++) {
 			res_time[d->writes[j]] = c;
 			res_load[d->writes[j]] = m->cls == T32_CLASS_LOAD;
-			res_slow[d->writes[j]] = m->cls != T32_CLASS_ALU || lat > 1;
+			res_slow[d->writes[j]] = (m->cls != T32_CLASS_ALU && m->cls != T32_CLASS_LOAD) || lat > 1;
 			res_ver[d->writes[j]]++;
 		}
 		all_complete = MAX(all_complete, drained(u, m, c));
@@ -442,7 +442,7 @@ static int simulate(const struct t32_uarch *u, const struct t32_model_insn *b, s
 			long hold = c + (long)u->retire_delay[m->cls];
 
 			if (m->cls == T32_CLASS_STORE && u->store_bypass) {
-				/* its data from a one-cycle ALU op: it retires when that is ready */
+				/* its data from a one-cycle ALU op or a load: it retires when that is ready */
 				int slow = 0;
 
 				for (unsigned j = 0; j < d->nreads; j++)

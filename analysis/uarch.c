@@ -59,9 +59,10 @@ static const struct t32_uarch_key keys[] = {
 	  "cycles from a store's completion until a fence after it, and the end of a "
 	  "timed run, may pass it (it does not hold retirement); 0 or absent: none" },
 	{ "store_bypass", FIELD(store_bypass), 0, 1, 0,
-	  "1: a store whose data comes from a one-cycle integer ALU instruction "
-	  "retires with it (it holds retirement only after slower producers); 0 or "
-	  "absent: every store holds latency.store and retire_delay.store" },
+	  "1: a store whose data comes from a one-cycle integer ALU instruction or a "
+	  "load retires with it (it holds retirement only after a multiply and other "
+	  "slower producers); 0 or absent: every store holds latency.store and "
+	  "retire_delay.store" },
 	{ "lock_early", FIELD(lock_early), 0, 1, 0,
 	  "1: a locked read-modify-write executes when ready, chained through memory "
 	  "(0: at retire)" },

@@ -49,9 +49,9 @@ struct t32_uarch {
 						   after it (and the end of a timed run, which
 						   closes with one) may pass it; 0 (absent): none */
 	unsigned store_bypass;			/* 1: a store whose data comes from a one-cycle
-						   integer ALU instruction retires with it
-						   (neither its latency nor its retire delay
-						   holds retirement) */
+						   integer ALU instruction or a load retires
+						   with it (neither its latency nor its retire
+						   delay holds retirement) */
 	unsigned lock_early;			/* 1: a locked read-modify-write executes when ready, as a
 						   load-operate-store chained through memory; 0 (or
 						   absent): it executes at retire */

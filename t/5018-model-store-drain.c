@@ -6,8 +6,8 @@
  * measures), and a fence in the block.  Retirement does not wait for it: the
  * steady state's cycles and shares are those without it.  With store_bypass, a
  * store whose data comes from a one-cycle ALU instruction retires with it (a Zen
- * 4 puts every sample of an add chain's store on the store), while one of a
- * multiply's result holds as before.
+ * 4 puts every sample of an add chain's store on the store), and so does one
+ * of a load's result, while one of a multiply's result holds as before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,8 @@ static const unsigned char STORE_AFTER_ADD[] = { 0x48, 0x01, 0xc0, 0x48, 0x89, 0
 static const unsigned char STORE_LATE_HOLD[] = {
 	0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x89, 0x43, 0x08, 0x90, 0x90,
 };
+/* mov rax, [rax]; mov qword [rbx+8], rax; nop */
+static const unsigned char STORE_AFTER_LOAD[] = { 0x48, 0x8b, 0x00, 0x48, 0x89, 0x43, 0x08, 0x90 };
 /* mov qword [rbx+8], rcx; mfence */
 static const unsigned char STORE_FENCE[] = { 0x48, 0x89, 0x4b, 0x08, 0x0f, 0xae, 0xf0 };
 
@@ -68,7 +70,7 @@ int main(void)
 	unsigned long v = 1;
 	int same = 1;
 
-	plan(15);
+	plan(16);
 	kit_uarch(&u, "wide", 8, 448, 4);
 	u.latency[T32_CLASS_MUL] = 3;
 
@@ -122,6 +124,17 @@ int main(void)
 	steady(&u, STORE_LATE_HOLD, sizeof(STORE_LATE_HOLD), 0, &r5);
 	ok(r5.share[2] > 0.5 && r5.share[2] == r0.share[2],
 	   "a multiply's store holds two of its three cycles either way (%.2f after it)", r5.share[2]);
+	t32_model_result_free(&r0);
+	t32_model_result_free(&r5);
+	u.latency[T32_CLASS_LOAD] = 0;
+	u.load_latency = 4;
+	u.store_bypass = 0;
+	steady(&u, STORE_AFTER_LOAD, sizeof(STORE_AFTER_LOAD), 0, &r0);
+	u.store_bypass = 1;
+	steady(&u, STORE_AFTER_LOAD, sizeof(STORE_AFTER_LOAD), 0, &r5);
+	ok(r0.share[2] > 0.3 && r5.share[1] > 0.95,
+	   "a load's store holds without the bypass (%.2f after it), and with it retires with the "
+	   "load (%.2f on the store)", r0.share[2], r5.share[1]);
 	t32_model_result_free(&r0);
 	t32_model_result_free(&r5);
 	return done_testing();
