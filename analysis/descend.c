@@ -83,6 +83,7 @@ double t32_descend_start_again(const struct t32_descent *d, unsigned long *best_
 			       const unsigned long *start)
 {
 	unsigned long t[T32_DESCEND_MAX_PARAMS];
+	double floor = best;	/* the least objective seen */
 
 	for (size_t j = 0; j < d->np; j++) {
 		double f;
@@ -92,8 +93,15 @@ double t32_descend_start_again(const struct t32_descent *d, unsigned long *best_
 		memcpy(t, best_v, d->np * sizeof(*t));
 		t[j] = start[j];
 		f = t32_descend(d, t, (long)j);
-		if (!(f < best - T32_DESCEND_SIGNIF))
-			continue;	/* not clearly better */
+		/*
+		 * back at its start unless that is clearly worse than the least seen: a
+		 * parameter leaves its starting value only where the data ask (two
+		 * delays that move together can fit the probes alike at 0 and at 2)
+		 */
+		if (f > floor + T32_DESCEND_SIGNIF)
+			continue;
+		if (f < floor)
+			floor = f;
 		best = f;
 		memcpy(best_v, t, d->np * sizeof(*t));
 	}

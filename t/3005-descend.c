@@ -2,7 +2,8 @@
  * 3005-descend - the integer coordinate descent the per-block fit and the
  * learn share: a value leaves its start only for a significant drop; a joint
  * optimum no single move reaches is found by descending again from the start
- * of the parameter the first moves left, and taken only when clearly better.
+ * of the parameter the first moves left, and that start is kept unless it is
+ * clearly worse than the least objective seen.
  */
 #include <math.h>
 #include <string.h>
@@ -25,6 +26,23 @@ static double valley(void *ctx, const unsigned long *v)
 		return 70;
 	if (v[0] == 8 && v[1] == 6)
 		return deep;
+	return 100;
+}
+
+/*
+ * Two parameters in 0..1 from (0, 0): the descent reaches (1, 1) at 80; a back
+ * at its start gives (0, 1) at 83, not clearly worse; b back at its start then
+ * gives (1, 0) at 86, clearly worse than the 80 seen though not than the 83.
+ */
+static double creep(void *ctx, const unsigned long *v)
+{
+	(void)ctx;
+	if (v[0] == 1 && v[1] == 1)
+		return 80;
+	if (v[0] == 0 && v[1] == 1)
+		return 83;
+	if (v[0] == 1 && v[1] == 0)
+		return 86;
 	return 100;
 }
 
@@ -62,7 +80,7 @@ int main(void)
 	const unsigned long start[2] = { 8, 0 };
 	unsigned long v[2];
 
-	plan(12);
+	plan(14);
 	memset(p, 0, sizeof(p));
 	for (int j = 0; j < 2; j++) {
 		p[j].lo = 0;
@@ -81,12 +99,38 @@ int main(void)
 	f = t32_descend_start_again(&d, v, f, start);
 	ok(v[0] == 8 && v[1] == 6 && f == 50, "and from there, again, nothing moves");
 
-	deep = 68;	/* better than 70, but by less than the significance */
+	/*
+	 * a value goes back to its start unless that is clearly worse: two delays
+	 * that move together can fit alike at 0 and at 2, and only the start says
+	 * which to keep
+	 */
+	deep = 73;	/* worse than 70, but by less than the significance */
+	memcpy(v, start, sizeof(v));
+	f = t32_descend(&d, v, -1);
+	f = t32_descend_start_again(&d, v, f, start);
+	ok(v[0] == 8 && v[1] == 6 && f == 73,
+	   "a start not clearly worse (73 against 70) is taken: %lu, %lu, %g", v[0], v[1], f);
+	deep = 75;	/* worse by more than the significance */
 	memcpy(v, start, sizeof(v));
 	f = t32_descend(&d, v, -1);
 	f = t32_descend_start_again(&d, v, f, start);
 	ok(v[0] == 5 && v[1] == 3 && f == 70,
-	   "a start not clearly better (68 against 70) is not taken: %lu, %lu, %g", v[0], v[1], f);
+	   "a start clearly worse (75 against 70) is not: %lu, %lu, %g", v[0], v[1], f);
+
+	{
+		struct t32_corr_param q[2];
+		struct t32_descent dc = { q, 2, 10, creep, NULL, NULL };
+		const unsigned long zero[2] = { 0, 0 };
+		unsigned long w[2] = { 0, 0 };
+
+		memset(q, 0, sizeof(q));
+		q[0].hi = q[1].hi = 1;
+		f = t32_descend(&dc, w, -1);
+		f = t32_descend_start_again(&dc, w, f, zero);
+		ok(w[0] == 0 && w[1] == 1 && f == 83,
+		   "starts taken back are judged against the least objective seen, not the last "
+		   "taken: (0, 1) at 83 kept, (1, 0) at 86 refused: %lu, %lu, %g", w[0], w[1], f);
+	}
 
 	/* a drop below the significance does not move a value from its start */
 	deep = 50;
