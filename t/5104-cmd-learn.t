@@ -14,7 +14,7 @@ command -v nasm >/dev/null 2>&1 || skip_all "nasm is not installed"
 Z="$T32_SRC/t/data/recorded/zen5-turin-bhyve"
 [ -d "$Z/more" ] || skip_all "no Zen 5 recording"
 
-plan 72
+plan 74
 
 run learn --from "$Z/more" --no-store --format=tsv
 is 0 "$rc" "learn --from a recorded folder exits 0"
@@ -201,6 +201,24 @@ else
 	like "$TMP/err" 'warning: 1 probes take at least 2\.4 s, more than the budget of 2 s' \
 		"a budget too small for the probes at their least is warned of"
 fi
+# a probe's curve the sweep mostly did not trust (0.1 ms a step: no step's interval
+# narrows) is swept once more while the budget has room beside the probes left,
+# as correlate sweeps it; a budget of 2 s has none
+resweep() {
+	run learn --measure-only --probes "$TMP/probes" -o "$TMP/$1" --seconds 1 --samples 200 \
+		--step-seconds 0.0001 --budget "$2" --cache "$TMP/c"
+	if [ "$rc" = 3 ]; then
+		skip "no sampling backend here"
+		return 1
+	elif ! [ -s "$TMP/$1/add-2-1-1/curve.tsv" ]; then
+		skip "the probe was not measured (exit $rc): $(head -c 120 "$TMP/err")"
+		return 1
+	fi
+}
+resweep rs 40 && like "$TMP/rs/add-2-1-1/curve.tsv" '^# curve_sweeps: 2$' \
+	"a budget with room: a mostly untrusted curve swept again"
+resweep rn 2 && like "$TMP/rn/add-2-1-1/curve.tsv" '^# curve_sweeps: 1$' \
+	"a budget without: swept once"
 # bench learn: t32 learn here, as a user runs it, timed whole, then the study's blocks
 # correlated with what it kept (a data folder of one probe and one study block, no
 # recorded machines)

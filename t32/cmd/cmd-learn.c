@@ -66,6 +66,7 @@ struct learn_args {
 	uint64_t samples;
 	double seconds;
 	double budget;		/* --budget S: seconds for measuring every probe */
+	double step_seconds;	/* --step-seconds S: a step's bound, or 0: the budget's share */
 	int cpu;		/* --cpu N, or -1: the default */
 	enum t32_format format;
 };
@@ -96,8 +97,8 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	struct dirent **names = NULL;
 	int count = scandir(dir, &names, NULL, alphasort);
 	long done = 0;
-	size_t probes = 0;
-	double t0 = t32_now();
+	size_t probes = 0, measured = 0;
+	double t0 = t32_now(), left, pace;
 
 	if (count < 0) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
@@ -134,8 +135,21 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			/* the sample count ends the sampling after about this (a quarter
 			 * more for the interrupts' own cost and a CPU shared) */
 			expect = 1.25 * (double)a->samples * T32_SAMPLE_PERIOD_NS / 1e9;
-			t32_learn_allowance(a->budget - (t32_now() - t0), probes--, q.kmax + 1,
-					    a->seconds, expect, &q.seconds, &q.row_budget);
+			left = a->budget - (t32_now() - t0);
+			t32_learn_allowance(left, probes, q.kmax + 1, a->seconds, expect, &q.seconds,
+					    &q.row_budget);
+			if (a->step_seconds > 0)
+				q.row_budget = a->step_seconds;
+			/*
+			 * a curve the sweep mostly did not trust is swept once more, as
+			 * correlate does, while the budget has room for that sweep beside
+			 * the pace of the probes so far (before any, the least a probe
+			 * takes) for each probe left
+			 */
+			pace = measured ? (t32_now() - t0) / (double)measured :
+					  t32_learn_least(q.kmax + 1, a->seconds);
+			q.one_sweep = !t32_learn_resweep(left, probes, pace, q.kmax + 1, q.row_budget);
+			probes--;
 			q.cpu = a->cpu;
 			q.uarch = a->uarch;
 			q.cache_dir = a->cache;
@@ -144,7 +158,6 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			 * kept and flagged either way: whether to learn from it is decided below
 			 */
 			q.keep_unstable = 1;
-			q.one_sweep = 1;
 			q.outdir = out;
 			q.body_argc = 1;
 			q.body_argv = body;
@@ -166,6 +179,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 			} else {
 				done++;
 			}
+			measured++;
 		}
 		free(names[i]);
 	}
@@ -220,6 +234,9 @@ static int learn_parse(int argc, char **argv, struct learn_args *a)
 			     "for measuring every probe (default 40): each probe's\n"
 			     "step curve and sampling are sized to what is left, so a\n"
 			     "busy machine learns in a minute too"),
+		T32_OPT_REAL("step-seconds", "S", &a->step_seconds, 0.00001, 60, "seconds",
+			     "bound each step of a probe's curve to S (default: its\n"
+			     "share of the budget, at most 0.25)"),
 		T32_OPT_FLAG("allow-unstable", 0, &a->allow_unstable,
 			     "learn from probes the sampler found unstable\n"
 			     "(left out by default, and said so)"),

@@ -225,6 +225,11 @@ void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds
 	*row = r > LEARN_ROW_MAX ? LEARN_ROW_MAX : r;
 }
 
+int t32_learn_resweep(double left, size_t probes, double pace, size_t rows, double row)
+{
+	return left - pace * (double)(probes ? probes : 1) >= row * (double)rows;
+}
+
 double t32_learn_least(size_t rows, double seconds)
 {
 	return LEARN_SETUP + fmin(seconds, LEARN_SAMPLE_MIN) + LEARN_ROW_MIN * (double)rows;

@@ -63,6 +63,13 @@ int t32_probe_figures(const struct t32_uarch *u, const struct t32_learn_probe *p
  */
 void t32_learn_allowance(double left, size_t probes, size_t rows, double seconds, double expect,
 			 double *sample, double *row);
+/*
+ * May a probe whose curve the sweep mostly did not trust be swept once more,
+ * rows rows of at most row seconds, when left seconds remain for probes probes
+ * (this one among them), each taking pace seconds?  1 while what is left, less
+ * pace for each probe, still holds that sweep; else 0.
+ */
+int t32_learn_resweep(double left, size_t probes, double pace, size_t rows, double row);
 /* The least a probe takes at that (its set-up, the least sampling, each row's least). */
 double t32_learn_least(size_t rows, double seconds);
 
