@@ -552,7 +552,7 @@ int t32_corr_curve_line(const double *curve, const unsigned char *ok, size_t kma
 			size_t h = n / 2;
 
 			if (!t32_linfit(kx + h, y + h, n - h, NULL, &g)) {
-				double tol = 3 * g.rms > CURVE_FLOOR_CYCLES ? 3 * g.rms : CURVE_FLOOR_CYCLES;
+				double tol = fmax(3 * g.rms, CURVE_FLOOR_CYCLES);
 
 				while (head < h && y[head] - (g.a + g.b * kx[head]) > tol)
 					head++;

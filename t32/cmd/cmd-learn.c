@@ -98,7 +98,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 	int count = scandir(dir, &names, NULL, alphasort);
 	long done = 0;
 	size_t probes = 0, measured = 0;
-	double t0 = t32_now(), left, pace;
+	double t0 = t32_now();
 
 	if (count < 0) {
 		t32_error("cannot read the probes (%s) '%s'", strerror(errno), dir);
@@ -123,7 +123,7 @@ static long learn_measure(const struct learn_args *a, const char *dir, const cha
 		if (is_probe(nm)) {
 			struct t32_correlate_req q;
 			char *body[] = { path, NULL };
-			double expect;
+			double expect, left, pace;
 			int rc;
 
 			snprintf(path, sizeof(path), "%.3000s/%s", dir, nm);
